@@ -1,0 +1,170 @@
+import { IANAZone } from 'luxon';
+
+export type DatabaseConfig =
+  | { dialect: 'sqlite'; path: string }
+  | { dialect: 'postgres'; url: string };
+
+export interface Config {
+  port: number;
+  host: string;
+  database: DatabaseConfig;
+  siteUrl: string;
+  apiPrefix: string;
+  /** `{siteUrl}{apiPrefix}/calendar/events/v1`, no trailing slash. */
+  apiRoot: string;
+  /** Path part of apiRoot, e.g. `/calendar/events/v1`. */
+  apiPath: string;
+  siteTimezone: string;
+  perPageDefault: number;
+  perPageMax: number;
+  corsOrigins: '*' | string[];
+  currencySymbol: string;
+  currencyPosition: 'prefix' | 'postfix';
+  currencyCode: string;
+  admin: { user: string; password: string } | null;
+  logLevel: string;
+}
+
+export const NAMESPACE = 'calendar/events/v1';
+
+export class ConfigError extends Error {
+  readonly variable: string;
+  constructor(variable: string, problem: string) {
+    super(`Invalid configuration: ${variable} ${problem}`);
+    this.variable = variable;
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function readInteger(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
+  const value = Number(raw.trim());
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+export function parseDatabaseUrl(raw: string | undefined): DatabaseConfig {
+  const value = raw === undefined || raw === '' ? 'data/calendar.db' : raw;
+  if (/^postgres(ql)?:\/\//i.test(value)) {
+    try {
+      new URL(value);
+    } catch {
+      throw new ConfigError('DATABASE_URL', `is not a valid PostgreSQL URL`);
+    }
+    return { dialect: 'postgres', url: value };
+  }
+  const path = value.replace(/^(sqlite|file):(\/\/)?/i, '');
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(path)) {
+    throw new ConfigError('DATABASE_URL', `must be a file path, sqlite:<path>, file:<path> or postgres://…, got "${value}"`);
+  }
+  if (path === '') throw new ConfigError('DATABASE_URL', 'names an empty SQLite path');
+  return { dialect: 'sqlite', path };
+}
+
+function readSiteUrl(env: Env, host: string, port: number): string {
+  const raw = env.SITE_URL;
+  if (raw === undefined || raw === '') {
+    const publicHost = host === '0.0.0.0' || host === '::' || host === '' ? '127.0.0.1' : host;
+    const hostPart = publicHost.includes(':') ? `[${publicHost}]` : publicHost;
+    return `http://${hostPart}:${port}`;
+  }
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('SITE_URL', `must be an absolute http(s) URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError('SITE_URL', `must use http or https, got "${raw}"`);
+  }
+  if (url.search || url.hash) throw new ConfigError('SITE_URL', 'must not have a query or fragment');
+  return raw.replace(/\/+$/, '');
+}
+
+function readApiPrefix(env: Env): string {
+  const raw = env.API_PREFIX ?? '';
+  if (raw === '') return '';
+  if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(raw)) {
+    throw new ConfigError('API_PREFIX', `must be empty or /segment… without a trailing slash, got "${raw}"`);
+  }
+  return raw;
+}
+
+function readCorsOrigins(env: Env): '*' | string[] {
+  const raw = (env.CORS_ORIGINS ?? '*').trim();
+  if (raw === '*' || raw === '') return '*';
+  const origins = raw.split(',').map((origin) => origin.trim()).filter(Boolean);
+  for (const origin of origins) {
+    let url: URL;
+    try {
+      url = new URL(origin);
+    } catch {
+      throw new ConfigError('CORS_ORIGINS', `must be * or a comma-separated list of origins, got "${origin}"`);
+    }
+    if (url.origin !== origin) throw new ConfigError('CORS_ORIGINS', `"${origin}" is not an origin (scheme://host[:port])`);
+  }
+  return origins;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = readInteger(env, 'PORT', 8080, 0, 65535);
+  const host = env.HOST === undefined || env.HOST === '' ? '127.0.0.1' : env.HOST;
+  const database = parseDatabaseUrl(env.DATABASE_URL);
+  const siteUrl = readSiteUrl(env, host, port);
+  const apiPrefix = readApiPrefix(env);
+
+  const siteTimezone = env.SITE_TIMEZONE === undefined || env.SITE_TIMEZONE === '' ? 'UTC' : env.SITE_TIMEZONE;
+  if (!IANAZone.isValidZone(siteTimezone)) {
+    throw new ConfigError('SITE_TIMEZONE', `must be an IANA time zone such as Europe/Paris, got "${siteTimezone}"`);
+  }
+
+  const perPageMax = readInteger(env, 'PER_PAGE_MAX', 100, 1, 10_000);
+  const perPageDefault = readInteger(env, 'PER_PAGE_DEFAULT', Math.min(10, perPageMax), 1, 10_000);
+  if (perPageDefault > perPageMax) {
+    throw new ConfigError('PER_PAGE_DEFAULT', `must not exceed PER_PAGE_MAX (${perPageMax}), got ${perPageDefault}`);
+  }
+
+  const currencyPosition = env.CURRENCY_POSITION === undefined || env.CURRENCY_POSITION === '' ? 'prefix' : env.CURRENCY_POSITION;
+  if (currencyPosition !== 'prefix' && currencyPosition !== 'postfix') {
+    throw new ConfigError('CURRENCY_POSITION', `must be prefix or postfix, got "${currencyPosition}"`);
+  }
+  const currencyCode = env.CURRENCY_CODE === undefined || env.CURRENCY_CODE === '' ? 'USD' : env.CURRENCY_CODE;
+  if (!/^[A-Z]{3}$/.test(currencyCode)) throw new ConfigError('CURRENCY_CODE', `must be a three-letter ISO 4217 code, got "${currencyCode}"`);
+
+  const adminUser = env.ADMIN_USER ?? '';
+  const adminPassword = env.ADMIN_PASSWORD ?? '';
+  if ((adminUser === '') !== (adminPassword === '')) {
+    throw new ConfigError(adminUser === '' ? 'ADMIN_USER' : 'ADMIN_PASSWORD', 'must be set together with ' + (adminUser === '' ? 'ADMIN_PASSWORD' : 'ADMIN_USER'));
+  }
+  if (adminUser !== '' && !/^[A-Za-z0-9._@-]{1,60}$/.test(adminUser)) {
+    throw new ConfigError('ADMIN_USER', 'must be 1–60 characters of letters, digits, . _ @ or -');
+  }
+
+  const logLevel = env.LOG_LEVEL === undefined || env.LOG_LEVEL === '' ? 'info' : env.LOG_LEVEL;
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+
+  const apiPath = `${apiPrefix}/${NAMESPACE}`;
+  return {
+    port,
+    host,
+    database,
+    siteUrl,
+    apiPrefix,
+    apiRoot: `${siteUrl}${apiPath}`,
+    apiPath,
+    siteTimezone,
+    perPageDefault,
+    perPageMax,
+    corsOrigins: readCorsOrigins(env),
+    currencySymbol: env.CURRENCY_SYMBOL ?? '$',
+    currencyPosition,
+    currencyCode,
+    admin: adminUser === '' ? null : { user: adminUser, password: adminPassword },
+    logLevel,
+  };
+}

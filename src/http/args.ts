@@ -1,0 +1,174 @@
+import Type, { type TSchema } from 'typebox';
+import { typeIssue, type ParamIssue } from './errors.ts';
+import type { RequestContext } from './context.ts';
+
+/**
+ * A route argument as WordPress declares one: a JSON schema (type, items, format, default, description), whether it is
+ * required, and optionally a named validator for what a schema cannot say (store lookups, "non-empty string", dates).
+ * The schema drives coercion here and the discovery index and OpenAPI document elsewhere: it is never written twice.
+ */
+export interface Arg<T = unknown, Present extends boolean = boolean> {
+  readonly schema: TSchema;
+  readonly required: boolean;
+  readonly location: ArgLocation;
+  readonly validate?: Validator<any>;
+  /** A default that depends on the clock: shown in discovery, applied by the handler (WordPress computes it per request). */
+  readonly documentedDefault?: (ctx: RequestContext) => unknown;
+  readonly coerce: (raw: unknown, name: string) => Coerced<T>;
+  /** Phantom marker for typing the handler's parameters. */
+  readonly __present?: Present;
+}
+
+export type ArgLocation = 'path' | 'query' | 'body';
+export type Coerced<T> = { ok: true; value: T } | { ok: false; issue: ParamIssue };
+export type ValidatorResult = boolean | ParamIssue;
+export type Validator<T> = (value: T, ctx: RequestContext, name: string) => ValidatorResult | Promise<ValidatorResult>;
+
+export type Args = Record<string, Arg<any, boolean>>;
+export type ArgValues<A extends Args> = {
+  [K in keyof A]: A[K] extends Arg<infer T, infer P> ? (P extends true ? T : T | undefined) : never;
+};
+
+interface ArgOptions<T> {
+  description: string;
+  required?: boolean;
+  default?: unknown;
+  documentedDefault?: (ctx: RequestContext) => unknown;
+  validate?: Validator<T>;
+  in?: ArgLocation;
+  format?: string;
+  enum?: readonly string[];
+  maxLength?: number;
+}
+
+type PresentIf<O> = O extends { required: true } ? true : O extends { default: {} } ? true : false;
+
+const ok = <T>(value: T): Coerced<T> => ({ ok: true, value });
+const fail = <T>(name: string, type: string): Coerced<T> => ({ ok: false, issue: typeIssue(name, type) });
+
+function schemaOptions(options: ArgOptions<never>): Record<string, unknown> {
+  const out: Record<string, unknown> = { description: options.description };
+  if (options.default !== undefined) out.default = options.default;
+  if (options.format !== undefined) out.format = options.format;
+  if (options.enum !== undefined) out.enum = [...options.enum];
+  if (options.maxLength !== undefined) out.maxLength = options.maxLength;
+  return out;
+}
+
+function build<T, O extends ArgOptions<any>>(schema: TSchema, options: O, coerce: (raw: unknown, name: string) => Coerced<T>): Arg<T, PresentIf<O>> {
+  return {
+    schema,
+    required: options.required ?? false,
+    location: options.in ?? 'query',
+    validate: options.validate,
+    documentedDefault: options.documentedDefault,
+    coerce,
+  };
+}
+
+const INTEGER = /^\s*[+-]?\d+\s*$/;
+const NUMBER = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/;
+
+export function coerceBoolean(raw: unknown): boolean | undefined {
+  if (typeof raw === 'boolean') return raw;
+  if (raw === 1 || raw === 0) return raw === 1;
+  if (typeof raw !== 'string') return undefined;
+  switch (raw.trim().toLowerCase()) {
+    case 'true': case '1': return true;
+    case 'false': case '0': case '': return false;
+    default: return undefined;
+  }
+}
+
+/** `tribe_is_truthy`: the looser reading some list filters use (`yes`, `on` count as true). */
+export function coerceTruthy(raw: unknown): boolean | undefined {
+  if (typeof raw === 'boolean') return raw;
+  if (typeof raw === 'number') return raw !== 0;
+  if (typeof raw !== 'string') return undefined;
+  return ['true', '1', 'yes', 'on'].includes(raw.trim().toLowerCase());
+}
+
+export function coerceInteger(raw: unknown): number | undefined {
+  if (typeof raw === 'number') return Number.isSafeInteger(raw) ? raw : undefined;
+  if (typeof raw !== 'string' || !INTEGER.test(raw)) return undefined;
+  const value = Number(raw);
+  return Number.isSafeInteger(value) ? value : undefined;
+}
+
+export function coerceNumber(raw: unknown): number | undefined {
+  if (typeof raw === 'number') return Number.isFinite(raw) ? raw : undefined;
+  if (typeof raw !== 'string' || !NUMBER.test(raw)) return undefined;
+  const value = Number(raw);
+  return Number.isFinite(value) ? value : undefined;
+}
+
+/** A list as CSV (`1, 2`) or as a real array; items are scalars. */
+export function toList(raw: unknown): string[] | undefined {
+  if (typeof raw === 'number') return [String(raw)];
+  if (typeof raw === 'string') return raw.split(',').map((item) => item.trim()).filter((item) => item !== '');
+  if (!Array.isArray(raw)) return undefined;
+  const items: string[] = [];
+  for (const item of raw) {
+    if (typeof item === 'number' && Number.isFinite(item)) items.push(String(item));
+    else if (typeof item === 'string') items.push(...toList(item)!);
+    else return undefined;
+  }
+  return items;
+}
+
+export const arg = {
+  integer<const O extends ArgOptions<number>>(options: O) {
+    return build<number, O>(Type.Integer(schemaOptions(options as ArgOptions<never>)), options, (raw, name) => {
+      const value = coerceInteger(raw);
+      return value === undefined ? fail(name, 'integer') : ok(value);
+    });
+  },
+  number<const O extends ArgOptions<number>>(options: O) {
+    return build<number, O>(Type.Number(schemaOptions(options as ArgOptions<never>)), options, (raw, name) => {
+      const value = coerceNumber(raw);
+      return value === undefined ? fail(name, 'number') : ok(value);
+    });
+  },
+  boolean<const O extends ArgOptions<boolean>>(options: O) {
+    return build<boolean, O>(Type.Boolean(schemaOptions(options as ArgOptions<never>)), options, (raw, name) => {
+      const value = coerceBoolean(raw);
+      return value === undefined ? fail(name, 'boolean') : ok(value);
+    });
+  },
+  /** A string read with `tribe_is_truthy` (`has_events`, `only_with_upcoming`, `strict_dates`). */
+  truthy<const O extends ArgOptions<boolean>>(options: O) {
+    return build<boolean, O>(Type.String(schemaOptions(options as ArgOptions<never>)), options, (raw, name) => {
+      const value = coerceTruthy(raw);
+      return value === undefined ? fail(name, 'string') : ok(value);
+    });
+  },
+  string<const O extends ArgOptions<string>>(options: O) {
+    return build<string, O>(Type.String(schemaOptions(options as ArgOptions<never>)), options, (raw, name) => {
+      if (typeof raw !== 'string') return fail(name, 'string');
+      if (options.maxLength !== undefined && raw.length > options.maxLength) {
+        return { ok: false, issue: { code: 'rest_too_long', message: `${name} must be at most ${options.maxLength} characters long.`, data: { param: name } } };
+      }
+      return ok(raw);
+    });
+  },
+  /** Comma-separated or array list of integers. */
+  integerList<const O extends ArgOptions<number[]>>(options: O) {
+    return build<number[], O>(Type.Array(Type.Integer(), schemaOptions(options as ArgOptions<never>)), options, (raw, name) => {
+      const items = toList(raw);
+      const values = items?.map(coerceInteger);
+      if (!values || values.some((value) => value === undefined)) return fail(name, 'array');
+      return ok(values as number[]);
+    });
+  },
+  /** Comma-separated or array list of strings (ids or slugs). */
+  stringList<const O extends ArgOptions<string[]>>(options: O) {
+    return build<string[], O>(Type.Array(Type.String(), schemaOptions(options as ArgOptions<never>)), options, (raw, name) => {
+      const items = toList(raw);
+      return items === undefined ? fail(name, 'array') : ok(items);
+    });
+  },
+  /** Accepted as sent (a scalar, list or object); the validator and handler decide. */
+  any<const O extends ArgOptions<unknown>>(options: O & { schema?: TSchema }) {
+    return build<unknown, O>(options.schema ?? Type.Unknown(schemaOptions(options as ArgOptions<never>)), options, (raw) => ok(raw));
+  },
+};

@@ -1,0 +1,41 @@
+import type { DateTime } from 'luxon';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config.ts';
+import type { Viewer } from '../domain/access.ts';
+import type { Store } from '../store/store.ts';
+
+/** What the application is built from; tests swap the clock. */
+export interface AppDeps {
+  config: Config;
+  store: Store;
+  /** The current instant, in UTC. */
+  clock: () => DateTime;
+}
+
+/** Everything a validator, permission rule or handler may need for one request. */
+export interface RequestContext extends AppDeps {
+  viewer: Viewer;
+  /** Fixed for the whole request, so every check sees the same "now". */
+  now: DateTime;
+  log: FastifyBaseLogger;
+  /** Request-scoped memo: a record a validator loaded is not loaded again by the handler. */
+  memo<T>(key: string, load: () => Promise<T>): Promise<T>;
+}
+
+export function createRequestContext(deps: AppDeps, viewer: Viewer, log: FastifyBaseLogger): RequestContext {
+  const cache = new Map<string, Promise<unknown>>();
+  return {
+    ...deps,
+    viewer,
+    now: deps.clock(),
+    log,
+    memo<T>(key: string, load: () => Promise<T>): Promise<T> {
+      let value = cache.get(key);
+      if (value === undefined) {
+        value = load();
+        cache.set(key, value);
+      }
+      return value as Promise<T>;
+    },
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * Request parameters as WordPress reads them: query string, form body and JSON body merged, later sources winning
+ * (query < form < JSON), path parameters above all. Maps have no prototype, so keys such as `__proto__` are plain keys.
+ */
+export type ParamMap = Record<string, unknown>;
+
+export const emptyParams = (): ParamMap => Object.create(null) as ParamMap;
+
+const MAX_PARAMETERS = 1000;
+
+function decode(component: string): string {
+  try {
+    return decodeURIComponent(component.replace(/\+/g, ' '));
+  } catch {
+    return component;
+  }
+}
+
+/**
+ * `a=1&b[]=2&b[]=3&c[x]=4`: PHP-style brackets build lists (`b`) and maps (`c`); a repeated plain key keeps the last value.
+ * Only one level of brackets is read; deeper ones are part of the key's last segment, which no argument declares.
+ */
+export function parseQueryString(input: string): ParamMap {
+  const params = emptyParams();
+  if (input === '') return params;
+  const pairs = input.split('&');
+  for (const pair of pairs.slice(0, MAX_PARAMETERS)) {
+    if (pair === '') continue;
+    const separator = pair.indexOf('=');
+    const key = decode(separator === -1 ? pair : pair.slice(0, separator));
+    const value = separator === -1 ? '' : decode(pair.slice(separator + 1));
+    const bracket = key.indexOf('[');
+    if (bracket <= 0 || !key.endsWith(']')) {
+      params[key] = value;
+      continue;
+    }
+    const name = key.slice(0, bracket);
+    const inner = key.slice(bracket + 1, -1);
+    if (inner === '' || /^\d+$/.test(inner)) {
+      const existing = params[name];
+      if (Array.isArray(existing)) existing.push(value);
+      else params[name] = [value];
+    } else {
+      const existing = params[name];
+      const map = existing !== null && typeof existing === 'object' && !Array.isArray(existing) ? (existing as ParamMap) : emptyParams();
+      map[inner] = value;
+      params[name] = map;
+    }
+  }
+  return params;
+}
+
+export function mergeParams(...sources: Array<ParamMap | undefined>): ParamMap {
+  const merged = emptyParams();
+  for (const source of sources) {
+    if (!source) continue;
+    for (const key of Object.keys(source)) merged[key] = source[key];
+  }
+  return merged;
+}
+
+export function hasParam(params: ParamMap, name: string): boolean {
+  return Object.hasOwn(params, name) && params[name] !== undefined && params[name] !== null;
+}

@@ -1,0 +1,96 @@
+import type { TSchema } from 'typebox';
+import type { Arg, Args, ArgValues } from './args.ts';
+import type { RequestContext } from './context.ts';
+import { forbidden, invalidParams, missingParams, type ParamIssue } from './errors.ts';
+import { hasParam, type ParamMap } from './params.ts';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface Reply {
+  status?: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface ResponseDoc {
+  description: string;
+  schema?: TSchema;
+}
+
+export interface Endpoint<A extends Args = Args> {
+  methods: readonly Method[];
+  args: A;
+  /** One line for the OpenAPI document. */
+  summary: string;
+  /** Documented responses by status code (the OpenAPI document and the contract tests read these). */
+  responses: Record<number, ResponseDoc>;
+  /** Step 6 of the check order: false answers 401 for anonymous callers and 403 otherwise. */
+  permission?: (ctx: RequestContext, params: ArgValues<A>) => boolean | Promise<boolean>;
+  /** Whether the method belongs in this caller's `Allow` header (a cheap, record-independent check). */
+  allows?: (ctx: RequestContext) => boolean;
+  handler: (ctx: RequestContext, params: ArgValues<A>, raw: ParamMap) => Promise<Reply>;
+}
+
+export interface RouteGroup {
+  /** The path under the namespace, in the router's syntax, e.g. `/venues/:id(^\\d+$)`. */
+  path: string;
+  /** The discovery key's regex form, e.g. `/venues/(?P<id>\d+)`. */
+  pattern: string;
+  endpoints: Endpoint<any>[];
+}
+
+export const endpoint = <A extends Args>(definition: Endpoint<A>): Endpoint<A> => definition;
+
+/**
+ * Steps 3–5 of the WordPress check order: missing required parameters, then the named validators, then type
+ * coercion of the rest. Each step reports every failing parameter at once.
+ */
+export async function processArgs<A extends Args>(args: A, raw: ParamMap, ctx: RequestContext): Promise<ArgValues<A>> {
+  const entries = Object.entries(args) as Array<[string, Arg]>;
+
+  const missing = entries.filter(([name, spec]) => spec.required && !hasParam(raw, name)).map(([name]) => name);
+  if (missing.length > 0) throw missingParams(missing);
+
+  const values: Record<string, unknown> = {};
+  const validationFailures: Record<string, ParamIssue | null> = {};
+  const typeFailures: Record<string, ParamIssue> = {};
+
+  for (const [name, spec] of entries) {
+    const present = hasParam(raw, name);
+    const input = present ? raw[name] : (spec.schema as { default?: unknown }).default;
+    if (input === undefined) continue;
+    const coerced = spec.coerce(input, name);
+    if (spec.validate) {
+      if (!coerced.ok) {
+        validationFailures[name] = null;
+        continue;
+      }
+      const verdict = await spec.validate(coerced.value, ctx, name);
+      if (verdict !== true) {
+        validationFailures[name] = verdict === false ? null : verdict;
+        continue;
+      }
+    } else if (!coerced.ok) {
+      typeFailures[name] = coerced.issue;
+      continue;
+    }
+    values[name] = coerced.value;
+  }
+
+  if (Object.keys(validationFailures).length > 0) throw invalidParams(validationFailures);
+  if (Object.keys(typeFailures).length > 0) throw invalidParams(typeFailures);
+  return values as ArgValues<A>;
+}
+
+export async function runEndpoint(definition: Endpoint<any>, raw: ParamMap, ctx: RequestContext): Promise<Reply> {
+  const params = await processArgs(definition.args, raw, ctx);
+  if (definition.permission && !(await definition.permission(ctx, params))) throw forbidden(ctx.viewer !== null);
+  return definition.handler(ctx, params, raw);
+}
+
+/** The methods this caller may use on a route, in the order the endpoints declare them. */
+export function allowedMethods(group: RouteGroup, ctx: RequestContext): Method[] {
+  return group.endpoints
+    .filter((candidate) => (candidate.allows ? candidate.allows(ctx) : candidate.methods.includes('GET') || ctx.viewer !== null))
+    .flatMap((candidate) => [...candidate.methods]);
+}

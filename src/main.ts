@@ -1,0 +1,39 @@
+import { DateTime } from 'luxon';
+import { buildApp } from './app.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { openStore } from './store/store.ts';
+import { ensureAdmin } from './users/bootstrap.ts';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(78);
+    }
+    throw error;
+  }
+
+  const store = await openStore(config.database);
+  const app = await buildApp({ config, store, clock: () => DateTime.utc() });
+  await ensureAdmin(config, store, app.log);
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down');
+    await app.close();
+    await store.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  await app.listen({ port: config.port, host: config.host });
+  app.log.info(`API root: ${config.apiRoot} (${config.database.dialect})`);
+}
+
+await main();

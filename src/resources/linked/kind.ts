@@ -1,0 +1,42 @@
+import type { Args } from '../../http/args.ts';
+import type { RequestContext } from '../../http/context.ts';
+import type { Trx } from '../../store/store.ts';
+
+/** A venue or organizer row of its own table, without the id. */
+export type Meta = Record<string, string | number | null>;
+
+/**
+ * What makes venues and organizers differ; everything else about these "linked posts" (routes, de-duplication,
+ * trash, serialization, visibility) is shared and lives in this folder.
+ */
+export interface LinkedPostKind {
+  type: 'venue' | 'organizer';
+  collection: 'venues' | 'organizers';
+  /** The key that holds the item's name in requests and responses. */
+  nameKey: 'venue' | 'organizer';
+  metaTable: 'venues' | 'organizers';
+  /** Field arguments besides the name and the shared post arguments. */
+  fieldArgs: Args;
+  /** Meta columns the list `search` looks into, besides title, content and excerpt (§6). */
+  searchColumns: readonly string[];
+  /** The meta row for a new item; `sent` holds only the fields the request carried. */
+  metaForCreate(sent: Record<string, unknown>): Meta;
+  /** The columns to change on an update or a de-duplicated create: only what was sent (D2, D4). */
+  metaChanges(sent: Record<string, unknown>): Meta;
+  /** The fields after `image`, in the contract's order; empty values are dropped by the caller. */
+  fields(meta: Meta): Record<string, unknown>;
+  /** Fields kept even when "empty" (D13: coordinates are returned whenever stored, 0 included). */
+  keepWhenEmpty: readonly string[];
+  /** Fields always appended after `json_ld` and before `global_id` (venues: the map flags). */
+  trailing(meta: Meta): Record<string, unknown>;
+  jsonLd(item: { name: string; description: string; url: string }, meta: Meta): Record<string, unknown>;
+  /** §7.4: a trashed item leaves every event that referenced it. */
+  unlinkFromEvents(trx: Trx, id: number): Promise<void>;
+  /** Cross-field checks a schema cannot express (D13 coordinates); null when fine. */
+  checkFields?(sent: Record<string, unknown>, ctx: RequestContext): Record<string, import('../../http/errors.ts').ParamIssue | null> | null;
+  messages: {
+    notAccessible: [code: string, message: string];
+    inTrash: [code: string, message: string];
+    pageNotFound: [code: string, message: string];
+  };
+}

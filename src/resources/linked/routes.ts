@@ -1,0 +1,193 @@
+import { sql, type Expression, type SqlBool } from 'kysely';
+import { canCreatePosts, canDeletePost, canEditPost, canReadPost, listStatusesAllowed } from '../../domain/access.ts';
+import { formatWp } from '../../domain/dates.ts';
+import { arg, type Args } from '../../http/args.ts';
+import type { RequestContext } from '../../http/context.ts';
+import { ApiError } from '../../http/errors.ts';
+import { clampPerPage, postListReply, type EchoedQuery } from '../../http/list.ts';
+import { endpoint, type Endpoint, type RouteGroup } from '../../http/routes.ts';
+import { nonEmptyString, stringOrEmpty } from '../../http/validators.ts';
+import type { Db } from '../../store/store.ts';
+import { forceArg, isPostOfType, isSlugOfType, listStatusArg, loadPost, loadPostBySlug, pagingArgs, postWriteArgs, searchArg } from '../posts/args.ts';
+import { postLike } from '../posts/fields.ts';
+import type { PostRow } from '../posts/store.ts';
+import { deletePost } from '../posts/store.ts';
+import { visibleInList } from '../posts/visibility.ts';
+import type { LinkedPostKind } from './kind.ts';
+import { createLinked, loadLinked, serializeLinked, trashLinked, updateLinked, type Sent } from './service.ts';
+
+/** Extra list filters a later slice adds (the event-related ones): args, a WHERE clause and what rest_url echoes. */
+export interface ListFilter {
+  args: Args;
+  where(params: Record<string, unknown>, ctx: RequestContext): Expression<SqlBool> | undefined | Promise<Expression<SqlBool> | undefined>;
+  echo(params: Record<string, unknown>): EchoedQuery;
+}
+
+const escapeLike = (value: string) => value.replace(/[\\%_]/g, (char) => `\\${char}`);
+
+/** §6: words split on anything but letters, digits and `-`; an item matches when one field holds every word. */
+export function searchWords(search: string): string[] {
+  return search.toLowerCase().split(/[^\p{L}\p{N}-]+/u).filter(Boolean);
+}
+
+function matchesSearch(ctx: RequestContext, kind: LinkedPostKind, words: string[]): Expression<SqlBool> {
+  const columns = ['posts.title', 'posts.content', 'posts.excerpt', ...kind.searchColumns.map((column) => `meta.${column}`)];
+  const fieldMatches = columns.map((column) => {
+    const lowered = ctx.store.lower(sql.ref(column));
+    return sql.join(words.map((word) => sql`${lowered} like ${`%${escapeLike(word)}%`} escape '\\'`), sql` and `);
+  });
+  return sql<SqlBool>`(${sql.join(fieldMatches.map((match) => sql`(${match})`), sql` or `)})`;
+}
+
+export function linkedPostRoutes(kind: LinkedPostKind, listFilters: ListFilter[] = []): RouteGroup[] {
+  const [notAccessibleCode, notAccessibleMessage] = kind.messages.notAccessible;
+  const [inTrashCode, inTrashMessage] = kind.messages.inTrash;
+  const [pageCode, pageMessage] = kind.messages.pageNotFound;
+  const collectionUrl = (ctx: RequestContext) => `${ctx.config.apiRoot}/${kind.collection}`;
+
+  const serializeOne = async (ctx: RequestContext, id: number, single: boolean) => {
+    const record = (await loadLinked(ctx.store.db, kind, [id])).get(id)!;
+    return serializeLinked(ctx, kind, record, { single });
+  };
+
+  const sentFields = (params: Record<string, unknown>, exclude: string[]): Sent => {
+    const sent: Sent = {};
+    for (const [key, value] of Object.entries(params)) if (value !== undefined && !exclude.includes(key)) sent[key] = value;
+    return sent;
+  };
+
+  const checkFields = (sent: Sent, ctx: RequestContext) => {
+    const problems = kind.checkFields?.(sent, ctx);
+    if (problems) throw invalidFields(problems);
+  };
+
+  const fieldArgs = (nameRequired: boolean) => ({
+    [kind.nameKey]: nameRequired
+      ? arg.string({ description: `The ${kind.type} name.`, required: true, validate: nonEmptyString, maxLength: 1000 })
+      : arg.string({ description: `The ${kind.type} name.`, validate: nonEmptyString, maxLength: 1000 }),
+    description: arg.any({ description: `The ${kind.type} description (HTML, sanitised).`, validate: stringOrEmpty }),
+    ...kind.fieldArgs,
+    ...postWriteArgs,
+  });
+
+  const list = endpoint({
+    methods: ['GET'],
+    summary: `List ${kind.collection}`,
+    responses: { 200: { description: `A page of ${kind.collection}.` }, 400: { description: 'Invalid parameter.' }, 404: { description: 'Page beyond the last.' } },
+    args: { ...pagingArgs, search: searchArg, status: listStatusArg, ...(Object.assign({}, ...listFilters.map((filter) => filter.args)) as {}) },
+    async handler(ctx, params) {
+      const db: Db = ctx.store.db;
+      const perPage = clampPerPage(params.per_page, ctx.config.perPageDefault, ctx.config.perPageMax);
+      const page = params.page;
+      const statuses = (listStatusesAllowed(ctx.viewer, params.status as string[] | undefined) as { ok: true; statuses: any[] }).statuses;
+      const nowUtc = formatWp(ctx.now);
+      const words = params.search === undefined ? [] : searchWords(params.search);
+      const extraWhere = (await Promise.all(listFilters.map((filter) => filter.where(params, ctx)))).filter((clause) => clause !== undefined);
+
+      let query = db.selectFrom('posts')
+        .innerJoin(`${kind.metaTable} as meta` as 'venues as meta', 'meta.id', 'posts.id')
+        .where('posts.type', '=', kind.type)
+        .where((eb) => visibleInList(eb as any, ctx.viewer, statuses, nowUtc));
+      if (params.search !== undefined) query = query.where(words.length > 0 ? matchesSearch(ctx, kind, words) : sql<SqlBool>`1 = 0`);
+      for (const clause of extraWhere) query = query.where(clause!);
+
+      const [{ total }, rows] = await Promise.all([
+        query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+        query.select('posts.id').orderBy('posts.date_utc', 'desc').orderBy('posts.id', 'asc').limit(perPage).offset((page - 1) * perPage).execute(),
+      ]);
+      if (rows.length === 0 && page > 1) throw new ApiError(404, pageCode, pageMessage);
+      const records = await loadLinked(db, kind, rows.map((row) => row.id));
+      const items = rows.map((row) => serializeLinked(ctx, kind, records.get(row.id)!, { single: false }));
+
+      const echoed: EchoedQuery = [
+        ['page', page],
+        ['per_page', perPage],
+        ...listFilters.flatMap((filter) => filter.echo(params)),
+        ['status', params.status?.join(',') ?? (statuses.length === 1 ? 'publish' : 'any')],
+        ['search', params.search],
+      ];
+      return postListReply(kind.collection, items, Number(total), { page, perPage }, `${collectionUrl(ctx)}/`, echoed);
+    },
+  });
+
+  const create = endpoint({
+    methods: ['POST'],
+    summary: `Create a ${kind.type} (or reuse an identical one)`,
+    responses: { 201: { description: `The ${kind.type} created or reused.` }, 400: { description: 'Invalid parameter.' }, 401: { description: 'Not logged in.' }, 403: { description: 'Not allowed.' } },
+    args: fieldArgs(true),
+    allows: (ctx) => canCreatePosts(ctx.viewer),
+    permission: (ctx) => canCreatePosts(ctx.viewer),
+    async handler(ctx, params) {
+      const sent = sentFields(params, []);
+      checkFields(sent, ctx);
+      const { id } = await ctx.store.transaction((trx) => createLinked(trx, ctx, kind, sent));
+      return { status: 201, body: await serializeOne(ctx, id, false), headers: { Location: `${collectionUrl(ctx)}/${id}` } };
+    },
+  });
+
+  /** The item endpoints for one way of naming the item (by id or by slug). */
+  const itemEndpoints = (key: 'id' | 'slug'): Endpoint<any>[] => {
+    const keyArg: Args = key === 'id'
+      ? { id: arg.integer({ description: `The ${kind.type} id.`, required: true, in: 'path', validate: isPostOfType(kind.type) }) }
+      : { slug: arg.string({ description: `The ${kind.type} slug.`, required: true, in: 'path', validate: isSlugOfType(kind.type) }) };
+    const row = async (ctx: RequestContext, params: Record<string, unknown>): Promise<PostRow> =>
+      (key === 'id' ? await loadPost(ctx, params.id as number) : await loadPostBySlug(ctx, kind.type, params.slug as string))!;
+    const nowUtc = (ctx: RequestContext) => formatWp(ctx.now);
+
+    return [
+      endpoint({
+        methods: ['GET'],
+        summary: `Get one ${kind.type}`,
+        responses: { 200: { description: `The ${kind.type}, with json_ld.` }, 400: { description: `No ${kind.type} by that ${key}.` }, 403: { description: 'Not accessible.' } },
+        args: keyArg,
+        async handler(ctx, params) {
+          const post = await row(ctx, params);
+          if (!canReadPost(ctx.viewer, kind.type, postLike(post), nowUtc(ctx))) throw new ApiError(403, notAccessibleCode, notAccessibleMessage);
+          return { body: await serializeOne(ctx, post.id, true) };
+        },
+      }),
+      endpoint({
+        methods: ['DELETE'],
+        summary: `Trash a ${kind.type}, or delete it with force=true`,
+        responses: { 200: { description: `The trashed ${kind.type}, or {deleted, previous}.` }, 400: { description: `No ${kind.type} by that ${key}.` }, 401: { description: 'Not logged in.' }, 403: { description: 'Not allowed.' }, 410: { description: 'Already in the trash.' } },
+        args: { ...keyArg, force: forceArg },
+        allows: (ctx) => canCreatePosts(ctx.viewer),
+        permission: async (ctx, params) => canDeletePost(ctx.viewer, postLike(await row(ctx, params)), nowUtc(ctx)),
+        async handler(ctx, params) {
+          const post = await row(ctx, params);
+          if (params.force) {
+            const previous = await serializeOne(ctx, post.id, false);
+            await ctx.store.transaction((trx) => deletePost(trx, post.id));
+            return { body: { deleted: true, previous } };
+          }
+          if (post.status === 'trash') throw new ApiError(410, inTrashCode, inTrashMessage);
+          await ctx.store.transaction((trx) => trashLinked(trx, ctx, kind, post));
+          return { body: await serializeOne(ctx, post.id, false) };
+        },
+      }),
+      endpoint({
+        methods: ['POST', 'PUT', 'PATCH'],
+        summary: `Update a ${kind.type}: only the fields sent change`,
+        responses: { 200: { description: `The updated ${kind.type}.` }, 400: { description: 'Invalid parameter.' }, 401: { description: 'Not logged in.' }, 403: { description: 'Not allowed.' } },
+        args: { ...keyArg, ...fieldArgs(false) },
+        allows: (ctx) => canCreatePosts(ctx.viewer),
+        permission: async (ctx, params) => canEditPost(ctx.viewer, postLike(await row(ctx, params)), nowUtc(ctx)),
+        async handler(ctx, params) {
+          const post = await row(ctx, params);
+          const sent = sentFields(params, ['id', 'slug']);
+          checkFields(sent, ctx);
+          await ctx.store.transaction((trx) => updateLinked(trx, ctx, kind, post, sent));
+          return { body: await serializeOne(ctx, post.id, false) };
+        },
+      }),
+    ];
+  };
+
+  return [
+    { path: `/${kind.collection}`, pattern: `/${kind.collection}`, endpoints: [list, create] },
+    { path: `/${kind.collection}/:id(^\\d+$)`, pattern: `/${kind.collection}/(?P<id>\\d+)`, endpoints: itemEndpoints('id') },
+    { path: `/${kind.collection}/by-slug/:slug`, pattern: `/${kind.collection}/by-slug/(?P<slug>[^/]+)`, endpoints: itemEndpoints('slug') },
+  ];
+}
+
+import { invalidParams as invalidFields } from '../../http/errors.ts';

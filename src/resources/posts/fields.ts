@@ -1,0 +1,79 @@
+import type { DateTime } from 'luxon';
+import type { Config } from '../../config.ts';
+import { effectiveStatus, type PostLike } from '../../domain/access.ts';
+import { formatWp, parseDateInput, utcToLocal } from '../../domain/dates.ts';
+import type { PostRow } from './store.ts';
+
+/** Public page prefixes (D1). */
+const PUBLIC_PATH: Record<string, string> = { event: 'event', venue: 'venue', organizer: 'organizer' };
+
+export const postLike = (row: PostRow): PostLike => ({
+  authorId: row.author_id,
+  status: row.status,
+  publishedUtc: row.date_utc,
+  statusBeforeTrash: row.status_before_trash || undefined,
+});
+
+export const statusOf = (row: PostRow, now: DateTime) => effectiveStatus(postLike(row), formatWp(now));
+
+/** D1: published items have a pretty permalink; unpublished and trashed ones `?p=<id>`. */
+export function publicUrl(config: Config, row: PostRow, status: string): string {
+  return status === 'publish' || status === 'private'
+    ? `${config.siteUrl}/${PUBLIC_PATH[row.type]}/${row.slug}/`
+    : `${config.siteUrl}/?p=${row.id}`;
+}
+
+/** `<host><path>?id=<id>` with no scheme or port (§3.1). */
+export function globalId(config: Config, id: number): string {
+  const url = new URL(config.siteUrl);
+  return `${url.hostname}${url.pathname.replace(/\/$/, '')}?id=${id}`;
+}
+
+/** The shared head of every post-like object, in the contract's key order. */
+export function postHead(config: Config, row: PostRow, now: DateTime): Record<string, unknown> {
+  const status = statusOf(row, now);
+  return {
+    id: row.id,
+    author: String(row.author_id),
+    status,
+    date: row.date_local,
+    date_utc: row.date_utc,
+    modified: row.modified_local,
+    modified_utc: row.modified_utc,
+    url: publicUrl(config, row, status),
+  };
+}
+
+export interface PublicationDate {
+  local: string;
+  utc: string;
+}
+
+export const nowStamp = (now: DateTime, siteZone: string): PublicationDate => ({
+  local: formatWp(now.setZone(siteZone)),
+  utc: formatWp(now.toUTC()),
+});
+
+/**
+ * `date_utc` wins over `date` (read in the site's zone); neither means now. The values were validated already, so a
+ * parse failure cannot happen here.
+ */
+export function publicationDate(input: { date?: unknown; date_utc?: unknown }, siteZone: string, now: DateTime): PublicationDate | undefined {
+  if (input.date_utc !== undefined) {
+    const utc = parseDateInput(input.date_utc, 'UTC', now);
+    if (utc) return { utc: formatWp(utc), local: utcToLocal(formatWp(utc), siteZone) };
+  }
+  if (input.date !== undefined) {
+    const local = parseDateInput(input.date, siteZone, now);
+    if (local) return { local: formatWp(local), utc: formatWp(local.toUTC()) };
+  }
+  return undefined;
+}
+
+/** WordPress: a `publish` dated in the future becomes `future`, and a `future` whose date has come is `publish`. */
+export function scheduleStatus(status: string, publishedUtc: string, now: DateTime): string {
+  const nowUtc = formatWp(now.toUTC());
+  if (status === 'publish' && publishedUtc > nowUtc) return 'future';
+  if (status === 'future' && publishedUtc <= nowUtc) return 'publish';
+  return status;
+}

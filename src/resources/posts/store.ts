@@ -1,0 +1,90 @@
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { nextSlugCandidates, trashedSlug, untrashedSlug } from '../../domain/slugs.ts';
+import type { Db, Trx } from '../../store/store.ts';
+import type { PostsTable } from '../../store/schema.ts';
+
+export type PostRow = Selectable<PostsTable>;
+export type PostType = PostsTable['type'];
+export type NewPost = Omit<Insertable<PostsTable>, 'slug' | 'id'>;
+
+export async function findPostById(db: Db, id: number): Promise<PostRow | undefined> {
+  return db.selectFrom('posts').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** An empty or whitespace slug never matches anything. */
+export async function findPostBySlug(db: Db, type: PostType, slug: string): Promise<PostRow | undefined> {
+  if (slug.trim() === '') return undefined;
+  return db.selectFrom('posts').selectAll().where('type', '=', type).where('slug', '=', slug).executeTakeFirst();
+}
+
+const escapeLike = (value: string) => value.replace(/[\\%_]/g, (char) => `\\${char}`);
+
+async function takenSlugs(db: Db, type: PostType, base: string, exceptId?: number): Promise<string[]> {
+  let query = db.selectFrom('posts').select('slug').where('type', '=', type)
+    .where((eb) => eb.or([eb('slug', '=', base), sql<boolean>`slug like ${`${escapeLike(base)}-%`} escape '\\'`]));
+  if (exceptId !== undefined) query = query.where('id', '!=', exceptId);
+  return (await query.execute()).map((row) => row.slug);
+}
+
+const MAX_SLUG_ATTEMPTS = 20;
+
+/**
+ * Inserts with the first free slug among `base`, `base-2`, `base-3`… The unique (type, slug) index decides races:
+ * a concurrent writer that took the same candidate makes the insert do nothing, and the next candidate is tried.
+ */
+export async function insertPost(trx: Trx, values: NewPost, base: string): Promise<PostRow> {
+  for (let attempt = 0; attempt < MAX_SLUG_ATTEMPTS; attempt++) {
+    const slug = nextSlugCandidates(base, await takenSlugs(trx, values.type, base));
+    const row = await trx.insertInto('posts').values({ ...values, slug })
+      .onConflict((conflict) => conflict.columns(['type', 'slug']).doNothing())
+      .returningAll()
+      .executeTakeFirst();
+    if (row) return row;
+  }
+  throw new Error(`no free slug for "${base}" after ${MAX_SLUG_ATTEMPTS} attempts`);
+}
+
+/** Sets a new slug (made unique the same way); a lost race rolls back to a savepoint and tries the next candidate. */
+export async function changeSlug(trx: Trx, row: PostRow, base: string): Promise<string> {
+  for (let attempt = 0; attempt < MAX_SLUG_ATTEMPTS; attempt++) {
+    const slug = nextSlugCandidates(base, await takenSlugs(trx, row.type, base, row.id));
+    if (slug === row.slug) return slug;
+    await sql`savepoint change_slug`.execute(trx);
+    try {
+      await trx.updateTable('posts').set({ slug }).where('id', '=', row.id).execute();
+      await sql`release savepoint change_slug`.execute(trx);
+      return slug;
+    } catch (error) {
+      await sql`rollback to savepoint change_slug`.execute(trx);
+      const code = (error as { code?: string }).code;
+      if (code !== '23505' && code !== 'SQLITE_CONSTRAINT_UNIQUE') throw error;
+    }
+  }
+  throw new Error(`no free slug for "${base}" after ${MAX_SLUG_ATTEMPTS} attempts`);
+}
+
+export async function updatePost(trx: Trx, id: number, values: Updateable<PostsTable>): Promise<void> {
+  if (Object.keys(values).length === 0) return;
+  await trx.updateTable('posts').set(values).where('id', '=', id).execute();
+}
+
+/** Trash keeps what the item was, so its owner's rights and a later restore can use it. */
+export async function trashPost(trx: Trx, row: PostRow, modified: { local: string; utc: string }): Promise<void> {
+  await updatePost(trx, row.id, {
+    status: 'trash',
+    status_before_trash: row.status,
+    modified_local: modified.local,
+    modified_utc: modified.utc,
+  });
+  await changeSlug(trx, { ...row }, trashedSlug(row.slug));
+}
+
+/** D2: a non-trash status sent for a trashed item restores it under a free slug without the `__trashed` suffix. */
+export async function restorePost(trx: Trx, row: PostRow, status: string): Promise<void> {
+  await updatePost(trx, row.id, { status, status_before_trash: '' });
+  await changeSlug(trx, row, untrashedSlug(row.slug));
+}
+
+export async function deletePost(trx: Trx, id: number): Promise<void> {
+  await trx.deleteFrom('posts').where('id', '=', id).execute();
+}

@@ -1,0 +1,90 @@
+import { coerceTruthy } from '../../http/args.ts';
+import type { LinkedPostKind, Meta } from '../linked/kind.ts';
+import { sentText } from '../linked/fields.ts';
+import { checkCoordinates, VENUE_TEXT_FIELDS, venueFieldArgs } from './schema.ts';
+
+/** §7.2: when not sent, stateprovince is the state for US addresses, else the province. */
+export function deriveStateProvince(state: string, province: string, country: string): string {
+  if (state !== '' && ['', 'us', 'united states'].includes(country.trim().toLowerCase())) return state;
+  return province;
+}
+
+function coordinates(sent: Record<string, unknown>): Meta {
+  if (sent.geo_lat === undefined) return {};
+  if (sent.geo_lat === '' || sent.geo_lng === '') return { geo_lat: null, geo_lng: null };
+  return { geo_lat: Number(sent.geo_lat), geo_lng: Number(sent.geo_lng) };
+}
+
+const flag = (value: unknown) => (coerceTruthy(value) ? 1 : 0);
+
+export const venueKind: LinkedPostKind = {
+  type: 'venue',
+  collection: 'venues',
+  nameKey: 'venue',
+  metaTable: 'venues',
+  fieldArgs: venueFieldArgs,
+  searchColumns: ['address', 'city', 'province', 'state', 'stateprovince', 'zip', 'phone'],
+  keepWhenEmpty: ['geo_lat', 'geo_lng'],
+
+  metaForCreate(sent) {
+    const text = sentText(sent, [...VENUE_TEXT_FIELDS, 'website']);
+    const get = (name: string) => text[name] ?? '';
+    return {
+      address: get('address'), city: get('city'), country: get('country'), province: get('province'), state: get('state'),
+      zip: get('zip'), phone: get('phone'), website: get('website'),
+      stateprovince: text.stateprovince ?? deriveStateProvince(get('state'), get('province'), get('country')),
+      show_map: sent.show_map === undefined ? 1 : flag(sent.show_map),
+      show_map_link: sent.show_map_link === undefined ? 1 : flag(sent.show_map_link),
+      geo_lat: null, geo_lng: null,
+      ...coordinates(sent),
+    };
+  },
+
+  metaChanges(sent) {
+    const changes: Meta = { ...sentText(sent, [...VENUE_TEXT_FIELDS, 'website']), ...coordinates(sent) };
+    if (sent.show_map !== undefined) changes.show_map = flag(sent.show_map);
+    if (sent.show_map_link !== undefined) changes.show_map_link = flag(sent.show_map_link);
+    return changes;
+  },
+
+  fields: (meta) => ({
+    address: meta.address, city: meta.city, country: meta.country, province: meta.province, state: meta.state,
+    zip: meta.zip, phone: meta.phone, website: meta.website, stateprovince: meta.stateprovince,
+    geo_lat: meta.geo_lat, geo_lng: meta.geo_lng,
+  }),
+
+  trailing: (meta) => ({ show_map: meta.show_map === 1, show_map_link: meta.show_map_link === 1 }),
+
+  jsonLd(item, meta) {
+    const address: Record<string, unknown> = { '@type': 'PostalAddress' };
+    const put = (target: Record<string, unknown>, key: string, value: unknown) => {
+      if (value !== '' && value !== null && value !== undefined) target[key] = value;
+    };
+    put(address, 'streetAddress', meta.address);
+    put(address, 'addressLocality', meta.city);
+    put(address, 'addressRegion', meta.stateprovince || meta.state || meta.province);
+    put(address, 'postalCode', meta.zip);
+    put(address, 'addressCountry', meta.country);
+    const place: Record<string, unknown> = { '@type': 'Place' };
+    put(place, 'name', item.name);
+    put(place, 'description', item.description);
+    put(place, 'url', item.url);
+    if (Object.keys(address).length > 1) place.address = address;
+    if (meta.geo_lat !== null && meta.geo_lng !== null) place.geo = { '@type': 'GeoCoordinates', latitude: meta.geo_lat, longitude: meta.geo_lng };
+    put(place, 'telephone', meta.phone);
+    put(place, 'sameAs', meta.website);
+    return place;
+  },
+
+  async unlinkFromEvents(trx, id) {
+    await trx.updateTable('events').set({ venue_id: null }).where('venue_id', '=', id).execute();
+  },
+
+  checkFields: (sent) => checkCoordinates(sent),
+
+  messages: {
+    notAccessible: ['venue-not-accessible', 'The requested venue is not accessible'],
+    inTrash: ['venue-is-in-trash', 'The venue is already trashed'],
+    pageNotFound: ['venue-archive-page-not-found', 'The requested venue archive page does not exist'],
+  },
+};

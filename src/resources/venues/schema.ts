@@ -1,0 +1,37 @@
+import { arg } from '../../http/args.ts';
+import type { Validator } from '../../http/args.ts';
+import type { ParamIssue } from '../../http/errors.ts';
+import { textField, websiteField } from '../linked/fields.ts';
+
+export const VENUE_TEXT_FIELDS = ['address', 'city', 'country', 'province', 'state', 'zip', 'phone', 'stateprovince'] as const;
+
+const inRange = (min: number, max: number): Validator<unknown> => (value) => {
+  if (value === '') return true;
+  const number = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
+  return Number.isFinite(number) && number >= min && number <= max;
+};
+
+export const venueFieldArgs = {
+  address: textField('Street address.'),
+  city: textField('City.'),
+  country: textField('Country.'),
+  province: textField('Province (outside the United States).'),
+  state: textField('State (United States).'),
+  zip: textField('Postal code.'),
+  phone: textField('Phone number.'),
+  website: websiteField('The venue website: an absolute URL, or empty.'),
+  stateprovince: textField('State or province; derived from state or province when not sent on create.'),
+  show_map: arg.truthy({ description: 'Whether event pages show a map of the venue (default true).' }),
+  show_map_link: arg.truthy({ description: 'Whether event pages link to a map of the venue (default true).' }),
+  geo_lat: arg.any({ description: 'Latitude, −90 to 90; send with geo_lng, or "" to clear both.', validate: inRange(-90, 90) }),
+  geo_lng: arg.any({ description: 'Longitude, −180 to 180; send with geo_lat, or "" to clear both.', validate: inRange(-180, 180) }),
+};
+
+/** D13: coordinates come as a pair. */
+export function checkCoordinates(sent: Record<string, unknown>): Record<string, ParamIssue | null> | null {
+  const hasLat = sent.geo_lat !== undefined;
+  const hasLng = sent.geo_lng !== undefined;
+  if (hasLat === hasLng) return null;
+  const missing = hasLat ? 'geo_lng' : 'geo_lat';
+  return { [missing]: { code: 'rest_missing_coordinate', message: 'geo_lat and geo_lng must be sent together.', data: { param: missing } } };
+}

@@ -1,0 +1,155 @@
+import { type ColumnDefinitionBuilder, type Kysely } from 'kysely';
+import type { Migration } from 'kysely/migration';
+import type { Dialect } from './dialect.ts';
+
+type ColumnTweak = (column: ColumnDefinitionBuilder) => ColumnDefinitionBuilder;
+
+/** Each migration is written once for both databases; only the id column differs. */
+export function migrations(dialect: Dialect): Record<string, Migration> {
+  const serialId: ColumnTweak = dialect === 'sqlite'
+    ? (column) => column.primaryKey().autoIncrement()
+    : (column) => column.primaryKey().generatedByDefaultAsIdentity();
+  const text = (column: ColumnDefinitionBuilder) => column.notNull().defaultTo('');
+  const flag = (column: ColumnDefinitionBuilder) => column.notNull().defaultTo(0);
+
+  return {
+    '0001_initial': {
+      async up(db: Kysely<any>) {
+        await db.schema.createTable('users')
+          .addColumn('id', 'integer', serialId)
+          .addColumn('login', 'text', (c) => c.notNull().unique())
+          .addColumn('role', 'text', (c) => c.notNull())
+          .addColumn('display_name', 'text', text)
+          .addColumn('created_utc', 'text', (c) => c.notNull())
+          .execute();
+
+        await db.schema.createTable('app_passwords')
+          .addColumn('id', 'integer', serialId)
+          .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
+          .addColumn('name', 'text', text)
+          .addColumn('hash', 'text', (c) => c.notNull())
+          .addColumn('created_utc', 'text', (c) => c.notNull())
+          .addColumn('last_used_utc', 'text')
+          .execute();
+        await db.schema.createIndex('app_passwords_user').on('app_passwords').column('user_id').execute();
+
+        await db.schema.createTable('posts')
+          .addColumn('id', 'integer', serialId)
+          .addColumn('type', 'text', (c) => c.notNull())
+          .addColumn('author_id', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('status_before_trash', 'text', text)
+          .addColumn('slug', 'text', (c) => c.notNull())
+          .addColumn('title', 'text', text)
+          .addColumn('content', 'text', text)
+          .addColumn('excerpt', 'text', text)
+          .addColumn('password', 'text', text)
+          .addColumn('image_id', 'integer')
+          .addColumn('parent_id', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('date_local', 'text', (c) => c.notNull())
+          .addColumn('date_utc', 'text', (c) => c.notNull())
+          .addColumn('modified_local', 'text', (c) => c.notNull())
+          .addColumn('modified_utc', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('posts_type_slug').on('posts').columns(['type', 'slug']).unique().execute();
+        await db.schema.createIndex('posts_type_date').on('posts').columns(['type', 'date_utc', 'id']).execute();
+        await db.schema.createIndex('posts_author').on('posts').column('author_id').execute();
+        await db.schema.createIndex('posts_parent').on('posts').column('parent_id').execute();
+
+        await db.schema.createTable('images')
+          .addColumn('id', 'integer', (c) => c.primaryKey().references('posts.id').onDelete('cascade'))
+          .addColumn('url', 'text', (c) => c.notNull())
+          .addColumn('extension', 'text', text)
+          .addColumn('width', 'integer')
+          .addColumn('height', 'integer')
+          .execute();
+        await db.schema.createIndex('images_url').on('images').column('url').execute();
+
+        await db.schema.createTable('venues')
+          .addColumn('id', 'integer', (c) => c.primaryKey().references('posts.id').onDelete('cascade'))
+          .addColumn('address', 'text', text)
+          .addColumn('city', 'text', text)
+          .addColumn('country', 'text', text)
+          .addColumn('province', 'text', text)
+          .addColumn('state', 'text', text)
+          .addColumn('zip', 'text', text)
+          .addColumn('phone', 'text', text)
+          .addColumn('website', 'text', text)
+          .addColumn('stateprovince', 'text', text)
+          .addColumn('show_map', 'integer', (c) => c.notNull().defaultTo(1))
+          .addColumn('show_map_link', 'integer', (c) => c.notNull().defaultTo(1))
+          .addColumn('geo_lat', 'double precision')
+          .addColumn('geo_lng', 'double precision')
+          .execute();
+
+        await db.schema.createTable('organizers')
+          .addColumn('id', 'integer', (c) => c.primaryKey().references('posts.id').onDelete('cascade'))
+          .addColumn('phone', 'text', text)
+          .addColumn('website', 'text', text)
+          .addColumn('email', 'text', text)
+          .execute();
+
+        await db.schema.createTable('events')
+          .addColumn('id', 'integer', (c) => c.primaryKey().references('posts.id').onDelete('cascade'))
+          .addColumn('timezone', 'text', text)
+          .addColumn('timezone_abbr', 'text', text)
+          .addColumn('all_day', 'integer', flag)
+          .addColumn('start_local', 'text', (c) => c.notNull())
+          .addColumn('end_local', 'text', (c) => c.notNull())
+          .addColumn('start_utc', 'text', (c) => c.notNull())
+          .addColumn('end_utc', 'text', (c) => c.notNull())
+          .addColumn('cost_values', 'text', (c) => c.notNull().defaultTo('[]'))
+          .addColumn('currency_symbol', 'text', text)
+          .addColumn('currency_position', 'text', text)
+          .addColumn('website', 'text')
+          .addColumn('show_map', 'integer', flag)
+          .addColumn('show_map_link', 'integer', flag)
+          .addColumn('hide_from_listings', 'integer', flag)
+          .addColumn('sticky', 'integer', flag)
+          .addColumn('featured', 'integer', flag)
+          .addColumn('venue_id', 'integer', (c) => c.references('posts.id').onDelete('set null'))
+          .execute();
+        await db.schema.createIndex('events_venue').on('events').column('venue_id').execute();
+
+        await db.schema.createTable('occurrences')
+          .addColumn('id', 'integer', serialId)
+          .addColumn('event_id', 'integer', (c) => c.notNull().references('events.id').onDelete('cascade'))
+          .addColumn('start_local', 'text', (c) => c.notNull())
+          .addColumn('end_local', 'text', (c) => c.notNull())
+          .addColumn('start_utc', 'text', (c) => c.notNull())
+          .addColumn('end_utc', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('occurrences_start').on('occurrences').columns(['start_local', 'event_id']).execute();
+        await db.schema.createIndex('occurrences_end').on('occurrences').columns(['end_local']).execute();
+        await db.schema.createIndex('occurrences_start_utc').on('occurrences').columns(['start_utc']).execute();
+        await db.schema.createIndex('occurrences_event').on('occurrences').column('event_id').execute();
+
+        await db.schema.createTable('event_organizers')
+          .addColumn('event_id', 'integer', (c) => c.notNull().references('events.id').onDelete('cascade'))
+          .addColumn('organizer_id', 'integer', (c) => c.notNull().references('posts.id').onDelete('cascade'))
+          .addColumn('position', 'integer', (c) => c.notNull())
+          .addPrimaryKeyConstraint('event_organizers_pk', ['event_id', 'position'])
+          .execute();
+        await db.schema.createIndex('event_organizers_organizer').on('event_organizers').column('organizer_id').execute();
+
+        await db.schema.createTable('terms')
+          .addColumn('id', 'integer', serialId)
+          .addColumn('taxonomy', 'text', (c) => c.notNull())
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('slug', 'text', (c) => c.notNull())
+          .addColumn('description', 'text', text)
+          .addColumn('parent_id', 'integer', (c) => c.notNull().defaultTo(0))
+          .execute();
+        await db.schema.createIndex('terms_taxonomy_slug').on('terms').columns(['taxonomy', 'slug']).unique().execute();
+        await db.schema.createIndex('terms_taxonomy_parent').on('terms').columns(['taxonomy', 'parent_id']).execute();
+
+        await db.schema.createTable('event_terms')
+          .addColumn('event_id', 'integer', (c) => c.notNull().references('events.id').onDelete('cascade'))
+          .addColumn('term_id', 'integer', (c) => c.notNull().references('terms.id').onDelete('cascade'))
+          .addPrimaryKeyConstraint('event_terms_pk', ['event_id', 'term_id'])
+          .execute();
+        await db.schema.createIndex('event_terms_term').on('event_terms').columns(['term_id', 'event_id']).execute();
+      },
+    },
+  };
+}

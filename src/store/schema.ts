@@ -1,0 +1,142 @@
+import type { Generated } from 'kysely';
+
+/** Booleans are stored as 0/1 integers on both databases so rows read the same everywhere. */
+export type Flag = number;
+
+/** What events, venues, organizers and images share, as WordPress posts do: one id sequence (D1b). */
+export interface PostsTable {
+  id: Generated<number>;
+  type: 'event' | 'venue' | 'organizer' | 'image';
+  author_id: number;
+  status: string;
+  /** The status an item had when it was trashed, so its owner's rights can be judged as before. */
+  status_before_trash: Generated<string>;
+  slug: string;
+  title: string;
+  content: Generated<string>;
+  excerpt: Generated<string>;
+  password: Generated<string>;
+  image_id: Generated<number | null>;
+  parent_id: Generated<number>;
+  date_local: string;
+  date_utc: string;
+  modified_local: string;
+  modified_utc: string;
+}
+
+export interface VenuesTable {
+  id: number;
+  address: string;
+  city: string;
+  country: string;
+  province: string;
+  state: string;
+  zip: string;
+  phone: string;
+  website: string;
+  stateprovince: string;
+  show_map: Flag;
+  show_map_link: Flag;
+  geo_lat: number | null;
+  geo_lng: number | null;
+}
+
+export interface OrganizersTable {
+  id: number;
+  phone: string;
+  website: string;
+  email: string;
+}
+
+export interface EventsTable {
+  id: number;
+  timezone: string;
+  timezone_abbr: string;
+  all_day: Flag;
+  start_local: string;
+  end_local: string;
+  start_utc: string;
+  end_utc: string;
+  /** JSON array of the raw cost strings as sent. */
+  cost_values: string;
+  currency_symbol: string;
+  currency_position: string;
+  /** null when never stored: the response then falls back to the event's own URL. */
+  website: string | null;
+  show_map: Flag;
+  show_map_link: Flag;
+  hide_from_listings: Flag;
+  sticky: Flag;
+  featured: Flag;
+  venue_id: number | null;
+}
+
+/** What list queries read: one row per event today, one per occurrence of a recurring series later. */
+export interface OccurrencesTable {
+  id: Generated<number>;
+  event_id: number;
+  start_local: string;
+  end_local: string;
+  start_utc: string;
+  end_utc: string;
+}
+
+export interface EventOrganizersTable {
+  event_id: number;
+  organizer_id: number;
+  position: number;
+}
+
+export interface ImagesTable {
+  id: number;
+  url: string;
+  extension: string;
+  width: number | null;
+  height: number | null;
+}
+
+export interface TermsTable {
+  id: Generated<number>;
+  taxonomy: 'event_category' | 'event_tag';
+  name: string;
+  slug: string;
+  description: string;
+  parent_id: number;
+}
+
+export interface EventTermsTable {
+  event_id: number;
+  term_id: number;
+}
+
+export interface UsersTable {
+  id: Generated<number>;
+  login: string;
+  role: string;
+  display_name: string;
+  created_utc: string;
+}
+
+export interface AppPasswordsTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  /** `scrypt$N$r$p$salt$hash`, base64url parts. */
+  hash: string;
+  created_utc: string;
+  last_used_utc: string | null;
+}
+
+export interface Database {
+  posts: PostsTable;
+  venues: VenuesTable;
+  organizers: OrganizersTable;
+  events: EventsTable;
+  occurrences: OccurrencesTable;
+  event_organizers: EventOrganizersTable;
+  images: ImagesTable;
+  terms: TermsTable;
+  event_terms: EventTermsTable;
+  users: UsersTable;
+  app_passwords: AppPasswordsTable;
+}

@@ -1,0 +1,25 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { SqliteDialect } from 'kysely';
+
+export const SQLITE_LOWER = 'unicode_lower';
+
+/** WAL so readers never wait for the writer; a busy timeout so concurrent processes queue instead of failing. */
+export function createSqliteDialect(path: string): { dialect: SqliteDialect; database: BetterSqlite3.Database } {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const database = new BetterSqlite3(path);
+  database.pragma('journal_mode = WAL');
+  database.pragma('busy_timeout = 10000');
+  database.pragma('foreign_keys = ON');
+  database.pragma('synchronous = NORMAL');
+  // SQLite's own lower() only folds ASCII; D11 wants non-ASCII letters folded too.
+  database.function(SQLITE_LOWER, { deterministic: true }, (value: unknown) =>
+    typeof value === 'string' ? value.toLowerCase() : value);
+  return { dialect: new SqliteDialect({ database }), database };
+}
+
+export function isSqliteBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+}

@@ -1,0 +1,106 @@
+import { Kysely, sql, type Expression, type RawBuilder, type Transaction } from 'kysely';
+import { Migrator } from 'kysely/migration';
+import type { DatabaseConfig } from '../config.ts';
+import type { Dialect } from './dialect.ts';
+import { migrations } from './migrations.ts';
+import { createPostgresDialect } from './postgres.ts';
+import type { Database } from './schema.ts';
+import { createSqliteDialect, isSqliteBusy, SQLITE_LOWER } from './sqlite.ts';
+
+export type Db = Kysely<Database>;
+export type Trx = Transaction<Database>;
+
+export interface Store {
+  readonly db: Db;
+  readonly dialect: Dialect;
+  /** Unicode-aware lower-casing of a text expression, the same on both databases. */
+  lower(expression: Expression<string> | RawBuilder<string>): RawBuilder<string>;
+  /** One transaction per write; retried when a concurrent SQLite writer holds the lock. */
+  transaction<T>(work: (trx: Trx) => Promise<T>): Promise<T>;
+  /** True when the database answers. */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export interface OpenStoreOptions {
+  /** PostgreSQL only: keep every table in this schema (tests isolate themselves this way). */
+  schema?: string;
+}
+
+const BUSY_RETRIES = 8;
+
+async function retryWhileBusy<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!isSqliteBusy(error) || attempt >= BUSY_RETRIES) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 10 * 2 ** attempt));
+    }
+  }
+}
+
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+export async function migrateToLatest(db: Kysely<any>, dialect: Dialect): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations(dialect) },
+  });
+  // Several processes may start at once: PostgreSQL serialises them with an advisory lock inside
+  // the migrator; on SQLite the loser of the write lock gets SQLITE_BUSY and simply tries again.
+  const { error } = await retryWhileBusy(async () => {
+    const result = await migrator.migrateToLatest();
+    if (result.error && isSqliteBusy(result.error)) throw result.error;
+    return result;
+  });
+  if (error) throw error;
+}
+
+export async function openStore(config: DatabaseConfig, options: OpenStoreOptions = {}): Promise<Store> {
+  let db: Db;
+  let dialect: Dialect;
+  if (config.dialect === 'sqlite') {
+    db = new Kysely<Database>({ dialect: createSqliteDialect(config.path).dialect });
+    dialect = 'sqlite';
+  } else {
+    if (options.schema) {
+      const { dialect: bootstrap } = createPostgresDialect(config.url);
+      const admin = new Kysely<any>({ dialect: bootstrap });
+      try {
+        await sql`create schema if not exists ${sql.id(options.schema)}`.execute(admin);
+      } finally {
+        await admin.destroy();
+      }
+    }
+    db = new Kysely<Database>({ dialect: createPostgresDialect(config.url, options.schema).dialect });
+    dialect = 'postgres';
+  }
+
+  try {
+    await migrateToLatest(db, dialect);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+
+  const lowerFunction = dialect === 'sqlite' ? SQLITE_LOWER : 'lower';
+  return {
+    db,
+    dialect,
+    lower: (expression) => sql<string>`${sql.raw(lowerFunction)}(${expression})`,
+    transaction: (work) => retryWhileBusy(() => db.transaction().execute(work)),
+    async ping() {
+      try {
+        await sql`select 1`.execute(db);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    close: () => db.destroy(),
+  };
+}

@@ -1,0 +1,79 @@
+import type { Db, Store } from '../store/store.ts';
+import type { Role } from '../domain/access.ts';
+import { hashSecret } from './secrets.ts';
+
+export interface UserRow {
+  id: number;
+  login: string;
+  role: Role;
+  display_name: string;
+  created_utc: string;
+}
+
+export interface AppPasswordRow {
+  id: number;
+  user_id: number;
+  name: string;
+  hash: string;
+  created_utc: string;
+  last_used_utc: string | null;
+}
+
+const nowUtc = () => new Date().toISOString().slice(0, 19).replace('T', ' ');
+
+export async function findUserByLogin(db: Db, login: string): Promise<UserRow | undefined> {
+  return (await db.selectFrom('users').selectAll().where('login', '=', login).executeTakeFirst()) as UserRow | undefined;
+}
+
+export async function findUserById(db: Db, id: number): Promise<UserRow | undefined> {
+  return (await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst()) as UserRow | undefined;
+}
+
+export async function countUsers(db: Db): Promise<number> {
+  const row = await db.selectFrom('users').select(db.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+export async function createUser(db: Db, login: string, role: Role, displayName = login): Promise<UserRow> {
+  return (await db.insertInto('users')
+    .values({ login, role, display_name: displayName, created_utc: nowUtc() })
+    .returningAll()
+    .executeTakeFirstOrThrow()) as UserRow;
+}
+
+export async function setUserRole(db: Db, id: number, role: Role): Promise<void> {
+  await db.updateTable('users').set({ role }).where('id', '=', id).execute();
+}
+
+/** Deletes a user; whatever they authored passes to `heirId` first, in one transaction. */
+export async function deleteUser(store: Store, id: number, heirId: number): Promise<void> {
+  await store.transaction(async (trx) => {
+    await trx.updateTable('posts').set({ author_id: heirId }).where('author_id', '=', id).execute();
+    await trx.deleteFrom('app_passwords').where('user_id', '=', id).execute();
+    await trx.deleteFrom('users').where('id', '=', id).execute();
+  });
+}
+
+export async function createAppPassword(db: Db, userId: number, name: string, secret: string): Promise<AppPasswordRow> {
+  return (await db.insertInto('app_passwords')
+    .values({ user_id: userId, name, hash: await hashSecret(secret), created_utc: nowUtc(), last_used_utc: null })
+    .returningAll()
+    .executeTakeFirstOrThrow()) as AppPasswordRow;
+}
+
+export async function listAppPasswords(db: Db, userId: number): Promise<AppPasswordRow[]> {
+  return (await db.selectFrom('app_passwords').selectAll().where('user_id', '=', userId).orderBy('id').execute()) as AppPasswordRow[];
+}
+
+export async function findAppPassword(db: Db, id: number): Promise<AppPasswordRow | undefined> {
+  return (await db.selectFrom('app_passwords').selectAll().where('id', '=', id).executeTakeFirst()) as AppPasswordRow | undefined;
+}
+
+export async function revokeAppPassword(db: Db, id: number): Promise<boolean> {
+  const result = await db.deleteFrom('app_passwords').where('id', '=', id).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+export async function touchAppPassword(db: Db, id: number, at: string): Promise<void> {
+  await db.updateTable('app_passwords').set({ last_used_utc: at }).where('id', '=', id).execute();
+}
