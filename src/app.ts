@@ -32,6 +32,8 @@ function frameworkError(error: FastifyError): ApiError {
         'Unsupported Content-Type: send application/json or application/x-www-form-urlencoded.');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new ApiError(400, 'rest_invalid_content_length', 'The Content-Length header does not match the body.');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new ApiError(414, 'rest_uri_too_long', 'A path segment of the request URL is too long.');
     case 'FST_ERR_BAD_URL':
       return new ApiError(400, 'rest_invalid_url', 'The request URL is malformed.');
     default:

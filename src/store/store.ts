@@ -46,9 +46,15 @@ export function isUniqueViolation(error: unknown): boolean {
 }
 
 export async function migrateToLatest(db: Kysely<any>, dialect: Dialect): Promise<void> {
+  // Kysely looks for its bookkeeping tables in every schema it can see; naming ours keeps another schema's
+  // tables (another application's, or another test's) from being mistaken for them.
+  const migrationTableSchema = dialect === 'postgres'
+    ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0].schema
+    : undefined;
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrations(dialect) },
+    ...(migrationTableSchema ? { migrationTableSchema } : {}),
   });
   // Several processes may start at once: PostgreSQL serialises them with an advisory lock inside
   // the migrator; on SQLite the loser of the write lock gets SQLITE_BUSY and simply tries again.

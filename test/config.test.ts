@@ -1,0 +1,74 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ConfigError, loadConfig, parseDatabaseUrl } from '../src/config.ts';
+
+function rejects(env: Record<string, string>, variable: string) {
+  assert.throws(() => loadConfig(env), (error: unknown) => error instanceof ConfigError && error.variable === variable
+    && error.message.includes(variable));
+}
+
+describe('configuration', () => {
+  it('has the contract defaults', () => {
+    const config = loadConfig({});
+    assert.equal(config.port, 8080);
+    assert.equal(config.host, '127.0.0.1');
+    assert.deepEqual(config.database, { dialect: 'sqlite', path: 'data/calendar.db' });
+    assert.equal(config.siteUrl, 'http://127.0.0.1:8080');
+    assert.equal(config.apiRoot, 'http://127.0.0.1:8080/calendar/events/v1');
+    assert.equal(config.siteTimezone, 'UTC');
+    assert.equal(config.perPageDefault, 10);
+    assert.equal(config.perPageMax, 100);
+    assert.equal(config.corsOrigins, '*');
+    assert.equal(config.currencySymbol, '$');
+    assert.equal(config.currencyPosition, 'prefix');
+    assert.equal(config.currencyCode, 'USD');
+    assert.equal(config.admin, null);
+    assert.equal(config.logLevel, 'info');
+  });
+
+  it('derives SITE_URL from HOST and PORT, using 127.0.0.1 for wildcard hosts', () => {
+    assert.equal(loadConfig({ HOST: '0.0.0.0', PORT: '9000' }).siteUrl, 'http://127.0.0.1:9000');
+    assert.equal(loadConfig({ HOST: 'events.local', PORT: '81' }).siteUrl, 'http://events.local:81');
+  });
+
+  it('strips the trailing slash of SITE_URL and puts API_PREFIX before the namespace', () => {
+    const config = loadConfig({ SITE_URL: 'https://example.com/site/', API_PREFIX: '/wp-json' });
+    assert.equal(config.siteUrl, 'https://example.com/site');
+    assert.equal(config.apiRoot, 'https://example.com/site/wp-json/calendar/events/v1');
+    assert.equal(config.apiPath, '/wp-json/calendar/events/v1');
+  });
+
+  it('reads every DATABASE_URL form', () => {
+    assert.deepEqual(parseDatabaseUrl('sqlite:data/x.db'), { dialect: 'sqlite', path: 'data/x.db' });
+    assert.deepEqual(parseDatabaseUrl('file:/tmp/x.db'), { dialect: 'sqlite', path: '/tmp/x.db' });
+    assert.deepEqual(parseDatabaseUrl('/var/lib/events.db'), { dialect: 'sqlite', path: '/var/lib/events.db' });
+    assert.deepEqual(parseDatabaseUrl('postgres://u@h/db'), { dialect: 'postgres', url: 'postgres://u@h/db' });
+    assert.deepEqual(parseDatabaseUrl('postgresql://u@h/db'), { dialect: 'postgres', url: 'postgresql://u@h/db' });
+  });
+
+  it('accepts a list of CORS origins', () => {
+    assert.deepEqual(loadConfig({ CORS_ORIGINS: 'https://a.example, http://b.example:8080' }).corsOrigins,
+      ['https://a.example', 'http://b.example:8080']);
+  });
+
+  it('stops on a bad value, naming the variable', () => {
+    rejects({ PORT: 'eighty' }, 'PORT');
+    rejects({ PORT: '70000' }, 'PORT');
+    rejects({ DATABASE_URL: 'mysql://x@y/z' }, 'DATABASE_URL');
+    rejects({ SITE_URL: 'not a url' }, 'SITE_URL');
+    rejects({ SITE_URL: 'ftp://example.com' }, 'SITE_URL');
+    rejects({ API_PREFIX: 'wp-json' }, 'API_PREFIX');
+    rejects({ API_PREFIX: '/wp-json/' }, 'API_PREFIX');
+    rejects({ SITE_TIMEZONE: 'Mars/Olympus' }, 'SITE_TIMEZONE');
+    rejects({ PER_PAGE_DEFAULT: '0' }, 'PER_PAGE_DEFAULT');
+    rejects({ PER_PAGE_DEFAULT: '50', PER_PAGE_MAX: '20' }, 'PER_PAGE_DEFAULT');
+    rejects({ PER_PAGE_MAX: '-1' }, 'PER_PAGE_MAX');
+    rejects({ CORS_ORIGINS: 'https://a.example/path' }, 'CORS_ORIGINS');
+    rejects({ CURRENCY_POSITION: 'before' }, 'CURRENCY_POSITION');
+    rejects({ CURRENCY_CODE: 'dollars' }, 'CURRENCY_CODE');
+    rejects({ ADMIN_USER: 'admin' }, 'ADMIN_PASSWORD');
+    rejects({ ADMIN_PASSWORD: 'secret' }, 'ADMIN_USER');
+    rejects({ ADMIN_USER: 'bad name!', ADMIN_PASSWORD: 'x' }, 'ADMIN_USER');
+    rejects({ LOG_LEVEL: 'loud' }, 'LOG_LEVEL');
+  });
+});

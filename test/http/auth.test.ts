@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { ensureAdmin } from '../../src/users/bootstrap.ts';
+import { listAppPasswords, revokeAppPassword, findUserByLogin } from '../../src/users/store.ts';
+import { basicAuth, describeEachDatabase } from '../helpers/harness.ts';
+
+const silentLog = { info() {}, warn() {} };
+
+describeEachDatabase('authentication (D15)', (h) => {
+  it('accepts an application password with or without its spaces', async () => {
+    const editor = h().users.editor;
+    const spaced = await h().request('POST', '/venues', { as: editor, body: { venue: 'Auth Hall' } });
+    assert.equal(spaced.statusCode, 201);
+    assert.equal(spaced.json().author, String(editor.id));
+    const secret = Buffer.from(editor.authorization.slice(6), 'base64').toString().split(':')[1].replace(/ /g, '');
+    const compact = await h().request('GET', '/venues', { as: basicAuth(editor.login, secret) });
+    assert.equal(compact.statusCode, 200);
+  });
+
+  it('answers an unknown user with 401 invalid_username, even on public GETs', async () => {
+    const response = await h().request('GET', '/venues', { as: basicAuth('nobody', 'abcd efgh') });
+    assert.equal(response.statusCode, 401);
+    assert.equal(response.json().code, 'invalid_username');
+    assert.equal(response.json().data.status, 401);
+  });
+
+  it('answers a wrong password, a malformed header or another scheme with 401 incorrect_password', async () => {
+    for (const header of [basicAuth('editor', 'wrong password'), 'Basic !!!not-base64', 'Basic ' + Buffer.from('no-colon').toString('base64'),
+      'Bearer abc.def.ghi', 'Digest username="editor"', basicAuth('editor', '')]) {
+      const response = await h().request('GET', '/venues', { as: header, headers: { 'x-forwarded-for': 'irrelevant' } });
+      assert.equal(response.statusCode, 401, header);
+      assert.equal(response.json().code, 'incorrect_password', header);
+      assert.deepEqual(Object.keys(response.json()), ['code', 'message', 'data']);
+    }
+  });
+
+  it('stops accepting a password as soon as it is revoked, cache or not', async () => {
+    const user = await h().createUser('revokee', 'editor');
+    assert.equal((await h().request('GET', '/venues', { as: user })).statusCode, 200);
+    const [password] = await listAppPasswords(h().store.db, user.id);
+    await revokeAppPassword(h().store.db, password.id);
+    const after = await h().request('GET', '/venues', { as: user });
+    assert.equal(after.statusCode, 401);
+    assert.equal(after.json().code, 'incorrect_password');
+  });
+
+  it('records when an application password was last used', async () => {
+    const user = await h().createUser('tracked', 'author');
+    const [before] = await listAppPasswords(h().store.db, user.id);
+    assert.equal(before.last_used_utc, null);
+    await h().request('GET', '/venues', { as: user });
+    const [after] = await listAppPasswords(h().store.db, user.id);
+    assert.match(String(after.last_used_utc), /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+  });
+
+  it('makes sure ADMIN_USER exists and authenticates with ADMIN_PASSWORD, replacing it when it changes', async () => {
+    const config = { ...h().config, admin: { user: 'boss', password: 'first secret' } };
+    await ensureAdmin(config, h().store, silentLog);
+    await ensureAdmin(config, h().store, silentLog);
+    assert.equal((await h().request('POST', '/venues', { as: basicAuth('boss', 'first secret'), body: { venue: 'Boss Hall' } })).statusCode, 201);
+
+    await ensureAdmin({ ...config, admin: { user: 'boss', password: 'second secret' } }, h().store, silentLog);
+    assert.equal((await h().request('GET', '/venues', { as: basicAuth('boss', 'first secret') })).statusCode, 401);
+    assert.equal((await h().request('GET', '/venues', { as: basicAuth('boss', 'second secret') })).statusCode, 200);
+    const boss = await findUserByLogin(h().store.db, 'boss');
+    assert.equal((await listAppPasswords(h().store.db, boss!.id)).length, 1);
+  });
+
+  it('promotes an existing ADMIN_USER to administrator', async () => {
+    const user = await h().createUser('promoted', 'subscriber');
+    await ensureAdmin({ ...h().config, admin: { user: 'promoted', password: 'pw' } }, h().store, silentLog);
+    assert.equal((await findUserByLogin(h().store.db, 'promoted'))!.role, 'administrator');
+    assert.equal((await h().request('POST', '/venues', { as: user, body: { venue: 'Promoted Hall' } })).statusCode, 201);
+  });
+
+  it('slows down repeated failures from one address with 429', async () => {
+    const address = '203.0.113.7';
+    const attempt = () => h().app.inject({ method: 'GET', url: `${h().api}/venues`, remoteAddress: address, headers: { authorization: basicAuth('editor', 'guess') } });
+    const statuses: number[] = [];
+    for (let index = 0; index < 12; index++) statuses.push((await attempt()).statusCode);
+    assert.deepEqual(statuses.slice(0, 10), Array(10).fill(401));
+    const limited = await attempt();
+    assert.equal(limited.statusCode, 429);
+    assert.equal(limited.json().code, 'rest_too_many_login_attempts');
+    assert.ok(Number(limited.headers['retry-after']) > 0);
+    const otherAddress = await h().app.inject({ method: 'GET', url: `${h().api}/venues`, remoteAddress: '203.0.113.8', headers: { authorization: h().users.editor.authorization } });
+    assert.equal(otherAddress.statusCode, 200);
+  });
+});
