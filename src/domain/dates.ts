@@ -15,6 +15,7 @@
  */
 import { DateTime, FixedOffsetZone, IANAZone } from 'luxon';
 import type { Zone } from 'luxon';
+import { offsetAt } from './zone-offsets.ts';
 
 export interface DateDetails {
   year: string;
@@ -39,7 +40,6 @@ export type DateBoundKind =
   | 'ends_before'
   | 'ends_after';
 
-const WP_FORMAT = 'yyyy-MM-dd HH:mm:ss';
 const WP_PATTERN = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/;
 const START_OF_DAY = '00:00:00';
 const END_OF_DAY = '23:59:59';
@@ -158,7 +158,21 @@ export function timezoneAbbr(timezone: string, at: DateTime): string {
   }
 }
 
+// Checking a zone with Intl costs hundreds of microseconds; the set of zones a site uses is small.
+const classifiedZones = new Map<string, ClassifiedTimezone | null>();
+const MAX_REMEMBERED_ZONES = 1000;
+
 function classifyTimezone(timezone: string): ClassifiedTimezone | null {
+  let classified = classifiedZones.get(timezone);
+  if (classified === undefined) {
+    classified = classifyTimezoneUncached(timezone);
+    if (classifiedZones.size >= MAX_REMEMBERED_ZONES) classifiedZones.clear();
+    classifiedZones.set(timezone, classified);
+  }
+  return classified;
+}
+
+function classifyTimezoneUncached(timezone: string): ClassifiedTimezone | null {
   const utcSuffix = /^utc([+-].*)$/i.exec(timezone);
   if (utcSuffix) return fixedOffsetOf('utc-offset', parseUtcSuffix(utcSuffix[1]));
   if (/^[+-]/.test(timezone)) return fixedOffsetOf('offset', parseClockOffset(timezone));
@@ -205,7 +219,20 @@ function signedOffsetMinutes(sign: string, hours: number, minutes: number): numb
  * ICU's American names give EST/EDT/PST… but "GMT+1" for Paris, whose British names are CET/CEST;
  * take whichever is made of letters, else the American one.
  */
+const abbreviations = new Map<string, string>();
+
 function letterAbbreviation(dt: DateTime): string {
+  const key = `${dt.zoneName}|${offsetAt(dt.zone, dt.toMillis())}`;
+  let abbreviation = abbreviations.get(key);
+  if (abbreviation === undefined) {
+    abbreviation = letterAbbreviationUncached(dt);
+    if (abbreviations.size >= MAX_REMEMBERED_ZONES) abbreviations.clear();
+    abbreviations.set(key, abbreviation);
+  }
+  return abbreviation;
+}
+
+function letterAbbreviationUncached(dt: DateTime): string {
   const american = dt.setLocale('en-US').offsetNameShort ?? '';
   if (!/^GMT[+-]/.test(american)) return american;
   const british = dt.setLocale('en-GB').offsetNameShort ?? '';
@@ -222,9 +249,11 @@ function requireZone(timezone: string): Zone {
 // WP format
 // ---------------------------------------------------------------------------------------------------
 
+const pad = (value: number, width = 2) => String(value).padStart(width, '0');
+
 export function formatWp(dt: DateTime): string {
   if (!dt.isValid) throw new RangeError(`Invalid DateTime: ${dt.invalidExplanation ?? dt.invalidReason}`);
-  return dt.toFormat(WP_FORMAT);
+  return `${pad(dt.year, 4)}-${pad(dt.month)}-${pad(dt.day)} ${pad(dt.hour)}:${pad(dt.minute)}:${pad(dt.second)}`;
 }
 
 /** Reads a WP-format wall-clock value in `zone`; throws on anything else, impossible dates included. */
@@ -239,12 +268,44 @@ export function dateDetails(wp: string): DateDetails {
   return { year, month, day, hour, minutes, seconds };
 }
 
+/** `YYYY-MM-DD HH:MM:SS` of a UTC millisecond value, shifted by `offsetMinutes`. */
+function formatMillis(ms: number, offsetMinutes = 0): string {
+  return new Date(ms + offsetMinutes * 60_000).toISOString().slice(0, 19).replace('T', ' ');
+}
+
+/** The instant (UTC ms) of a valid WP-format wall-clock value in `zone`. */
+function wallClockMillis(wp: string, zone: Zone): number {
+  const { year, month, day, hour, minute, second } = wpFields(wp);
+  const asUtc = Date.UTC(year, month - 1, day, hour, minute, second);
+  const check = new Date(asUtc);
+  // Date.UTC rolls 2024-02-30 over into March; a value that does not survive the round trip is impossible.
+  if (year < 1 || check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day || hour > 23) {
+    throw new RangeError(`Invalid date: ${JSON.stringify(wp)}`);
+  }
+  return wallClockInstant(asUtc, zone);
+}
+
+/**
+ * {@link timezoneAbbr} for a stored wall-clock value: what event writes need, without building a DateTime
+ * unless the abbreviation of that offset has not been seen yet.
+ */
+export function timezoneAbbrForLocal(timezone: string, localWp: string): string {
+  const classified = classifyTimezone(timezone);
+  if (classified === null) return '';
+  if (classified.kind !== 'iana') return timezoneAbbr(timezone, parseWp(localWp, timezone));
+  const instant = wallClockMillis(localWp, classified.zone);
+  const key = `${classified.zone.name}|${offsetAt(classified.zone, instant)}`;
+  return abbreviations.get(key) ?? letterAbbreviation(DateTime.fromMillis(instant, { zone: classified.zone }));
+}
+
 export function localToUtc(localWp: string, timezone: string): string {
-  return formatWp(parseWp(localWp, timezone).toUTC());
+  return formatMillis(wallClockMillis(localWp, requireZone(timezone)));
 }
 
 export function utcToLocal(utcWp: string, timezone: string): string {
-  return formatWp(parseWp(utcWp, 'UTC').setZone(requireZone(timezone)));
+  const zone = requireZone(timezone);
+  const instant = wallClockMillis(utcWp, FixedOffsetZone.utcInstance);
+  return formatMillis(instant, offsetAt(zone, instant));
 }
 
 /** All-day events run from the start of the start day to the end of the end day (cutoff 00:00). */
@@ -276,11 +337,26 @@ function isoDatePart(dt: DateTime): string {
 
 /** A wall-clock time in `zone`, with the gap and overlap rules of the module comment. */
 function wallClock(fields: WallClockFields, zone: Zone): DateTime {
-  const dt = fromFields(fields, zone);
-  if (!dt.isValid) return dt;
-  return dt.getPossibleOffsets().reduce((earliest, candidate) =>
-    candidate.toMillis() < earliest.toMillis() ? candidate : earliest,
-  );
+  const checked = fromFields(fields, FixedOffsetZone.utcInstance);
+  if (!checked.isValid) return checked;
+  return DateTime.fromMillis(wallClockInstant(checked.toMillis(), zone), { zone });
+}
+
+const HALF_DAY_MS = 12 * 60 * 60 * 1000;
+
+/**
+ * The instant a wall-clock time (given as if it were UTC) names in `zone`, without Luxon's costly
+ * getPossibleOffsets: the offsets in force half a day either side are the only candidates. A repeated
+ * time takes its first occurrence (PHP); a time in a spring-forward gap is read with the offset before
+ * the gap, which moves it forward by the gap (Luxon's and PHP's reading).
+ */
+function wallClockInstant(asUtcMillis: number, zone: Zone): number {
+  const before = offsetAt(zone, asUtcMillis - HALF_DAY_MS);
+  const after = offsetAt(zone, asUtcMillis + HALF_DAY_MS);
+  const candidates = [before, after]
+    .map((offset) => asUtcMillis - offset * 60_000)
+    .filter((instant, index) => offsetAt(zone, instant) === [before, after][index]);
+  return candidates.length > 0 ? Math.min(...candidates) : asUtcMillis - before * 60_000;
 }
 
 /** Like DateTime.fromObject, without the ISO `24:00:00` that Luxon accepts as the next midnight. */

@@ -674,3 +674,22 @@ describe('strictBound', () => {
     }
   });
 });
+
+describe('timezoneAbbrForLocal', () => {
+  it('matches timezoneAbbr for every zone form', async () => {
+    const { timezoneAbbrForLocal, timezoneAbbr, parseWp } = await import('../../src/domain/dates.ts');
+    for (const [zone, local, expected] of [
+      ['America/New_York', '2027-01-10 09:00:00', 'EST'],
+      ['America/New_York', '2027-07-10 09:00:00', 'EDT'],
+      ['Europe/Paris', '2027-07-10 09:00:00', 'CEST'],
+      ['UTC', '2027-07-10 09:00:00', 'UTC'],
+      ['UTC+5', '2027-07-10 09:00:00', 'UTC+5'],
+      ['EST', '2027-07-10 09:00:00', 'EST'],
+      ['+05:30', '2027-07-10 09:00:00', '+05:30'],
+      ['Not/AZone', '2027-07-10 09:00:00', ''],
+    ]) {
+      assert.equal(timezoneAbbrForLocal(zone, local), expected, zone);
+      if (expected !== '') assert.equal(timezoneAbbr(zone, parseWp(local, zone)), expected, zone);
+    }
+  });
+});

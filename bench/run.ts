@@ -1,0 +1,184 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { loadConfig } from '../src/config.ts';
+import { openStore } from '../src/store/store.ts';
+import { generateAppPassword } from '../src/users/secrets.ts';
+import { createAppPassword, createUser } from '../src/users/store.ts';
+import { seed } from './seed.ts';
+
+const USAGE = `npm run bench -- [--events N] [--database sqlite|postgres] [--duration seconds] [--connections N]
+  --events       events to seed (default 10000; 1000000 works)
+  --database     sqlite (default) or postgres (DATABASE_URL, else postgres://postgres@127.0.0.1:5432/test, schema "bench")
+  --duration     seconds per scenario (default 10)
+  --connections  concurrent connections (default 10)`;
+
+const { values: options } = parseArgs({
+  options: {
+    events: { type: 'string', default: '10000' },
+    database: { type: 'string', default: 'sqlite' },
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '10' },
+    help: { type: 'boolean', default: false },
+  },
+});
+if (options.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const eventCount = Number(options.events);
+const duration = Number(options.duration);
+const connections = Number(options.connections);
+if (!Number.isInteger(eventCount) || eventCount < 100 || !['sqlite', 'postgres'].includes(options.database!)) {
+  console.error(USAGE);
+  process.exit(2);
+}
+
+const SERVICE_PORT = 8181;
+const CEILING_PORT = 8182;
+const PG_SCHEMA = 'bench';
+
+async function databaseUrl(): Promise<string> {
+  if (options.database === 'sqlite') {
+    mkdirSync('bench/data', { recursive: true });
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`bench/data/bench.db${suffix}`, { force: true });
+    return 'bench/data/bench.db';
+  }
+  const base = process.env.DATABASE_URL?.startsWith('postgres') ? process.env.DATABASE_URL : 'postgres://postgres@127.0.0.1:5432/test';
+  const client = new pg.Client({ connectionString: base });
+  await client.connect();
+  await client.query(`drop schema if exists ${PG_SCHEMA} cascade`);
+  await client.query(`create schema ${PG_SCHEMA}`);
+  await client.end();
+  return `${base}${base.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${PG_SCHEMA}`)}`;
+}
+
+function start(script: string, env: Record<string, string>): ChildProcess {
+  const child = spawn(process.execPath, [script], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit'] });
+  child.on('exit', (code, signal) => {
+    if (code !== 0 && signal !== 'SIGTERM') console.error(`${script} exited with ${code ?? signal}`);
+  });
+  return child;
+}
+
+async function waitFor(url: string): Promise<void> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch { /* not up yet */ }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${url} did not answer`);
+}
+
+const rssMb = (pid: number) => {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return Math.round(kb / 1024);
+};
+
+interface Scenario {
+  name: string;
+  url: string;
+  method?: 'GET' | 'POST' | 'PATCH';
+  body?: string;
+  authorized?: boolean;
+  connections?: number;
+}
+
+interface Measured {
+  name: string;
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+  ratioToCeiling: number | null;
+  serverRssMb: number | null;
+}
+
+async function main(): Promise<void> {
+  const url = await databaseUrl();
+  const config = loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent' });
+  const store = await openStore(config.database);
+  const admin = await createUser(store.db, 'bench', 'administrator');
+  const { secret } = generateAppPassword();
+  await createAppPassword(store.db, admin.id, 'bench', secret);
+  const authorization = `Basic ${Buffer.from(`bench:${secret}`).toString('base64')}`;
+
+  console.log(`Seeding ${eventCount} events on ${options.database}…`);
+  const seeded = await seed(store, eventCount, admin.id);
+  await store.close();
+  console.log(`seeded ${eventCount} events at ${seeded.eventsPerSecond} events/s`);
+
+  const service = start('src/main.ts', { DATABASE_URL: url, PORT: String(SERVICE_PORT), LOG_LEVEL: 'warn' });
+  const api = `http://127.0.0.1:${SERVICE_PORT}/calendar/events/v1`;
+  try {
+    await waitFor(`http://127.0.0.1:${SERVICE_PORT}/health`);
+    const sample = await (await fetch(`${api}/events?per_page=1`)).json() as { events: Array<{ id: number }> };
+    const eventId = sample.events[0].id;
+    const single = await (await fetch(`${api}/events/${eventId}`)).text();
+    const ceiling = start('bench/ceiling.ts', { PORT: String(CEILING_PORT), BODY_SIZE: String(Buffer.byteLength(single)) });
+    try {
+      await waitFor(`http://127.0.0.1:${CEILING_PORT}/fixed`);
+      const newEvent = JSON.stringify({ title: 'Bench event', start_date: '2027-03-10 09:00:00', end_date: '2027-03-10 11:00:00', categories: ['jazzs'] });
+      const scenarios: Scenario[] = [
+        { name: 'ceiling: bare Fastify, fixed body', url: `http://127.0.0.1:${CEILING_PORT}/fixed` },
+        { name: 'GET /events/{id}', url: `${api}/events/${eventId}` },
+        { name: 'GET /events (default window, 10)', url: `${api}/events` },
+        { name: 'GET /events?categories&search', url: `${api}/events?categories=${seeded.sampleCategory}&search=jazz` },
+        { name: 'GET /events?per_page=50', url: `${api}/events?per_page=50` },
+        { name: 'GET /venues', url: `${api}/venues` },
+        { name: 'POST /events (authenticated)', url: `${api}/events`, method: 'POST', body: newEvent, authorized: true },
+        { name: 'PATCH /events/{id}', url: `${api}/events/${eventId}`, method: 'PATCH', body: JSON.stringify({ title: 'Renamed by the benchmark' }), authorized: true },
+        { name: 'GET /events, 1 connection', url: `${api}/events`, connections: 1 },
+      ];
+      const results: Measured[] = [];
+      let ceilingRate = 0;
+      for (const scenario of scenarios) {
+        const headers: Record<string, string> = {};
+        if (scenario.body) headers['content-type'] = 'application/json';
+        if (scenario.authorized) headers.authorization = authorization;
+        const run = await autocannon({
+          url: scenario.url, method: scenario.method ?? 'GET', body: scenario.body, headers,
+          connections: scenario.connections ?? connections, duration,
+        });
+        const isCeiling = results.length === 0;
+        if (isCeiling) ceilingRate = run.requests.average;
+        const measured: Measured = {
+          name: scenario.name,
+          requestsPerSecond: Math.round(run.requests.average),
+          p50: run.latency.p50,
+          p99: run.latency.p99,
+          non2xx: run.non2xx,
+          errors: run.errors,
+          ratioToCeiling: isCeiling ? 1 : Math.round((run.requests.average / ceilingRate) * 1000) / 1000,
+          serverRssMb: isCeiling ? null : rssMb(service.pid!),
+        };
+        results.push(measured);
+        console.log(`${measured.name}: ${measured.requestsPerSecond} req/s, p50 ${measured.p50} ms, p99 ${measured.p99} ms`);
+      }
+
+      const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+      console.log(`\n${options.database}, ${eventCount} events, ${connections} connections, ${duration} s per scenario — ${machine}\n`);
+      console.log('| scenario | req/s | p50 ms | p99 ms | vs ceiling | server RSS MB | non-2xx |');
+      console.log('|---|---:|---:|---:|---:|---:|---:|');
+      for (const row of results) {
+        console.log(`| ${row.name} | ${row.requestsPerSecond} | ${row.p50} | ${row.p99} | ${row.ratioToCeiling === null ? '' : `${Math.round(row.ratioToCeiling * 100)} %`} | ${row.serverRssMb ?? ''} | ${row.non2xx} |`);
+      }
+      mkdirSync('bench/results', { recursive: true });
+      const file = `bench/results/${options.database}-${eventCount}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
+      writeFileSync(file, JSON.stringify({ database: options.database, events: eventCount, connections, duration, machine, seedEventsPerSecond: seeded.eventsPerSecond, results }, null, 2));
+      console.log(`\nwritten to ${file}`);
+    } finally {
+      ceiling.kill('SIGTERM');
+    }
+  } finally {
+    service.kill('SIGTERM');
+  }
+}
+
+await main();

@@ -1,0 +1,57 @@
+import type { Zone } from 'luxon';
+
+/**
+ * `zone.offset(ms)` asks Intl, which costs about 15 µs a call; event writes, list windows and imports call it
+ * millions of times. The offsets of a zone change only at its transitions, so each (zone, UTC year) is probed once:
+ * monthly samples find the months with a change, a binary search finds the exact second, and later look-ups
+ * are a scan of a handful of transitions.
+ */
+
+interface YearTable {
+  /** UTC milliseconds at which a new offset starts, ascending, with the offset from then on. */
+  starts: number[];
+  offsets: number[];
+}
+
+const tables = new Map<string, YearTable>();
+const MAX_TABLES = 5000;
+
+function probeYear(zone: Zone, year: number): YearTable {
+  const yearStart = Date.UTC(year, 0, 1);
+  const starts = [yearStart];
+  const offsets = [zone.offset(yearStart)];
+  let previous = yearStart;
+  for (let month = 1; month <= 12; month++) {
+    const sample = Date.UTC(year, month, 1);
+    const offset = zone.offset(sample);
+    if (offset !== offsets[offsets.length - 1]) {
+      let low = previous;
+      let high = sample;
+      while (high - low > 1000) {
+        const middle = low + Math.floor((high - low) / 2000) * 1000;
+        if (zone.offset(middle) === offset) high = middle;
+        else low = middle;
+      }
+      starts.push(high);
+      offsets.push(offset);
+    }
+    previous = sample;
+  }
+  return { starts, offsets };
+}
+
+/** The zone's UTC offset in minutes at `ms` (UTC milliseconds), exactly as `zone.offset(ms)` gives it. */
+export function offsetAt(zone: Zone, ms: number): number {
+  if (zone.isUniversal) return zone.offset(ms);
+  const year = new Date(ms).getUTCFullYear();
+  const key = `${zone.name}|${year}`;
+  let table = tables.get(key);
+  if (table === undefined) {
+    table = probeYear(zone, year);
+    if (tables.size >= MAX_TABLES) tables.clear();
+    tables.set(key, table);
+  }
+  let index = table.starts.length - 1;
+  while (index > 0 && table.starts[index] > ms) index--;
+  return table.offsets[index];
+}

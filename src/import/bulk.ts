@@ -1,0 +1,182 @@
+import type { Insertable } from 'kysely';
+import { parseCost } from '../domain/cost.ts';
+import { localToUtc, timezoneAbbrForLocal } from '../domain/dates.ts';
+import { sanitizeHtml, sanitizeTitle } from '../domain/html.ts';
+import { nextSlugCandidates, slugify } from '../domain/slugs.ts';
+import type { Store, Trx } from '../store/store.ts';
+import type { PostsTable } from '../store/schema.ts';
+
+/**
+ * The batch write path for imports and benchmark seeding: many rows per statement, one transaction per batch, no
+ * per-row round trips. Items are written as already validated; slugs are still made unique.
+ */
+
+const ROWS_PER_STATEMENT = 500;
+
+type PostType = PostsTable['type'];
+
+export interface BulkPostInput {
+  title: string;
+  content?: string;
+  excerpt?: string;
+  slug?: string;
+  status?: string;
+  authorId: number;
+  /** Publication date in UTC and site-local time. */
+  published: { utc: string; local: string };
+}
+
+export interface BulkEventInput extends BulkPostInput {
+  timezone: string;
+  /** Local wall-clock start and end in `timezone`, `YYYY-MM-DD HH:MM:SS`. */
+  start: string;
+  end: string;
+  allDay?: boolean;
+  cost?: string[];
+  website?: string | null;
+  featured?: boolean;
+  venueId?: number | null;
+  organizerIds?: number[];
+  categoryIds?: number[];
+  tagIds?: number[];
+}
+
+export interface BulkVenueInput extends BulkPostInput {
+  address?: string;
+  city?: string;
+  country?: string;
+  state?: string;
+  zip?: string;
+  geo?: { lat: number; lng: number };
+}
+
+export interface BulkOrganizerInput extends BulkPostInput {
+  phone?: string;
+  email?: string;
+  website?: string;
+}
+
+function chunks<T>(items: readonly T[], size = ROWS_PER_STATEMENT): T[][] {
+  const out: T[][] = [];
+  for (let index = 0; index < items.length; index += size) out.push(items.slice(index, index + size));
+  return out;
+}
+
+/** Unique slugs for a batch: one query for the batch's bases, a further one only for the rare collision. */
+async function uniqueSlugs(trx: Trx, type: PostType, bases: string[]): Promise<string[]> {
+  const taken = new Set((await trx.selectFrom('posts').select('slug').where('type', '=', type).where('slug', 'in', [...new Set(bases)]).execute()).map((row) => row.slug));
+  const result: string[] = [];
+  for (const base of bases) {
+    let slug = base;
+    if (taken.has(slug)) {
+      const similar = await trx.selectFrom('posts').select('slug').where('type', '=', type).where('slug', 'like', `${base}-%`).execute();
+      slug = nextSlugCandidates(base, [...taken, ...similar.map((row) => row.slug)]);
+    }
+    taken.add(slug);
+    result.push(slug);
+  }
+  return result;
+}
+
+/**
+ * Inserts posts and returns their ids in input order. Ids of one multi-row INSERT are assigned in VALUES order and
+ * increase (SQLite under its write lock, PostgreSQL from its sequence), so sorting the returned ids maps them back.
+ */
+async function insertPosts(trx: Trx, type: PostType, inputs: readonly BulkPostInput[], modified: { utc: string; local: string }): Promise<number[]> {
+  const slugs = await uniqueSlugs(trx, type, inputs.map((input) => input.slug ?? (slugify(input.title) || type)));
+  const rows: Insertable<PostsTable>[] = inputs.map((input, index) => ({
+    type,
+    author_id: input.authorId,
+    status: input.status ?? 'publish',
+    slug: slugs[index],
+    title: sanitizeTitle(input.title),
+    content: input.content ? sanitizeHtml(input.content) : '',
+    excerpt: input.excerpt ? sanitizeHtml(input.excerpt) : '',
+    date_local: input.published.local,
+    date_utc: input.published.utc,
+    modified_local: modified.local,
+    modified_utc: modified.utc,
+  }));
+  const returned = await trx.insertInto('posts').values(rows).returning('id').execute();
+  return returned.map((row) => row.id).sort((a, b) => a - b);
+}
+
+async function inBatches<T>(store: Store, inputs: readonly T[], write: (trx: Trx, batch: T[]) => Promise<number[]>, onProgress?: (done: number) => void): Promise<number[]> {
+  const ids: number[] = [];
+  for (const batch of chunks(inputs)) {
+    ids.push(...(await store.transaction((trx) => write(trx, batch))));
+    onProgress?.(ids.length);
+  }
+  return ids;
+}
+
+export function insertVenuesBulk(store: Store, inputs: readonly BulkVenueInput[], modified: { utc: string; local: string }): Promise<number[]> {
+  return inBatches(store, inputs, async (trx, batch) => {
+    const ids = await insertPosts(trx, 'venue', batch, modified);
+    await trx.insertInto('venues').values(batch.map((input, index) => ({
+      id: ids[index], address: input.address ?? '', city: input.city ?? '', country: input.country ?? '', province: '',
+      state: input.state ?? '', zip: input.zip ?? '', phone: '', website: '', stateprovince: input.state ?? '',
+      show_map: 1, show_map_link: 1, geo_lat: input.geo?.lat ?? null, geo_lng: input.geo?.lng ?? null,
+    }))).execute();
+    return ids;
+  });
+}
+
+export function insertOrganizersBulk(store: Store, inputs: readonly BulkOrganizerInput[], modified: { utc: string; local: string }): Promise<number[]> {
+  return inBatches(store, inputs, async (trx, batch) => {
+    const ids = await insertPosts(trx, 'organizer', batch, modified);
+    await trx.insertInto('organizers').values(batch.map((input, index) => ({
+      id: ids[index], phone: input.phone ?? '', email: input.email ?? '', website: input.website ?? '',
+    }))).execute();
+    return ids;
+  });
+}
+
+export async function insertTermsBulk(store: Store, taxonomy: 'event_category' | 'event_tag', names: readonly string[]): Promise<number[]> {
+  return store.transaction(async (trx) => {
+    const rows = names.map((name) => ({ taxonomy, name, slug: slugify(name) || 'term', description: '', parent_id: 0 }));
+    const returned = await trx.insertInto('terms').values(rows).returning('id').execute();
+    return returned.map((row) => row.id).sort((a, b) => a - b);
+  });
+}
+
+/** Events with their occurrence, organizers and terms; `onProgress` receives the running count after each batch. */
+export function insertEventsBulk(
+  store: Store,
+  inputs: readonly BulkEventInput[],
+  modified: { utc: string; local: string },
+  onProgress?: (done: number) => void,
+): Promise<number[]> {
+  return inBatches(store, inputs, async (trx, batch) => {
+    const ids = await insertPosts(trx, 'event', batch, modified);
+    const events = batch.map((input, index) => {
+      const cost = parseCost(input.cost ?? []) ?? { values: [], symbol: '', position: '' };
+      return {
+        id: ids[index],
+        timezone: input.timezone,
+        timezone_abbr: timezoneAbbrForLocal(input.timezone, input.start),
+        all_day: input.allDay ? 1 : 0,
+        start_local: input.start,
+        end_local: input.end,
+        start_utc: localToUtc(input.start, input.timezone),
+        end_utc: localToUtc(input.end, input.timezone),
+        cost_values: JSON.stringify(cost.values),
+        currency_symbol: cost.symbol,
+        currency_position: cost.position,
+        website: input.website ?? null,
+        show_map: 0, show_map_link: 0, hide_from_listings: 0, sticky: 0,
+        featured: input.featured ? 1 : 0,
+        venue_id: input.venueId ?? null,
+      };
+    });
+    await trx.insertInto('events').values(events).execute();
+    await trx.insertInto('occurrences').values(events.map((event) => ({
+      event_id: event.id, start_local: event.start_local, end_local: event.end_local, start_utc: event.start_utc, end_utc: event.end_utc,
+    }))).execute();
+    const organizerRows = batch.flatMap((input, index) => (input.organizerIds ?? []).map((organizerId, position) => ({ event_id: ids[index], organizer_id: organizerId, position })));
+    for (const rows of chunks(organizerRows)) await trx.insertInto('event_organizers').values(rows).execute();
+    const termRows = batch.flatMap((input, index) => [...new Set([...(input.categoryIds ?? []), ...(input.tagIds ?? [])])].map((termId) => ({ event_id: ids[index], term_id: termId })));
+    for (const rows of chunks(termRows)) await trx.insertInto('event_terms').values(rows).execute();
+    return ids;
+  }, onProgress);
+}
