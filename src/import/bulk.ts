@@ -7,11 +7,11 @@ import type { Store, Trx } from '../store/store.ts';
 import type { PostsTable } from '../store/schema.ts';
 
 /**
- * The batch write path for imports and benchmark seeding: many rows per statement, one transaction per batch, no
- * per-row round trips. Items are written as already validated; slugs are still made unique.
+ * The batch write path for imports and benchmark seeding: one transaction per batch of rows, written through the
+ * store's row writer (a reused prepared statement on SQLite, one JSON-typed statement per table on PostgreSQL). Items are written as already validated; slugs are still made unique.
  */
 
-const ROWS_PER_STATEMENT = 500;
+const ROWS_PER_TRANSACTION = 2000;
 
 type PostType = PostsTable['type'];
 
@@ -56,7 +56,7 @@ export interface BulkOrganizerInput extends BulkPostInput {
   website?: string;
 }
 
-function chunks<T>(items: readonly T[], size = ROWS_PER_STATEMENT): T[][] {
+function chunks<T>(items: readonly T[], size = ROWS_PER_TRANSACTION): T[][] {
   const out: T[][] = [];
   for (let index = 0; index < items.length; index += size) out.push(items.slice(index, index + size));
   return out;
@@ -82,7 +82,7 @@ async function uniqueSlugs(trx: Trx, type: PostType, bases: string[]): Promise<s
  * Inserts posts and returns their ids in input order. Ids of one multi-row INSERT are assigned in VALUES order and
  * increase (SQLite under its write lock, PostgreSQL from its sequence), so sorting the returned ids maps them back.
  */
-async function insertPosts(trx: Trx, type: PostType, inputs: readonly BulkPostInput[], modified: { utc: string; local: string }): Promise<number[]> {
+async function insertPosts(store: Store, trx: Trx, type: PostType, inputs: readonly BulkPostInput[], modified: { utc: string; local: string }): Promise<number[]> {
   const slugs = await uniqueSlugs(trx, type, inputs.map((input) => input.slug ?? (slugify(input.title) || type)));
   const rows: Insertable<PostsTable>[] = inputs.map((input, index) => ({
     type,
@@ -97,8 +97,7 @@ async function insertPosts(trx: Trx, type: PostType, inputs: readonly BulkPostIn
     modified_local: modified.local,
     modified_utc: modified.utc,
   }));
-  const returned = await trx.insertInto('posts').values(rows).returning('id').execute();
-  return returned.map((row) => row.id).sort((a, b) => a - b);
+  return store.insertRowsReturningIds(trx, 'posts', rows);
 }
 
 async function inBatches<T>(store: Store, inputs: readonly T[], write: (trx: Trx, batch: T[]) => Promise<number[]>, onProgress?: (done: number) => void): Promise<number[]> {
@@ -112,22 +111,22 @@ async function inBatches<T>(store: Store, inputs: readonly T[], write: (trx: Trx
 
 export function insertVenuesBulk(store: Store, inputs: readonly BulkVenueInput[], modified: { utc: string; local: string }): Promise<number[]> {
   return inBatches(store, inputs, async (trx, batch) => {
-    const ids = await insertPosts(trx, 'venue', batch, modified);
-    await trx.insertInto('venues').values(batch.map((input, index) => ({
+    const ids = await insertPosts(store, trx, 'venue', batch, modified);
+    await store.insertRows(trx, 'venues', batch.map((input, index) => ({
       id: ids[index], address: input.address ?? '', city: input.city ?? '', country: input.country ?? '', province: '',
       state: input.state ?? '', zip: input.zip ?? '', phone: '', website: '', stateprovince: input.state ?? '',
       show_map: 1, show_map_link: 1, geo_lat: input.geo?.lat ?? null, geo_lng: input.geo?.lng ?? null,
-    }))).execute();
+    })));
     return ids;
   });
 }
 
 export function insertOrganizersBulk(store: Store, inputs: readonly BulkOrganizerInput[], modified: { utc: string; local: string }): Promise<number[]> {
   return inBatches(store, inputs, async (trx, batch) => {
-    const ids = await insertPosts(trx, 'organizer', batch, modified);
-    await trx.insertInto('organizers').values(batch.map((input, index) => ({
+    const ids = await insertPosts(store, trx, 'organizer', batch, modified);
+    await store.insertRows(trx, 'organizers', batch.map((input, index) => ({
       id: ids[index], phone: input.phone ?? '', email: input.email ?? '', website: input.website ?? '',
-    }))).execute();
+    })));
     return ids;
   });
 }
@@ -135,8 +134,7 @@ export function insertOrganizersBulk(store: Store, inputs: readonly BulkOrganize
 export async function insertTermsBulk(store: Store, taxonomy: 'event_category' | 'event_tag', names: readonly string[]): Promise<number[]> {
   return store.transaction(async (trx) => {
     const rows = names.map((name) => ({ taxonomy, name, slug: slugify(name) || 'term', description: '', parent_id: 0 }));
-    const returned = await trx.insertInto('terms').values(rows).returning('id').execute();
-    return returned.map((row) => row.id).sort((a, b) => a - b);
+    return store.insertRowsReturningIds(trx, 'terms', rows);
   });
 }
 
@@ -148,7 +146,7 @@ export function insertEventsBulk(
   onProgress?: (done: number) => void,
 ): Promise<number[]> {
   return inBatches(store, inputs, async (trx, batch) => {
-    const ids = await insertPosts(trx, 'event', batch, modified);
+    const ids = await insertPosts(store, trx, 'event', batch, modified);
     const events = batch.map((input, index) => {
       const cost = parseCost(input.cost ?? []) ?? { values: [], symbol: '', position: '' };
       return {
@@ -169,14 +167,14 @@ export function insertEventsBulk(
         venue_id: input.venueId ?? null,
       };
     });
-    await trx.insertInto('events').values(events).execute();
-    await trx.insertInto('occurrences').values(events.map((event) => ({
+    await store.insertRows(trx, 'events', events);
+    await store.insertRows(trx, 'occurrences', events.map((event) => ({
       event_id: event.id, start_local: event.start_local, end_local: event.end_local, start_utc: event.start_utc, end_utc: event.end_utc,
-    }))).execute();
+    })));
     const organizerRows = batch.flatMap((input, index) => (input.organizerIds ?? []).map((organizerId, position) => ({ event_id: ids[index], organizer_id: organizerId, position })));
-    for (const rows of chunks(organizerRows)) await trx.insertInto('event_organizers').values(rows).execute();
+    await store.insertRows(trx, 'event_organizers', organizerRows);
     const termRows = batch.flatMap((input, index) => [...new Set([...(input.categoryIds ?? []), ...(input.tagIds ?? [])])].map((termId) => ({ event_id: ids[index], term_id: termId })));
-    for (const rows of chunks(termRows)) await trx.insertInto('event_terms').values(rows).execute();
+    await store.insertRows(trx, 'event_terms', termRows);
     return ids;
   }, onProgress);
 }

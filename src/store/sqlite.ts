@@ -23,3 +23,24 @@ export function isSqliteBusy(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 }
+
+/**
+ * Many rows into one table with one prepared statement per (table, columns), reused: far cheaper than building,
+ * compiling and preparing a large multi-row INSERT per batch. Runs on the same connection, so inside the current
+ * transaction.
+ */
+export function createSqliteRowWriter(database: BetterSqlite3.Database) {
+  const statements = new Map<string, BetterSqlite3.Statement>();
+  return (table: string, rows: readonly Record<string, unknown>[]): number[] => {
+    if (rows.length === 0) return [];
+    const columns = Object.keys(rows[0]);
+    const key = `${table}(${columns.join(',')})`;
+    let statement = statements.get(key);
+    if (!statement) {
+      const quoted = columns.map((column) => `"${column}"`).join(', ');
+      statement = database.prepare(`insert into "${table}" (${quoted}) values (${columns.map(() => '?').join(', ')})`);
+      statements.set(key, statement);
+    }
+    return rows.map((row) => Number(statement.run(columns.map((column) => row[column] ?? null)).lastInsertRowid));
+  };
+}
