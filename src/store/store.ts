@@ -1,11 +1,11 @@
-import { Kysely, sql, type Expression, type RawBuilder, type Transaction } from 'kysely';
+import { Kysely, sql, type Expression, type Insertable, type RawBuilder, type Transaction } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import type { DatabaseConfig } from '../config.ts';
 import type { Dialect } from './dialect.ts';
 import { migrations } from './migrations.ts';
-import { createPostgresDialect } from './postgres.ts';
+import { createPostgresDialect, insertRowsPostgres } from './postgres.ts';
 import type { Database } from './schema.ts';
-import { createSqliteDialect, isSqliteBusy, SQLITE_LOWER } from './sqlite.ts';
+import { createSqliteDialect, createSqliteRowWriter, isSqliteBusy, SQLITE_LOWER } from './sqlite.ts';
 
 export type Db = Kysely<Database>;
 export type Trx = Transaction<Database>;
@@ -17,6 +17,13 @@ export interface Store {
   lower(expression: Expression<string> | RawBuilder<string>): RawBuilder<string>;
   /** One transaction per write; retried when a concurrent SQLite writer holds the lock. */
   transaction<T>(work: (trx: Trx) => Promise<T>): Promise<T>;
+  /**
+   * The batch write path (imports, seeding): many rows into one table inside `trx`. Rows are written as given
+   * (already validated); every row has the same columns.
+   */
+  insertRows<T extends keyof Database>(trx: Trx, table: T, rows: readonly Insertable<Database[T]>[]): Promise<void>;
+  /** {@link insertRows} into a table with a generated `id`, returning the new ids in input order. */
+  insertRowsReturningIds<T extends 'posts' | 'terms'>(trx: Trx, table: T, rows: readonly Insertable<Database[T]>[]): Promise<number[]>;
   /** True when the database answers. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
@@ -39,6 +46,9 @@ async function retryWhileBusy<T>(work: () => Promise<T>): Promise<T> {
     }
   }
 }
+
+/** Ids are 32-bit `integer` columns: a larger (or non-positive) number names no row, and PostgreSQL would reject it. */
+export const isRowId = (id: number) => Number.isSafeInteger(id) && id >= 1 && id <= 2_147_483_647;
 
 export function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
@@ -69,9 +79,13 @@ export async function migrateToLatest(db: Kysely<any>, dialect: Dialect): Promis
 export async function openStore(config: DatabaseConfig, options: OpenStoreOptions = {}): Promise<Store> {
   let db: Db;
   let dialect: Dialect;
+  let insertRows: (trx: Trx, table: string, rows: readonly object[], returnIds: boolean) => Promise<number[]>;
   if (config.dialect === 'sqlite') {
-    db = new Kysely<Database>({ dialect: createSqliteDialect(config.path).dialect });
+    const sqlite = createSqliteDialect(config.path);
+    db = new Kysely<Database>({ dialect: sqlite.dialect });
     dialect = 'sqlite';
+    const writeRows = createSqliteRowWriter(sqlite.database);
+    insertRows = async (_trx, table, rows) => writeRows(table, rows as Record<string, unknown>[]);
   } else {
     if (options.schema) {
       const { dialect: bootstrap } = createPostgresDialect(config.url);
@@ -84,6 +98,7 @@ export async function openStore(config: DatabaseConfig, options: OpenStoreOption
     }
     db = new Kysely<Database>({ dialect: createPostgresDialect(config.url, options.schema).dialect });
     dialect = 'postgres';
+    insertRows = (trx, table, rows, returnIds) => insertRowsPostgres(trx, table, rows as Record<string, unknown>[], returnIds);
   }
 
   try {
@@ -99,6 +114,10 @@ export async function openStore(config: DatabaseConfig, options: OpenStoreOption
     dialect,
     lower: (expression) => sql<string>`${sql.raw(lowerFunction)}(${expression})`,
     transaction: (work) => retryWhileBusy(() => db.transaction().execute(work)),
+    insertRows: async (trx, table, rows) => {
+      await insertRows(trx, table, rows, false);
+    },
+    insertRowsReturningIds: (trx, table, rows) => insertRows(trx, table, rows, true),
     async ping() {
       try {
         await sql`select 1`.execute(db);
