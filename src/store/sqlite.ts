@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { SqliteDialect } from 'kysely';
+import { SqliteDialect, type SqliteDatabase } from 'kysely';
 
 export const SQLITE_LOWER = 'unicode_lower';
 
@@ -16,7 +16,31 @@ export function createSqliteDialect(path: string): { dialect: SqliteDialect; dat
   // SQLite's own lower() only folds ASCII; D11 wants non-ASCII letters folded too.
   database.function(SQLITE_LOWER, { deterministic: true }, (value: unknown) =>
     typeof value === 'string' ? value.toLowerCase() : value);
-  return { dialect: new SqliteDialect({ database }), database };
+  return { dialect: new SqliteDialect({ database: withStatementCache(database) }), database };
+}
+
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely prepares every query anew, which costs about as much as running a primary-key read; the SQL text of a
+ * query builder is stable, so prepared statements are kept (least recently used ones dropped) and reused.
+ */
+export function withStatementCache(database: BetterSqlite3.Database): SqliteDatabase {
+  const statements = new Map<string, BetterSqlite3.Statement>();
+  return {
+    close: () => database.close(),
+    prepare(text: string) {
+      let statement = statements.get(text);
+      if (statement) {
+        statements.delete(text);
+      } else {
+        statement = database.prepare(text);
+        if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
+      }
+      statements.set(text, statement);
+      return statement;
+    },
+  };
 }
 
 export function isSqliteBusy(error: unknown): boolean {

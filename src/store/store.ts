@@ -61,19 +61,30 @@ export async function migrateToLatest(db: Kysely<any>, dialect: Dialect): Promis
   const migrationTableSchema = dialect === 'postgres'
     ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0].schema
     : undefined;
-  const migrator = new Migrator({
-    db,
+  const migratorOn = (target: Kysely<any>) => new Migrator({
+    db: target,
     provider: { getMigrations: async () => migrations(dialect) },
     ...(migrationTableSchema ? { migrationTableSchema } : {}),
+    // SQLite: our own IMMEDIATE transaction below takes the write lock before anything is read.
+    disableTransactions: dialect === 'sqlite',
   });
-  // Several processes may start at once: PostgreSQL serialises them with an advisory lock inside
-  // the migrator; on SQLite the loser of the write lock gets SQLITE_BUSY and simply tries again.
-  const { error } = await retryWhileBusy(async () => {
-    const result = await migrator.migrateToLatest();
-    if (result.error && isSqliteBusy(result.error)) throw result.error;
-    return result;
-  });
-  if (error) throw error;
+  // Several processes may start at once. PostgreSQL serialises them with an advisory lock inside the migrator;
+  // SQLite with a transaction that takes the write lock first (a deferred one could read the migration table,
+  // then find the tables created by another process), waiting up to the busy timeout.
+  const result = dialect === 'sqlite'
+    ? await db.connection().execute(async (connection) => {
+      await retryWhileBusy(() => sql`begin immediate`.execute(connection));
+      try {
+        const outcome = await migratorOn(connection).migrateToLatest();
+        await sql.raw(outcome.error ? 'rollback' : 'commit').execute(connection);
+        return outcome;
+      } catch (error) {
+        await sql`rollback`.execute(connection).catch(() => {});
+        throw error;
+      }
+    })
+    : await migratorOn(db).migrateToLatest();
+  if (result.error) throw result.error;
 }
 
 export async function openStore(config: DatabaseConfig, options: OpenStoreOptions = {}): Promise<Store> {
