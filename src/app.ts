@@ -6,7 +6,9 @@ import { applyCors, corsPreflightHeaders } from './http/cors.ts';
 import { createRequestContext, type AppDeps, type RequestContext } from './http/context.ts';
 import { ApiError, noRoute } from './http/errors.ts';
 import { emptyParams, mergeParams, parseQueryString, type ParamMap } from './http/params.ts';
+import { installResponseValidation } from './http/response-validation.ts';
 import { allowedMethods, runEndpoint, type Reply, type RouteGroup } from './http/routes.ts';
+import { registerDocsUi } from './resources/discovery/docs-ui.ts';
 import { apiRouteGroups } from './resources/index.ts';
 
 declare module 'fastify' {
@@ -82,7 +84,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
-    reply.header('Content-Type', JSON_TYPE);
+    // The interactive documentation's pages and assets keep their own types.
+    if (!reply.hasHeader('content-type') || String(reply.getHeader('content-type')).startsWith('application/json')) {
+      reply.header('Content-Type', JSON_TYPE);
+    }
     reply.header('X-Content-Type-Options', 'nosniff');
     reply.header('X-Robots-Tag', 'noindex');
     applyCors(config, request, reply);
@@ -91,6 +96,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (request.headers.authorization) reply.header('Cache-Control', NO_STORE);
     return payload;
   });
+  if (config.validateResponses) installResponseValidation(app);
 
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
     if (error instanceof ApiError) return sendError(error, reply);
@@ -133,6 +139,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       },
     });
   }
+
+  registerDocsUi(app, config);
 
   app.get('/health', async (_request, reply) => {
     if (await store.ping()) return send(reply, { body: { status: 'ok' } });

@@ -23,6 +23,8 @@ export interface Config {
   currencyCode: string;
   admin: { user: string; password: string } | null;
   logLevel: string;
+  /** Check every JSON response against its documented schema; a mismatch answers 500 (tests, staging). */
+  validateResponses: boolean;
 }
 
 export const NAMESPACE = 'calendar/events/v1';
@@ -111,6 +113,13 @@ function readCorsOrigins(env: Env): '*' | string[] {
   return origins;
 }
 
+function readSwitch(env: Env, name: string): boolean {
+  const raw = (env[name] ?? '').trim().toLowerCase();
+  if (['', '0', 'false', 'no', 'off'].includes(raw)) return false;
+  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+  throw new ConfigError(name, `must be 1 or 0, got "${env[name]}"`);
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = readInteger(env, 'PORT', 8080, 0, 65535);
   const host = env.HOST === undefined || env.HOST === '' ? '127.0.0.1' : env.HOST;
@@ -166,5 +175,6 @@ export function loadConfig(env: Env = process.env): Config {
     currencyCode,
     admin: adminUser === '' ? null : { user: adminUser, password: adminPassword },
     logLevel,
+    validateResponses: readSwitch(env, 'VALIDATE_RESPONSES'),
   };
 }

@@ -73,9 +73,13 @@ export function trashedSlug(slug: string): string {
   return truncateSlug(slug, MAX_SLUG_LENGTH - TRASHED_SUFFIX.length) + TRASHED_SUFFIX;
 }
 
-/** The slug without its `__trashed` suffix (the caller then makes it unique again). */
+/**
+ * The slug without its `__trashed` suffix (the caller then makes it unique again). Slugs are unique, so a second
+ * trashed `party` is `party__trashed-2`: that number goes with the suffix.
+ */
 export function untrashedSlug(slug: string): string {
-  return slug.endsWith(TRASHED_SUFFIX) ? slug.slice(0, -TRASHED_SUFFIX.length) : slug;
+  const match = /__trashed(?:-\d+)?$/.exec(slug);
+  return match ? slug.slice(0, match.index) : slug;
 }
 
 /** `base-<number>`, the base shortened so that the result fits in 200 characters. */

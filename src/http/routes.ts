@@ -24,6 +24,11 @@ export interface Endpoint<A extends Args = Args> {
   summary: string;
   /** Documented responses by status code (the OpenAPI document and the contract tests read these). */
   responses: Record<number, ResponseDoc>;
+  /**
+   * The end of step 4: checks across arguments that no single validator can make (e.g. coordinates sent as a pair).
+   * It throws an `ApiError` (400) and runs before the permission check, as validation does.
+   */
+  check?: (ctx: RequestContext, params: ArgValues<A>) => void | Promise<void>;
   /** Step 6 of the check order: false answers 401 for anonymous callers and 403 otherwise. */
   permission?: (ctx: RequestContext, params: ArgValues<A>) => boolean | Promise<boolean>;
   /** Whether the method belongs in this caller's `Allow` header (a cheap, record-independent check). */
@@ -40,6 +45,14 @@ export interface RouteGroup {
 }
 
 export const endpoint = <A extends Args>(definition: Endpoint<A>): Endpoint<A> => definition;
+
+/** PostgreSQL text cannot hold U+0000, and no parameter has a use for it: such a value is invalid, never a 500. */
+function containsNulCharacter(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (Array.isArray(value)) return value.some(containsNulCharacter);
+  if (value !== null && typeof value === 'object') return Object.entries(value).some(([key, item]) => key.includes('\u0000') || containsNulCharacter(item));
+  return false;
+}
 
 /**
  * Steps 3–5 of the WordPress check order: missing required parameters, then the named validators, then type
@@ -59,6 +72,10 @@ export async function processArgs<A extends Args>(args: A, raw: ParamMap, ctx: R
     const present = hasParam(raw, name);
     const input = present ? raw[name] : (spec.schema as { default?: unknown }).default;
     if (input === undefined) continue;
+    if (containsNulCharacter(input)) {
+      validationFailures[name] = null;
+      continue;
+    }
     const coerced = spec.coerce(input, name);
     if (spec.validate) {
       if (!coerced.ok) {
@@ -84,6 +101,7 @@ export async function processArgs<A extends Args>(args: A, raw: ParamMap, ctx: R
 
 export async function runEndpoint(definition: Endpoint<any>, raw: ParamMap, ctx: RequestContext): Promise<Reply> {
   const params = await processArgs(definition.args, raw, ctx);
+  await definition.check?.(ctx, params);
   if (definition.permission && !(await definition.permission(ctx, params))) throw forbidden(ctx.viewer !== null);
   return definition.handler(ctx, params, raw);
 }

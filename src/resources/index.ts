@@ -1,9 +1,15 @@
 import type { AppDeps } from '../http/context.ts';
 import type { RouteGroup } from '../http/routes.ts';
+import { discoveryRoutes } from './discovery/routes.ts';
+import { organizerEventFilters, venueEventFilters } from './events/linked-filters.ts';
+import { eventRoutes } from './events/routes.ts';
 import { organizerRoutes } from './organizers/routes.ts';
+import { termRoutes } from './terms/routes.ts';
 import { venueRoutes } from './venues/routes.ts';
 
 /** Every route group under the namespace, in the order the discovery index lists them (§13). */
 export function apiRouteGroups(_deps: AppDeps): RouteGroup[] {
-  return [...venueRoutes(), ...organizerRoutes()];
+  // The discovery routes describe the whole table, themselves included, when they are asked.
+  const groups: RouteGroup[] = [...discoveryRoutes(() => groups), ...eventRoutes(), ...venueRoutes(venueEventFilters()), ...organizerRoutes(organizerEventFilters()), ...termRoutes('event_category'), ...termRoutes('event_tag')];
+  return groups;
 }

@@ -151,5 +151,14 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex('event_terms_term').on('event_terms').columns(['term_id', 'event_id']).execute();
       },
     },
+
+    // The event list's date window (§4.2) as an index-only range scan, read in start order; it replaces the
+    // (start_local, event_id) index, which it covers.
+    '0002_occurrence_window': {
+      async up(db: Kysely<any>) {
+        await db.schema.createIndex('occurrences_window').on('occurrences').columns(['start_local', 'end_local', 'event_id']).execute();
+        await db.schema.dropIndex('occurrences_start').execute();
+      },
+    },
   };
 }

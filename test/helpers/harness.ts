@@ -87,6 +87,8 @@ export async function createHarness(database: DatabaseName, env: Record<string, 
   const directory = database === 'sqlite' ? mkdtempSync(join(tmpdir(), 'calendar-events-')) : undefined;
   const config = loadConfig({
     LOG_LEVEL: 'silent',
+    // Every response of every test is checked against the OpenAPI document's schemas.
+    VALIDATE_RESPONSES: '1',
     DATABASE_URL: database === 'sqlite' ? join(directory!, 'test.db') : TEST_DATABASE_URL,
     ...env,
   });

@@ -1,3 +1,4 @@
+import { sanitizeTitle } from '../../domain/html.ts';
 import { arg } from '../../http/args.ts';
 import { stringOrEmpty, urlOrEmpty } from '../../http/validators.ts';
 
@@ -7,9 +8,10 @@ export const textField = (description: string) => arg.any({ description, validat
 export const websiteField = (description: string) =>
   arg.any({ description, validate: (value, ctx, name) => typeof value === 'string' && urlOrEmpty(value, ctx, name) === true });
 
-export const asText = (value: unknown) => (value === undefined ? undefined : String(value).trim());
+/** Plain text, as names are: tags removed, whitespace trimmed and collapsed (these fields end up on HTML pages). */
+export const asText = (value: unknown) => (value === undefined ? undefined : sanitizeTitle(String(value)));
 
-/** Picks the sent text fields, trimmed, as meta columns. */
+/** Picks the sent text fields, as plain text, as meta columns. */
 export function sentText(sent: Record<string, unknown>, names: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of names) if (sent[name] !== undefined) out[name] = asText(sent[name])!;

@@ -1,3 +1,4 @@
+import type { TProperties } from 'typebox';
 import type { Args } from '../../http/args.ts';
 import type { RequestContext } from '../../http/context.ts';
 import type { Trx } from '../../store/store.ts';
@@ -25,10 +26,13 @@ export interface LinkedPostKind {
   metaChanges(sent: Record<string, unknown>): Meta;
   /** The fields after `image`, in the contract's order; empty values are dropped by the caller. */
   fields(meta: Meta): Record<string, unknown>;
+  /** The response schema of each field `fields` returns (the response marks them optional: empty ones are dropped). */
+  fieldSchemas: TProperties;
   /** Fields kept even when "empty" (D13: coordinates are returned whenever stored, 0 included). */
   keepWhenEmpty: readonly string[];
   /** Fields always appended after `json_ld` and before `global_id` (venues: the map flags). */
   trailing(meta: Meta): Record<string, unknown>;
+  trailingSchemas: TProperties;
   jsonLd(item: { name: string; description: string; url: string }, meta: Meta): Record<string, unknown>;
   /** §7.4: a trashed item leaves every event that referenced it. */
   unlinkFromEvents(trx: Trx, id: number): Promise<void>;

@@ -14,6 +14,7 @@ import type { PostRow } from '../posts/store.ts';
 import { deletePost } from '../posts/store.ts';
 import { visibleInList } from '../posts/visibility.ts';
 import type { LinkedPostKind } from './kind.ts';
+import { linkedResponseSchemas } from './response.ts';
 import { createLinked, loadLinked, serializeLinked, trashLinked, updateLinked, type Sent } from './service.ts';
 
 /** Extra list filters a later slice adds (the event-related ones): args, a WHERE clause and what rest_url echoes. */
@@ -39,11 +40,39 @@ function matchesSearch(ctx: RequestContext, kind: LinkedPostKind, words: string[
   return sql<SqlBool>`(${sql.join(fieldMatches.map((match) => sql`(${match})`), sql` or `)})`;
 }
 
+/** The fields a create (name required) or an update accepts; events validate inline venues/organizers with them too. */
+export const linkedFieldArgs = (kind: LinkedPostKind, nameRequired: boolean): Args => ({
+  [kind.nameKey]: nameRequired
+    ? arg.string({ description: `The ${kind.type} name.`, required: true, validate: nonEmptyString, maxLength: 1000 })
+    : arg.string({ description: `The ${kind.type} name.`, validate: nonEmptyString, maxLength: 1000 }),
+  description: arg.any({ description: `The ${kind.type} description (HTML, sanitised).`, validate: stringOrEmpty }),
+  ...kind.fieldArgs,
+  ...postWriteArgs,
+});
+
+/**
+ * Naming someone else as the author takes the right to edit that person's items (WordPress core's rule), so that
+ * contributors and authors cannot put their work under another user's name.
+ */
+export function mayAssignAuthor(ctx: RequestContext, authorId: number | undefined): boolean {
+  if (authorId === undefined || authorId === ctx.viewer?.id) return true;
+  return canEditPost(ctx.viewer, { authorId, status: 'draft', publishedUtc: formatWp(ctx.now) }, formatWp(ctx.now));
+}
+
+/** D11: the filters the reference echoes, in its order (§6), then the ones it leaves out. */
+const ECHO_ORDER = ['page', 'per_page', 'event', 'has_events', 'status', 'search', 'only_with_upcoming'];
+
+const inEchoOrder = (query: EchoedQuery): EchoedQuery => {
+  const rank = (name: string) => (ECHO_ORDER.includes(name) ? ECHO_ORDER.indexOf(name) : ECHO_ORDER.length);
+  return [...query].sort(([a], [b]) => rank(a) - rank(b));
+};
+
 export function linkedPostRoutes(kind: LinkedPostKind, listFilters: ListFilter[] = []): RouteGroup[] {
   const [notAccessibleCode, notAccessibleMessage] = kind.messages.notAccessible;
   const [inTrashCode, inTrashMessage] = kind.messages.inTrash;
   const [pageCode, pageMessage] = kind.messages.pageNotFound;
   const collectionUrl = (ctx: RequestContext) => `${ctx.config.apiRoot}/${kind.collection}`;
+  const schemas = linkedResponseSchemas(kind);
 
   const serializeOne = async (ctx: RequestContext, id: number, single: boolean) => {
     const record = (await loadLinked(ctx.store.db, kind, [id])).get(id)!;
@@ -56,24 +85,17 @@ export function linkedPostRoutes(kind: LinkedPostKind, listFilters: ListFilter[]
     return sent;
   };
 
-  const checkFields = (sent: Sent, ctx: RequestContext) => {
-    const problems = kind.checkFields?.(sent, ctx);
+  const checkFields = (ctx: RequestContext, params: Record<string, unknown>) => {
+    const problems = kind.checkFields?.(params, ctx);
     if (problems) throw invalidFields(problems);
   };
 
-  const fieldArgs = (nameRequired: boolean) => ({
-    [kind.nameKey]: nameRequired
-      ? arg.string({ description: `The ${kind.type} name.`, required: true, validate: nonEmptyString, maxLength: 1000 })
-      : arg.string({ description: `The ${kind.type} name.`, validate: nonEmptyString, maxLength: 1000 }),
-    description: arg.any({ description: `The ${kind.type} description (HTML, sanitised).`, validate: stringOrEmpty }),
-    ...kind.fieldArgs,
-    ...postWriteArgs,
-  });
+  const fieldArgs = (nameRequired: boolean) => linkedFieldArgs(kind, nameRequired);
 
   const list = endpoint({
     methods: ['GET'],
     summary: `List ${kind.collection}`,
-    responses: { 200: { description: `A page of ${kind.collection}.` }, 400: { description: 'Invalid parameter.' }, 404: { description: 'Page beyond the last.' } },
+    responses: { 200: { description: `A page of ${kind.collection}.`, schema: schemas.list }, 400: { description: 'Invalid parameter.' }, 404: { description: 'Page beyond the last.' } },
     args: { ...pagingArgs, search: searchArg, status: listStatusArg, ...(Object.assign({}, ...listFilters.map((filter) => filter.args)) as {}) },
     async handler(ctx, params) {
       const db: Db = ctx.store.db;
@@ -106,20 +128,20 @@ export function linkedPostRoutes(kind: LinkedPostKind, listFilters: ListFilter[]
         ['status', params.status?.join(',') ?? (statuses.length === 1 ? 'publish' : 'any')],
         ['search', params.search],
       ];
-      return postListReply(kind.collection, items, Number(total), { page, perPage }, `${collectionUrl(ctx)}/`, echoed);
+      return postListReply(kind.collection, items, Number(total), { page, perPage }, `${collectionUrl(ctx)}/`, inEchoOrder(echoed));
     },
   });
 
   const create = endpoint({
     methods: ['POST'],
     summary: `Create a ${kind.type} (or reuse an identical one)`,
-    responses: { 201: { description: `The ${kind.type} created or reused.` }, 400: { description: 'Invalid parameter.' }, 401: { description: 'Not logged in.' }, 403: { description: 'Not allowed.' } },
+    responses: { 201: { description: `The ${kind.type} created or reused.`, schema: schemas.item }, 400: { description: 'Invalid parameter.' }, 401: { description: 'Not logged in.' }, 403: { description: 'Not allowed.' } },
     args: fieldArgs(true),
     allows: (ctx) => canCreatePosts(ctx.viewer),
-    permission: (ctx) => canCreatePosts(ctx.viewer),
+    check: checkFields,
+    permission: (ctx, params) => canCreatePosts(ctx.viewer) && mayAssignAuthor(ctx, params.author as number | undefined),
     async handler(ctx, params) {
       const sent = sentFields(params, []);
-      checkFields(sent, ctx);
       const { id } = await ctx.store.transaction((trx) => createLinked(trx, ctx, kind, sent));
       return { status: 201, body: await serializeOne(ctx, id, false), headers: { Location: `${collectionUrl(ctx)}/${id}` } };
     },
@@ -138,7 +160,7 @@ export function linkedPostRoutes(kind: LinkedPostKind, listFilters: ListFilter[]
       endpoint({
         methods: ['GET'],
         summary: `Get one ${kind.type}`,
-        responses: { 200: { description: `The ${kind.type}, with json_ld.` }, 400: { description: `No ${kind.type} by that ${key}.` }, 403: { description: 'Not accessible.' } },
+        responses: { 200: { description: `The ${kind.type}, with json_ld.`, schema: schemas.item }, 400: { description: `No ${kind.type} by that ${key}.` }, 403: { description: 'Not accessible.' } },
         args: keyArg,
         async handler(ctx, params) {
           const post = await row(ctx, params);
@@ -149,7 +171,7 @@ export function linkedPostRoutes(kind: LinkedPostKind, listFilters: ListFilter[]
       endpoint({
         methods: ['DELETE'],
         summary: `Trash a ${kind.type}, or delete it with force=true`,
-        responses: { 200: { description: `The trashed ${kind.type}, or {deleted, previous}.` }, 400: { description: `No ${kind.type} by that ${key}.` }, 401: { description: 'Not logged in.' }, 403: { description: 'Not allowed.' }, 410: { description: 'Already in the trash.' } },
+        responses: { 200: { description: `The trashed ${kind.type}, or {deleted, previous}.`, schema: schemas.deleted }, 400: { description: `No ${kind.type} by that ${key}.` }, 401: { description: 'Not logged in.' }, 403: { description: 'Not allowed.' }, 410: { description: 'Already in the trash.' } },
         args: { ...keyArg, force: forceArg },
         allows: (ctx) => canCreatePosts(ctx.viewer),
         permission: async (ctx, params) => canDeletePost(ctx.viewer, postLike(await row(ctx, params)), nowUtc(ctx)),
@@ -168,14 +190,15 @@ export function linkedPostRoutes(kind: LinkedPostKind, listFilters: ListFilter[]
       endpoint({
         methods: ['POST', 'PUT', 'PATCH'],
         summary: `Update a ${kind.type}: only the fields sent change`,
-        responses: { 200: { description: `The updated ${kind.type}.` }, 400: { description: 'Invalid parameter.' }, 401: { description: 'Not logged in.' }, 403: { description: 'Not allowed.' } },
+        responses: { 200: { description: `The updated ${kind.type}.`, schema: schemas.item }, 400: { description: 'Invalid parameter.' }, 401: { description: 'Not logged in.' }, 403: { description: 'Not allowed.' } },
         args: { ...keyArg, ...fieldArgs(false) },
+        check: checkFields,
         allows: (ctx) => canCreatePosts(ctx.viewer),
-        permission: async (ctx, params) => canEditPost(ctx.viewer, postLike(await row(ctx, params)), nowUtc(ctx)),
+        permission: async (ctx, params) =>
+          canEditPost(ctx.viewer, postLike(await row(ctx, params)), nowUtc(ctx)) && mayAssignAuthor(ctx, params.author as number | undefined),
         async handler(ctx, params) {
           const post = await row(ctx, params);
           const sent = sentFields(params, ['id', 'slug']);
-          checkFields(sent, ctx);
           await ctx.store.transaction((trx) => updateLinked(trx, ctx, kind, post, sent));
           return { body: await serializeOne(ctx, post.id, false) };
         },

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { canEditPost, scaleBackStatus } from '../../domain/access.ts';
 import { formatWp } from '../../domain/dates.ts';
 import { escapeHtml, renderContent, sanitizeHtml, sanitizeTitle } from '../../domain/html.ts';
-import { slugify } from '../../domain/slugs.ts';
+import { slugify, trashedSlug } from '../../domain/slugs.ts';
 import type { RequestContext } from '../../http/context.ts';
 import type { Db, Trx } from '../../store/store.ts';
 import { loadImages, readImageInput, resolveImage, serializeImage, type ImageRow } from '../images/images.ts';
@@ -71,7 +71,8 @@ export function serializeLinked(
 
 export type Sent = Record<string, unknown>;
 
-async function writeImage(trx: Trx, sent: Sent, authorId: number, ctx: RequestContext): Promise<number | null | undefined> {
+/** The image id an `image` field asks for: undefined when none was sent, null to clear it. */
+export async function writeImage(trx: Trx, sent: Sent, authorId: number, ctx: RequestContext): Promise<number | null | undefined> {
   if (sent.image === undefined) return undefined;
   const input = readImageInput(sent.image);
   return input ? resolveImage(trx, input, authorId, nowStamp(ctx.now, ctx.config.siteTimezone)) : undefined;
@@ -100,7 +101,9 @@ export async function createLinked(trx: Trx, ctx: RequestContext, kind: LinkedPo
 
   const duplicate = await findDuplicate(trx, ctx, kind, name, content);
   if (duplicate) {
-    await updateLinked(trx, ctx, kind, duplicate, { ...sent, [kind.nameKey]: undefined, description: undefined, status: undefined });
+    // Only the item's own fields are written onto it: its name, status, author and publication date stay.
+    const meta = Object.fromEntries([...Object.keys(kind.fieldArgs), 'image'].map((key) => [key, sent[key]]));
+    await updateLinked(trx, ctx, kind, duplicate, meta);
     return { id: duplicate.id, reused: true };
   }
 
@@ -118,7 +121,7 @@ export async function createLinked(trx: Trx, ctx: RequestContext, kind: LinkedPo
     date_utc: published.utc,
     modified_local: stamp.local,
     modified_utc: stamp.utc,
-  }, slugify(name) || kind.type);
+  }, status === 'trash' ? trashedSlug(slugify(name) || kind.type) : slugify(name) || kind.type);
   const imageId = await writeImage(trx, sent, authorId, ctx);
   if (imageId) await updatePost(trx, post.id, { image_id: imageId });
   await trx.insertInto(kind.metaTable as 'venues').values({ id: post.id, ...kind.metaForCreate(sent) } as never).execute();

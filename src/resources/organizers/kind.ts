@@ -1,3 +1,4 @@
+import Type from 'typebox';
 import type { LinkedPostKind } from '../linked/kind.ts';
 import { obfuscateEmail, sentText, textField, websiteField } from '../linked/fields.ts';
 
@@ -25,7 +26,14 @@ export const organizerKind: LinkedPostKind = {
 
   fields: (meta) => ({ phone: meta.phone, website: meta.website, email: meta.email }),
 
+  fieldSchemas: {
+    phone: Type.String({ description: 'Phone number.' }),
+    website: Type.String({ description: 'The organizer website.' }),
+    email: Type.String({ description: 'Email address, as sent (obfuscated only inside json_ld).' }),
+  },
+
   trailing: () => ({}),
+  trailingSchemas: {},
 
   jsonLd(item, meta) {
     const person: Record<string, unknown> = { '@type': 'Person' };

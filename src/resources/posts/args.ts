@@ -26,7 +26,11 @@ export const isSlugOfType = (type: PostType): Validator<string> => async (slug, 
 
 export const pagingArgs = {
   page: arg.integer({ description: 'The page of results to return, starting at 1.', default: 1, validate: positiveInteger }),
-  per_page: arg.integer({ description: 'How many items a page holds; values above the configured maximum are lowered to it.', validate: positiveInteger }),
+  per_page: arg.integer({
+    description: 'How many items a page holds (default: the configured page size); values above the configured maximum are lowered to it.',
+    validate: positiveInteger,
+    documentedDefault: (ctx) => ctx.config.perPageDefault,
+  }),
 };
 
 export const listStatusArg = arg.stringList({

@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { nextSlugCandidates, trashedSlug, untrashedSlug } from '../../domain/slugs.ts';
-import type { Db, Trx } from '../../store/store.ts';
+import { isRowId, type Db, type Trx } from '../../store/store.ts';
 import type { PostsTable } from '../../store/schema.ts';
 
 export type PostRow = Selectable<PostsTable>;
@@ -8,6 +8,7 @@ export type PostType = PostsTable['type'];
 export type NewPost = Omit<Insertable<PostsTable>, 'slug' | 'id'>;
 
 export async function findPostById(db: Db, id: number): Promise<PostRow | undefined> {
+  if (!isRowId(id)) return undefined;
   return db.selectFrom('posts').selectAll().where('id', '=', id).executeTakeFirst();
 }
 

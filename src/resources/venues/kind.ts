@@ -1,3 +1,4 @@
+import Type from 'typebox';
 import { coerceTruthy } from '../../http/args.ts';
 import type { LinkedPostKind, Meta } from '../linked/kind.ts';
 import { sentText } from '../linked/fields.ts';
@@ -53,7 +54,25 @@ export const venueKind: LinkedPostKind = {
     geo_lat: meta.geo_lat, geo_lng: meta.geo_lng,
   }),
 
+  fieldSchemas: {
+    address: Type.String({ description: 'Street address.' }),
+    city: Type.String({ description: 'City.' }),
+    country: Type.String({ description: 'Country.' }),
+    province: Type.String({ description: 'Province.' }),
+    state: Type.String({ description: 'State.' }),
+    zip: Type.String({ description: 'Postal code.' }),
+    phone: Type.String({ description: 'Phone number.' }),
+    website: Type.String({ description: 'The venue website.' }),
+    stateprovince: Type.String({ description: 'State or province, as shown on event pages.' }),
+    geo_lat: Type.Number({ minimum: -90, maximum: 90, description: 'Latitude; present whenever stored, 0 included.' }),
+    geo_lng: Type.Number({ minimum: -180, maximum: 180, description: 'Longitude; present whenever stored, 0 included.' }),
+  },
+
   trailing: (meta) => ({ show_map: meta.show_map === 1, show_map_link: meta.show_map_link === 1 }),
+  trailingSchemas: {
+    show_map: Type.Boolean({ description: 'Whether event pages show a map of the venue.' }),
+    show_map_link: Type.Boolean({ description: 'Whether event pages link to a map of the venue.' }),
+  },
 
   jsonLd(item, meta) {
     const address: Record<string, unknown> = { '@type': 'PostalAddress' };

@@ -1,0 +1,195 @@
+// The event routes (§2 rows 3–8): thin handlers over the schema, the list plan, the service and the serializer.
+import { blankProtectedFields, canAccessProtected, canCreatePosts, canDeletePost, canEditPost, canReadPost } from '../../domain/access.ts';
+import { formatWp } from '../../domain/dates.ts';
+import type { Args } from '../../http/args.ts';
+import type { RequestContext } from '../../http/context.ts';
+import { ApiError, invalidParams } from '../../http/errors.ts';
+import { postListReply } from '../../http/list.ts';
+import type { ParamMap } from '../../http/params.ts';
+import { endpoint, type Endpoint, type RouteGroup } from '../../http/routes.ts';
+import { forceArg, loadPost, loadPostBySlug } from '../posts/args.ts';
+import { postLike } from '../posts/fields.ts';
+import { deletePost, type PostRow } from '../posts/store.ts';
+import { coordinateIssue, planEventList } from './list-query.ts';
+import { EVENT_RESPONSES } from './response.ts';
+import { deletePasswordArg, eventFieldArgs, eventListArgs, existingSlugArg, filterTermIds, idArg, passwordArg, slugArg } from './schema.ts';
+import { loadEventBundle, serializeEvent } from './serialize.ts';
+import { createEvent, trashEvent, updateEvent, type Sent } from './service.ts';
+import { findEventPage, loadEventRecords } from './store.ts';
+
+const notFound = (id: number) => new ApiError(404, 'rest-event-not-found', `Event with ID ${id} does not exist.`);
+const notAnEvent = () => new ApiError(400, 'rest-invalid-event-id', 'The specified ID is not a valid event.');
+
+const nowUtc = (ctx: RequestContext) => formatWp(ctx.now);
+
+async function readEvent(ctx: RequestContext, id: number, single: boolean): Promise<Record<string, unknown>> {
+  return serializeEvent(ctx, await loadEventBundle(ctx, [id]), id, { single });
+}
+
+/** §11: no password, `context=edit` with edit rights, or the right password (compared in constant time). */
+function canSeeProtected(ctx: RequestContext, post: PostRow, password: unknown, raw: ParamMap): boolean {
+  return canAccessProtected({
+    postPassword: post.password,
+    suppliedPassword: password,
+    contextEdit: raw.context === 'edit',
+    canEdit: canEditPost(ctx.viewer, postLike(post), nowUtc(ctx)),
+  });
+}
+
+const sentFields = (params: Record<string, unknown>, exclude: readonly string[]): Sent =>
+  Object.fromEntries(Object.entries(params).filter(([key, value]) => value !== undefined && !exclude.includes(key)));
+
+const writeResponses = (success: number, description: string) => ({
+  [success]: { description, schema: EVENT_RESPONSES.item },
+  400: { description: 'Invalid parameter.' },
+  401: { description: 'Not logged in.' },
+  403: { description: 'Not allowed.' },
+});
+
+const list = endpoint({
+  methods: ['GET'],
+  summary: 'List events',
+  responses: {
+    200: { description: 'A page of events, by start date.', schema: EVENT_RESPONSES.list },
+    400: { description: 'Invalid parameter.' },
+    404: { description: 'Page beyond the last.' },
+  },
+  args: eventListArgs,
+  async handler(ctx, params, raw) {
+    const issue = coordinateIssue(params);
+    if (issue) throw invalidParams(issue);
+    const [categoryIds, tagIds] = await Promise.all([
+      params.categories && filterTermIds(ctx, 'event_category', params.categories),
+      params.tags && filterTermIds(ctx, 'event_tag', params.tags),
+    ]);
+    const plan = planEventList(params, {
+      viewer: ctx.viewer,
+      siteZone: ctx.config.siteTimezone,
+      now: ctx.now,
+      perPageDefault: ctx.config.perPageDefault,
+      perPageMax: ctx.config.perPageMax,
+      categoryIds: categoryIds ?? undefined,
+      tagIds: tagIds ?? undefined,
+    });
+    const { total, ids } = await findEventPage(ctx, plan);
+    if (ids.length === 0 && plan.page > 1) {
+      throw new ApiError(404, 'event-archive-page-not-found', 'The requested event archive page does not exist');
+    }
+    const bundle = await loadEventBundle(ctx, ids);
+    const events = ids.map((id) => {
+      const event = serializeEvent(ctx, bundle, id, { single: false });
+      return canSeeProtected(ctx, bundle.records.get(id)!.post, params.password, raw) ? event : blankProtectedFields(event);
+    });
+    return postListReply('events', events, total, plan, `${ctx.config.apiRoot}/events/`, plan.echo);
+  },
+});
+
+const create = endpoint({
+  methods: ['POST'],
+  summary: 'Create an event',
+  responses: writeResponses(201, 'The event created.'),
+  args: eventFieldArgs(true),
+  allows: (ctx) => canCreatePosts(ctx.viewer),
+  permission: (ctx) => canCreatePosts(ctx.viewer),
+  async handler(ctx, params) {
+    const id = await ctx.store.transaction((trx) => createEvent(trx, ctx, sentFields(params, [])));
+    return { status: 201, body: await readEvent(ctx, id, false), headers: { Location: `${ctx.config.apiRoot}/events/${id}` } };
+  },
+});
+
+/** The item endpoints for one way of naming the event (by id or by slug). */
+function itemEndpoints(key: 'id' | 'slug'): Endpoint<any>[] {
+  const find = async (ctx: RequestContext, params: Record<string, unknown>): Promise<PostRow | undefined> =>
+    key === 'id' ? loadPost(ctx, params.id as number) : loadPostBySlug(ctx, 'event', params.slug as string);
+
+  /** §5.1–§5.4: a missing item is 404 (by slug: "ID 0"), another type 400. */
+  const requireEvent = async (ctx: RequestContext, params: Record<string, unknown>): Promise<PostRow> => {
+    const post = await find(ctx, params);
+    if (!post) throw notFound(key === 'id' ? (params.id as number) : 0);
+    if (post.type !== 'event') throw notAnEvent();
+    return post;
+  };
+
+  /** §1.5: rights on the item, or the general right when there is no such item (so that it can reach its 404). */
+  const mayChange = (can: typeof canEditPost) => async (ctx: RequestContext, params: Record<string, unknown>) => {
+    const post = await find(ctx, params);
+    return post ? can(ctx.viewer, postLike(post), nowUtc(ctx)) : canCreatePosts(ctx.viewer);
+  };
+
+  const readArgs: Args = key === 'id' ? { ...idArg, password: passwordArg } : existingSlugArg;
+  const deleteArgs: Args = key === 'id' ? { ...idArg, password: deletePasswordArg, force: forceArg } : { ...existingSlugArg, force: forceArg };
+  const updateArgs: Args = key === 'id' ? { ...idArg, ...eventFieldArgs(false) } : { ...eventFieldArgs(false), ...slugArg };
+
+  return [
+    endpoint({
+      methods: ['GET'],
+      summary: 'Get one event',
+      responses: {
+        200: { description: 'The event, with json_ld.', schema: EVENT_RESPONSES.item },
+        400: { description: key === 'id' ? 'Not an event.' : 'No event by that slug.' },
+        403: { description: 'Trashed, not accessible, or password-protected.' },
+        404: { description: 'No such id.' },
+      },
+      args: readArgs,
+      async handler(ctx, params, raw) {
+        const post = await requireEvent(ctx, params);
+        if (post.status === 'trash') throw new ApiError(403, 'event-no-longer-available', 'This event is no longer available');
+        if (!canReadPost(ctx.viewer, 'event', postLike(post), nowUtc(ctx))) {
+          throw new ApiError(403, 'event-not-accessible', 'The requested event is not accessible');
+        }
+        if (!canSeeProtected(ctx, post, raw.password, raw)) {
+          throw new ApiError(403, 'event-password-protected', 'The requested event is not accessible without a password');
+        }
+        return { body: await readEvent(ctx, post.id, true) };
+      },
+    }),
+    endpoint({
+      methods: ['DELETE'],
+      summary: 'Trash an event, or delete it with force=true',
+      responses: {
+        200: { description: 'The trashed event, or {deleted, previous}.', schema: EVENT_RESPONSES.deleted },
+        400: { description: 'Invalid parameter, or not an event.' },
+        401: { description: 'Not logged in.' },
+        403: { description: 'Not allowed.' },
+        404: { description: 'No such id.' },
+        410: { description: 'Already in the trash.' },
+      },
+      args: deleteArgs,
+      allows: (ctx) => canCreatePosts(ctx.viewer),
+      permission: mayChange(canDeletePost),
+      async handler(ctx, params) {
+        const post = await requireEvent(ctx, params);
+        if (params.force) {
+          const previous = await readEvent(ctx, post.id, false);
+          await ctx.store.transaction((trx) => deletePost(trx, post.id));
+          return { body: { deleted: true, previous } };
+        }
+        await ctx.store.transaction((trx) => trashEvent(trx, ctx, post.id));
+        return { body: await readEvent(ctx, post.id, false) };
+      },
+    }),
+    endpoint({
+      methods: ['POST', 'PUT', 'PATCH'],
+      summary: 'Update an event: only the fields sent change',
+      responses: { ...writeResponses(200, 'The updated event.'), 404: { description: 'No such event.' } },
+      args: updateArgs,
+      allows: (ctx) => canCreatePosts(ctx.viewer),
+      permission: mayChange(canEditPost),
+      async handler(ctx, params) {
+        const { id } = await requireEvent(ctx, params);
+        // By slug, the path's slug names the event and cannot rename it (§5.3).
+        const sent = sentFields(params, [key]);
+        await ctx.store.transaction(async (trx) => updateEvent(trx, ctx, (await loadEventRecords(trx, [id])).get(id)!, sent));
+        return { body: await readEvent(ctx, id, false) };
+      },
+    }),
+  ];
+}
+
+export function eventRoutes(): RouteGroup[] {
+  return [
+    { path: '/events', pattern: '/events', endpoints: [list, create] },
+    { path: '/events/:id(^\\d+$)', pattern: '/events/(?P<id>\\d+)', endpoints: itemEndpoints('id') },
+    { path: '/events/by-slug/:slug', pattern: '/events/by-slug/(?P<slug>[^/]+)', endpoints: itemEndpoints('slug') },
+  ];
+}

@@ -1,0 +1,148 @@
+// The event object of §3.1, built for many events from a constant number of queries.
+import { costValues, formatCost } from '../../domain/cost.ts';
+import { dateDetails, parseWp } from '../../domain/dates.ts';
+import { escapeHtml, renderContent } from '../../domain/html.ts';
+import type { RequestContext } from '../../http/context.ts';
+import { loadImages, serializeImage, type ImageRow } from '../images/images.ts';
+import type { LinkedPostKind } from '../linked/kind.ts';
+import { loadLinked, serializeLinked, type LinkedRecord } from '../linked/service.ts';
+import { organizerKind } from '../organizers/kind.ts';
+import { globalId, postHead } from '../posts/fields.ts';
+import { loadEmbeddedTerms } from '../terms/service.ts';
+import { venueKind } from '../venues/kind.ts';
+import { loadEventRecords, loadOrganizerIds, type EventRecord } from './store.ts';
+
+type LinkedRecords = Map<number, LinkedRecord & { image?: ImageRow }>;
+
+/** Everything the objects of a set of events need, loaded in batches. */
+export interface EventBundle {
+  records: Map<number, EventRecord>;
+  images: Map<number, ImageRow>;
+  venues: LinkedRecords;
+  organizerIds: Map<number, number[]>;
+  organizers: LinkedRecords;
+  terms: Awaited<ReturnType<typeof loadEmbeddedTerms>>;
+}
+
+export async function loadEventBundle(ctx: RequestContext, ids: readonly number[]): Promise<EventBundle> {
+  const db = ctx.store.db;
+  const [records, organizerIds, terms] = await Promise.all([
+    loadEventRecords(db, ids),
+    loadOrganizerIds(db, ids),
+    loadEmbeddedTerms(ctx, ids),
+  ]);
+  const venueIds = [...records.values()].flatMap(({ event }) => (event.venue_id === null ? [] : [event.venue_id]));
+  const [images, venues, organizers] = await Promise.all([
+    loadImages(db, [...records.values()].map(({ post }) => post.image_id)),
+    loadLinked(db, venueKind, venueIds),
+    loadLinked(db, organizerKind, [...organizerIds.values()].flat()),
+  ]);
+  return { records, images, venues, organizerIds, organizers, terms };
+}
+
+const flag = (value: number) => value === 1;
+
+/** `2027-03-10T09:00:00+00:00`: a wall-clock value in `zone`, as schema.org wants it. */
+const isoWithOffset = (wp: string, zone: string) => parseWp(wp, zone).toFormat("yyyy-MM-dd'T'HH:mm:ssZZ");
+
+/**
+ * §3.1 in the contract's key order; `single` adds `json_ld` (§3.9) to the event and to its venue and organizers.
+ * Embedded venues and organizers are shown whatever their status (§10).
+ */
+export function serializeEvent(ctx: RequestContext, bundle: EventBundle, id: number, options: { single: boolean }): Record<string, unknown> {
+  const { config } = ctx;
+  const { post, event } = bundle.records.get(id)!;
+  const head = postHead(config, post, ctx.now);
+  const url = head.url as string;
+  const costs = JSON.parse(event.cost_values) as string[];
+  const terms = bundle.terms.get(id) ?? { categories: [], tags: [] };
+  const linked = (kind: LinkedPostKind, records: LinkedRecords, linkedId: number) => {
+    const record = records.get(linkedId);
+    return record ? serializeLinked(ctx, kind, record, options) : undefined;
+  };
+  const venue = event.venue_id === null ? undefined : linked(venueKind, bundle.venues, event.venue_id);
+  const organizers = (bundle.organizerIds.get(id) ?? [])
+    .map((organizerId) => linked(organizerKind, bundle.organizers, organizerId))
+    .filter((organizer) => organizer !== undefined);
+  const gid = globalId(config, post.id);
+
+  const object: Record<string, unknown> = {
+    id: post.id,
+    global_id: gid,
+    global_id_lineage: [gid],
+    ...head,
+    rest_url: `${config.apiRoot}/events/${post.id}`,
+    title: post.title,
+    description: renderContent(post.content),
+    excerpt: renderContent(post.excerpt),
+    slug: post.slug,
+    image: serializeImage(post.image_id === null ? undefined : bundle.images.get(post.image_id)),
+    all_day: flag(event.all_day),
+    start_date: event.start_local,
+    start_date_details: dateDetails(event.start_local),
+    end_date: event.end_local,
+    end_date_details: dateDetails(event.end_local),
+    utc_start_date: event.start_utc,
+    utc_start_date_details: dateDetails(event.start_utc),
+    utc_end_date: event.end_utc,
+    utc_end_date_details: dateDetails(event.end_utc),
+    timezone: event.timezone,
+    timezone_abbr: event.timezone_abbr,
+    cost: formatCost(costs, event.currency_symbol, event.currency_position, { symbol: config.currencySymbol, position: config.currencyPosition }),
+    cost_details: {
+      currency_symbol: event.currency_symbol,
+      currency_code: '',
+      currency_position: event.currency_position,
+      values: costValues(costs),
+    },
+    // Never stored: the event's own page (§3.1); stored, even empty: as stored.
+    website: event.website === null ? url : escapeHtml(event.website),
+    show_map: flag(event.show_map),
+    show_map_link: flag(event.show_map_link),
+    hide_from_listings: flag(event.hide_from_listings),
+    sticky: flag(event.sticky),
+    featured: flag(event.featured),
+    categories: terms.categories,
+    tags: terms.tags,
+    venue: venue ?? [],
+    organizer: organizers,
+    custom_fields: [],
+  };
+  if (options.single) {
+    object.json_ld = eventJsonLd(ctx, { record: bundle.records.get(id)!, url, costs: object.cost_details as { values: string[] }, venue, organizers });
+  }
+  return object;
+}
+
+/** §3.9, best effort: keys without data are left out. */
+function eventJsonLd(
+  ctx: RequestContext,
+  input: { record: EventRecord; url: string; costs: { values: string[] }; venue?: Record<string, unknown>; organizers: Record<string, unknown>[] },
+): Record<string, unknown> {
+  const { post, event } = input.record;
+  const ld: Record<string, unknown> = { '@context': 'http://schema.org', '@type': 'Event', name: post.title };
+  const excerpt = renderContent(post.excerpt);
+  if (excerpt !== '') ld.description = escapeHtml(excerpt);
+  ld.url = input.url;
+  ld.eventAttendanceMode = 'https://schema.org/OfflineEventAttendanceMode';
+  ld.eventStatus = 'https://schema.org/EventScheduled';
+  ld.startDate = isoWithOffset(event.start_local, event.timezone);
+  ld.endDate = isoWithOffset(event.end_local, event.timezone);
+  if (input.venue?.json_ld) ld.location = input.venue.json_ld;
+  const people = input.organizers.map((organizer) => organizer.json_ld).filter((person) => person !== undefined);
+  if (people.length > 0) ld.organizer = people.length === 1 ? people[0] : people;
+  const price = input.costs.values.find((value) => /^\d/.test(value));
+  if (price !== undefined) {
+    ld.offers = {
+      '@type': 'Offer',
+      price,
+      priceCurrency: ctx.config.currencyCode,
+      url: input.url,
+      category: 'primary',
+      availability: 'inStock',
+      validFrom: isoWithOffset(`${post.date_local.slice(0, 10)} 00:00:00`, ctx.config.siteTimezone),
+    };
+  }
+  ld.performer = 'Organization';
+  return ld;
+}

@@ -1,0 +1,182 @@
+// Event rows: batch reads, the writes that keep `occurrences` in step with `events`, and the list query (§4).
+import { sql, type Expression, type Insertable, type Selectable, type SqlBool, type Updateable } from 'kysely';
+import { formatWp } from '../../domain/dates.ts';
+import type { RequestContext } from '../../http/context.ts';
+import type { EventsTable } from '../../store/schema.ts';
+import type { Db, Trx } from '../../store/store.ts';
+import type { PostRow } from '../posts/store.ts';
+import { visibleInList } from '../posts/visibility.ts';
+import type { EventListPlan } from './list-query.ts';
+import type { EventSchedule } from './schedule.ts';
+
+export type EventRow = Selectable<EventsTable>;
+
+export interface EventRecord {
+  post: PostRow;
+  event: EventRow;
+}
+
+/** Posts and event rows of many events in two queries; ids that are not events are left out. */
+export async function loadEventRecords(db: Db, ids: readonly number[]): Promise<Map<number, EventRecord>> {
+  const wanted = [...new Set(ids)];
+  if (wanted.length === 0) return new Map();
+  const [posts, events] = await Promise.all([
+    db.selectFrom('posts').selectAll().where('id', 'in', wanted).where('type', '=', 'event').execute(),
+    db.selectFrom('events').selectAll().where('id', 'in', wanted).execute(),
+  ]);
+  const eventById = new Map(events.map((event) => [event.id, event]));
+  const records = new Map<number, EventRecord>();
+  for (const post of posts) {
+    const event = eventById.get(post.id);
+    if (event) records.set(post.id, { post, event });
+  }
+  return records;
+}
+
+/** Each event's organizer ids, in their order, in one query. */
+export async function loadOrganizerIds(db: Db, eventIds: readonly number[]): Promise<Map<number, number[]>> {
+  const result = new Map<number, number[]>();
+  if (eventIds.length === 0) return result;
+  const rows = await db.selectFrom('event_organizers').select(['event_id', 'organizer_id'])
+    .where('event_id', 'in', [...new Set(eventIds)])
+    .orderBy('event_id').orderBy('position')
+    .execute();
+  for (const row of rows) {
+    const list = result.get(row.event_id) ?? [];
+    list.push(row.organizer_id);
+    result.set(row.event_id, list);
+  }
+  return result;
+}
+
+export const scheduleColumns = (schedule: EventSchedule) => ({
+  timezone: schedule.timezone,
+  timezone_abbr: schedule.timezoneAbbr,
+  all_day: schedule.allDay ? 1 : 0,
+  start_local: schedule.startLocal,
+  end_local: schedule.endLocal,
+  start_utc: schedule.startUtc,
+  end_utc: schedule.endUtc,
+});
+
+export async function insertEventRow(trx: Trx, row: Insertable<EventsTable>): Promise<void> {
+  await trx.insertInto('events').values(row).execute();
+}
+
+export async function updateEventRow(trx: Trx, id: number, changes: Updateable<EventsTable>): Promise<void> {
+  if (Object.keys(changes).length === 0) return;
+  await trx.updateTable('events').set(changes).where('id', '=', id).execute();
+}
+
+/** Lists read `occurrences`: one row per event for now (a recurring series will write one per occurrence). */
+export async function writeOccurrences(trx: Trx, eventId: number, schedule: EventSchedule): Promise<void> {
+  await trx.deleteFrom('occurrences').where('event_id', '=', eventId).execute();
+  await trx.insertInto('occurrences').values({
+    event_id: eventId,
+    start_local: schedule.startLocal,
+    end_local: schedule.endLocal,
+    start_utc: schedule.startUtc,
+    end_utc: schedule.endUtc,
+  }).execute();
+}
+
+/** Replaces the organizers, in the order given (an id given twice is kept once). */
+export async function setOrganizers(trx: Trx, eventId: number, organizerIds: number[]): Promise<void> {
+  await trx.deleteFrom('event_organizers').where('event_id', '=', eventId).execute();
+  const unique = [...new Set(organizerIds)];
+  if (unique.length === 0) return;
+  await trx.insertInto('event_organizers')
+    .values(unique.map((organizerId, position) => ({ event_id: eventId, organizer_id: organizerId, position })))
+    .execute();
+}
+
+const escapeLike = (value: string) => value.replace(/[\\%_]/g, (char) => `\\${char}`);
+
+const EARTH_RADIUS_KM = 6371;
+
+/**
+ * D13: venues within `radiusKm` of a point by great-circle distance, inclusive. The haversine term
+ * `sin²(Δφ/2) + cos φ₁ cos φ₂ sin²(Δλ/2)` grows with the distance, so it is compared with its value at the radius:
+ * no square root or arcsine, hence no rounding error pushing an argument out of range on PostgreSQL.
+ */
+function venuesNear(db: Db, near: NonNullable<EventListPlan['near']>) {
+  const radians = (degrees: number) => (degrees * Math.PI) / 180;
+  const number = (value: number) => sql<number>`cast(${value} as double precision)`;
+  const limit = Math.sin(near.radiusKm / EARTH_RADIUS_KM / 2) ** 2;
+  const haversine = sql<number>`power(sin((radians(geo_lat) - ${number(radians(near.lat))}) / 2), 2)
+    + ${number(Math.cos(radians(near.lat)))} * cos(radians(geo_lat)) * power(sin((radians(geo_lng) - ${number(radians(near.lng))}) / 2), 2)`;
+  return db.selectFrom('venues').select('id')
+    .where('geo_lat', 'is not', null).where('geo_lng', 'is not', null)
+    .where(haversine, '<=', number(limit));
+}
+
+const venuesWithCoordinates = (db: Db) =>
+  db.selectFrom('venues').select('id').where('geo_lat', 'is not', null).where('geo_lng', 'is not', null);
+
+/** The filtered set of §4 (occurrences joined to their event), before ordering and paging. */
+function filteredOccurrences(ctx: RequestContext, plan: EventListPlan) {
+  const db = ctx.store.db;
+  const nowUtc = formatWp(ctx.now);
+  // With a date window, the window's index drives the query: SQLite keeps the written order of a CROSS JOIN (its
+  // planner would otherwise scan every event and sort), PostgreSQL plans it as the inner join it is. Without one
+  // (`include`, D9), the planner starts from the ids.
+  const joined = plan.dates.length > 0
+    ? db.selectFrom('occurrences').crossJoin('posts').crossJoin('events')
+      .whereRef('posts.id', '=', 'occurrences.event_id').whereRef('events.id', '=', 'occurrences.event_id')
+    : db.selectFrom('occurrences')
+      .innerJoin('posts', 'posts.id', 'occurrences.event_id')
+      .innerJoin('events', 'events.id', 'occurrences.event_id');
+  let query = joined
+    .where('events.hide_from_listings', '=', 0)
+    .where((eb) => visibleInList(eb as never, ctx.viewer, plan.statuses, nowUtc));
+
+  for (const condition of plan.dates) {
+    query = query.where(condition.column === 'start' ? 'occurrences.start_local' : 'occurrences.end_local', condition.operator, condition.value);
+  }
+  if (plan.searchTerms !== undefined) {
+    const terms = plan.searchTerms;
+    query = query.where(terms.length === 0 ? sql<SqlBool>`1 = 0` : sql<SqlBool>`(${sql.join(terms.map((term) => {
+      const pattern = `%${escapeLike(term)}%`;
+      const fields = ['posts.title', 'posts.excerpt', 'posts.content']
+        .map((column) => sql`${ctx.store.lower(sql.ref(column))} like ${pattern} escape '\\'`);
+      return sql`(${sql.join(fields, sql` or `)})`;
+    }), sql` and `)})`);
+  }
+  for (const termIds of [plan.categoryIds, plan.tagIds]) {
+    if (termIds === undefined) continue;
+    query = query.where((eb) => eb.exists(eb.selectFrom('event_terms').select('event_terms.event_id')
+      .whereRef('event_terms.event_id', '=', 'occurrences.event_id')
+      .where('event_terms.term_id', 'in', termIds.length > 0 ? termIds : [0])));
+  }
+  if (plan.venueIds !== undefined) query = query.where('events.venue_id', 'in', plan.venueIds);
+  if (plan.organizerIds !== undefined) {
+    const organizerIds = plan.organizerIds;
+    query = query.where((eb) => eb.exists(eb.selectFrom('event_organizers').select('event_organizers.event_id')
+      .whereRef('event_organizers.event_id', '=', 'occurrences.event_id')
+      .where('event_organizers.organizer_id', 'in', organizerIds)));
+  }
+  if (plan.featured !== undefined) query = query.where('events.featured', '=', plan.featured ? 1 : 0);
+  if (plan.include !== undefined) query = query.where('posts.id', 'in', plan.include);
+  if (plan.parentId !== undefined) query = query.where('posts.parent_id', '=', plan.parentId);
+  if (plan.geoloc !== undefined) {
+    const located = (eb: { (...args: any[]): Expression<SqlBool> }) => eb('events.venue_id', 'in', venuesWithCoordinates(db));
+    query = query.where((eb) => (plan.geoloc ? located(eb) : eb.or([eb('events.venue_id', 'is', null), eb.not(located(eb))])));
+  }
+  if (plan.near !== undefined) query = query.where('events.venue_id', 'in', venuesNear(db, plan.near));
+  return query;
+}
+
+/** The two queries of a list page: the size of the whole filtered set, and one page of ids in list order. */
+export function eventListQueries(ctx: RequestContext, plan: EventListPlan) {
+  const filtered = filteredOccurrences(ctx, plan);
+  let page = filtered.select('posts.id');
+  if (plan.order === 'start') page = page.orderBy('occurrences.start_local');
+  page = page.orderBy('posts.date_utc').orderBy('posts.id').limit(plan.perPage).offset((plan.page - 1) * plan.perPage);
+  return { count: filtered.select((eb) => eb.fn.countAll<number | string>().as('total')), page };
+}
+
+export async function findEventPage(ctx: RequestContext, plan: EventListPlan): Promise<{ total: number; ids: number[] }> {
+  const queries = eventListQueries(ctx, plan);
+  const [count, rows] = await Promise.all([queries.count.executeTakeFirstOrThrow(), queries.page.execute()]);
+  return { total: Number(count.total), ids: rows.map((row) => row.id) };
+}

@@ -1,0 +1,219 @@
+import { sql, type Insertable, type Selectable } from 'kysely';
+import type { Dialect } from '../../store/dialect.ts';
+import type { TermsTable } from '../../store/schema.ts';
+import { isRowId, isUniqueViolation, type Db, type Store, type Trx } from '../../store/store.ts';
+import { hasEffectiveStatus } from '../posts/visibility.ts';
+import { uniqueTermSlug } from './slugs.ts';
+import type { Taxonomy } from './taxonomies.ts';
+
+export type TermRow = Selectable<TermsTable>;
+export type NewTerm = Omit<Insertable<TermsTable>, 'id' | 'slug'>;
+
+/** A term's place in the hierarchy: enough to build nested public URLs and child slugs. */
+export type Hierarchy = ReadonlyMap<number, { slug: string; parent_id: number }>;
+
+const isNumeric = (value: string) => /^\d+$/.test(value);
+const escapeLike = (value: string) => value.replace(/[\\%_]/g, (char) => `\\${char}`);
+
+export async function findTerm(db: Db, taxonomy: Taxonomy, id: number): Promise<TermRow | undefined> {
+  if (!isRowId(id)) return undefined;
+  return db.selectFrom('terms').selectAll().where('taxonomy', '=', taxonomy).where('id', '=', id).executeTakeFirst();
+}
+
+/** Terms named by id (all-digit values) or by slug, in one query; each reference maps to its term when it exists. */
+export async function findTermsByRefs(db: Db, taxonomy: Taxonomy, refs: readonly string[]): Promise<Map<string, TermRow>> {
+  const ids = refs.filter(isNumeric).map(Number).filter(isRowId);
+  const slugs = refs.filter((ref) => !isNumeric(ref));
+  if (ids.length === 0 && slugs.length === 0) return new Map();
+  const rows = await db.selectFrom('terms').selectAll().where('taxonomy', '=', taxonomy)
+    .where((eb) => eb.or([
+      ...(ids.length > 0 ? [eb('id', 'in', ids)] : []),
+      ...(slugs.length > 0 ? [eb('slug', 'in', slugs)] : []),
+    ]))
+    .execute();
+  const byId = new Map(rows.map((row) => [String(row.id), row]));
+  const bySlug = new Map(rows.map((row) => [row.slug, row]));
+  const found = new Map<string, TermRow>();
+  for (const ref of refs) {
+    const row = isNumeric(ref) ? byId.get(String(Number(ref))) : bySlug.get(ref);
+    if (row) found.set(ref, row);
+  }
+  return found;
+}
+
+/** Terms whose name equals one of `names`, case-insensitively for every script (D11); keyed by the lowered name. */
+export async function findTermsByNames(store: Pick<Store, 'lower'>, db: Db, taxonomy: Taxonomy, names: readonly string[]): Promise<Map<string, TermRow>> {
+  const lowered = [...new Set(names.map((name) => name.toLowerCase()))];
+  if (lowered.length === 0) return new Map();
+  const rows = await db.selectFrom('terms').selectAll().where('taxonomy', '=', taxonomy)
+    .where(store.lower(sql.ref('name')), 'in', lowered)
+    .orderBy('id')
+    .execute();
+  const found = new Map<string, TermRow>();
+  for (const row of rows) if (!found.has(row.name.toLowerCase())) found.set(row.name.toLowerCase(), row);
+  return found;
+}
+
+/**
+ * Another term of the taxonomy with this name (case-insensitive) at the same level: under `parentId` for
+ * categories, anywhere for tags (`parentId` undefined).
+ */
+export async function findNameClash(
+  store: Pick<Store, 'lower'>, db: Db, taxonomy: Taxonomy, name: string, parentId: number | undefined, exceptId?: number,
+): Promise<TermRow | undefined> {
+  let query = db.selectFrom('terms').selectAll().where('taxonomy', '=', taxonomy)
+    .where(store.lower(sql.ref('name')), '=', name.toLowerCase())
+    .orderBy('id');
+  if (parentId !== undefined) query = query.where('parent_id', '=', parentId);
+  if (exceptId !== undefined) query = query.where('id', '!=', exceptId);
+  return query.executeTakeFirst();
+}
+
+/** Per term: the events with effective status publish (D17) that carry it, grouped in SQL. */
+export function publishedUsage(db: Db, nowUtc: string) {
+  return db.selectFrom('event_terms')
+    .innerJoin('posts', 'posts.id', 'event_terms.event_id')
+    .where((eb) => hasEffectiveStatus(eb as never, ['publish'], nowUtc))
+    .groupBy('event_terms.term_id')
+    .select((eb) => ['event_terms.term_id', eb.fn.countAll<number | string>().as('uses')]);
+}
+
+/** §3.4 `count` for many terms in one query; terms nobody uses are absent (count 0). */
+export async function publishedEventCounts(db: Db, termIds: readonly number[], nowUtc: string): Promise<Map<number, number>> {
+  if (termIds.length === 0) return new Map();
+  const rows = await publishedUsage(db, nowUtc).where('event_terms.term_id', 'in', [...new Set(termIds)]).execute();
+  return new Map(rows.map((row) => [row.term_id, Number(row.uses)]));
+}
+
+/**
+ * The ids of categories that are not empty in WordPress's hierarchical sense: used by a published event themselves,
+ * or an ancestor of one that is (an empty parent of a used child stays listed with `hide_empty`).
+ */
+export function usedOrAncestorOfUsed(db: Db, nowUtc: string) {
+  return db.withRecursive('used(id)', (qb) => qb.selectFrom('event_terms')
+    .innerJoin('posts', 'posts.id', 'event_terms.event_id')
+    .where((eb) => hasEffectiveStatus(eb as never, ['publish'], nowUtc))
+    .select('event_terms.term_id as id')
+    .union((inner) => inner.selectFrom('terms').innerJoin('used', 'used.id', 'terms.id')
+      .where('terms.parent_id', '!=', 0)
+      .select('terms.parent_id as id')))
+    .selectFrom('used').select('used.id');
+}
+
+/** `ids` and all their ancestors, in one recursive query (`union` stops on a damaged, cyclic hierarchy). */
+export async function loadHierarchy(db: Db, ids: readonly number[]): Promise<Hierarchy> {
+  const wanted = [...new Set(ids.filter((id) => id !== 0))];
+  if (wanted.length === 0) return new Map();
+  const rows = await db.withRecursive('chain(id, slug, parent_id)', (qb) => qb.selectFrom('terms')
+    .where('id', 'in', wanted)
+    .select(['id', 'slug', 'parent_id'])
+    .union((inner) => inner.selectFrom('terms').innerJoin('chain', 'chain.parent_id', 'terms.id')
+      .select(['terms.id', 'terms.slug', 'terms.parent_id'])))
+    .selectFrom('chain').selectAll().execute();
+  return new Map(rows.map((row) => [Number(row.id), { slug: row.slug, parent_id: Number(row.parent_id) }]));
+}
+
+/** The slugs from `startId` up to the root, nearest first (`startId` itself included). */
+export function ancestorSlugs(hierarchy: Hierarchy, startId: number): string[] {
+  const slugs: string[] = [];
+  const seen = new Set<number>();
+  for (let id = startId; id !== 0 && !seen.has(id); id = hierarchy.get(id)?.parent_id ?? 0) {
+    seen.add(id);
+    const node = hierarchy.get(id);
+    if (!node) break;
+    slugs.push(node.slug);
+  }
+  return slugs;
+}
+
+/** Whether `candidateParent` is `id` itself or one of its descendants (moving `id` under it would make a cycle). */
+export async function wouldCreateCycle(db: Db, id: number, candidateParent: number): Promise<boolean> {
+  const hierarchy = await loadHierarchy(db, [candidateParent]);
+  const seen = new Set<number>();
+  for (let node = candidateParent; node !== 0 && !seen.has(node); node = hierarchy.get(node)?.parent_id ?? 0) {
+    if (node === id) return true;
+    seen.add(node);
+  }
+  return false;
+}
+
+/** `ids` plus every descendant, in one recursive query. */
+export async function withDescendants(db: Db, ids: readonly number[]): Promise<number[]> {
+  const wanted = [...new Set(ids)];
+  if (wanted.length === 0) return [];
+  const rows = await db.withRecursive('tree(id)', (qb) => qb.selectFrom('terms')
+    .where('id', 'in', wanted)
+    .select('id')
+    .union((inner) => inner.selectFrom('terms').innerJoin('tree', 'tree.id', 'terms.parent_id').select('terms.id')))
+    .selectFrom('tree').select('tree.id').execute();
+  return rows.map((row) => Number(row.id));
+}
+
+const TERM_LOCK_CLASS = 20_480;
+const TERM_LOCK_KEYS: Record<Taxonomy, number> = { event_category: 1, event_tag: 2 };
+
+/**
+ * Serialises term writes of one taxonomy until the transaction ends, so that two writers cannot both pass the name
+ * and hierarchy checks. SQLite needs nothing: its writers are serialised, and a writer whose snapshot went stale is
+ * retried by `Store.transaction`.
+ */
+export async function lockTaxonomy(trx: Trx, dialect: Dialect, taxonomy: Taxonomy): Promise<void> {
+  if (dialect !== 'postgres') return;
+  await sql`select pg_advisory_xact_lock(${sql.lit(TERM_LOCK_CLASS)}, ${sql.lit(TERM_LOCK_KEYS[taxonomy])})`.execute(trx);
+}
+
+/**
+ * The first free slug for `base` ({@link uniqueTermSlug}); `ownSlug` is the slug of the term being renamed, which
+ * does not count as taken.
+ */
+export async function chooseTermSlug(db: Db, taxonomy: Taxonomy, base: string, parentSlugs: readonly string[], ownSlug?: string): Promise<string> {
+  // Every candidate starts with the base (a numbered one with a shortened base when the base is very long).
+  const prefix = base.slice(0, 180);
+  const rows = await db.selectFrom('terms').select('slug').where('taxonomy', '=', taxonomy)
+    .where(sql<boolean>`slug like ${`${escapeLike(prefix)}%`} escape '\\'`)
+    .execute();
+  const taken = new Set(rows.map((row) => row.slug).filter((slug) => slug !== ownSlug));
+  return uniqueTermSlug(base, parentSlugs, taken);
+}
+
+const MAX_SLUG_ATTEMPTS = 20;
+
+/**
+ * Inserts with the first free slug (§9.3). The unique (taxonomy, slug) index decides races: a concurrent writer that
+ * took the same candidate makes the insert do nothing, and the next candidate is tried.
+ */
+export async function insertTerm(trx: Trx, values: NewTerm, base: string, parentSlugs: readonly string[]): Promise<TermRow> {
+  for (let attempt = 0; attempt < MAX_SLUG_ATTEMPTS; attempt++) {
+    const slug = await chooseTermSlug(trx, values.taxonomy, base, parentSlugs);
+    const row = await trx.insertInto('terms').values({ ...values, slug })
+      .onConflict((conflict) => conflict.columns(['taxonomy', 'slug']).doNothing())
+      .returningAll()
+      .executeTakeFirst();
+    if (row) return row;
+  }
+  throw new Error(`no free term slug for "${base}" after ${MAX_SLUG_ATTEMPTS} attempts`);
+}
+
+/**
+ * Sets a slug that must be free; false when another term holds it (checked first, then enforced by the index). After
+ * false the caller must abandon the transaction: on PostgreSQL a violated index has aborted it.
+ */
+export async function setTermSlug(trx: Trx, row: TermRow, slug: string): Promise<boolean> {
+  if (slug === row.slug) return true;
+  const holder = await trx.selectFrom('terms').select('id').where('taxonomy', '=', row.taxonomy).where('slug', '=', slug).executeTakeFirst();
+  if (holder) return false;
+  try {
+    await trx.updateTable('terms').set({ slug }).where('id', '=', row.id).execute();
+    return true;
+  } catch (error) {
+    if (isUniqueViolation(error)) return false;
+    throw error;
+  }
+}
+
+/** §9.5: permanent; the term leaves every event and its children move up to its parent. */
+export async function deleteTerm(trx: Trx, row: TermRow): Promise<void> {
+  await trx.deleteFrom('event_terms').where('term_id', '=', row.id).execute();
+  await trx.updateTable('terms').set({ parent_id: row.parent_id }).where('taxonomy', '=', row.taxonomy).where('parent_id', '=', row.id).execute();
+  await trx.deleteFrom('terms').where('id', '=', row.id).execute();
+}

@@ -1,0 +1,146 @@
+// The document cannot drift from the code: every route of the route table is called at least once, and every
+// response is validated against the schema the published OpenAPI document gives for its path, method and status,
+// by an independent validator (Ajv, JSON Schema 2020-12). The service checks the same with VALIDATE_RESPONSES=1.
+import assert from 'node:assert/strict';
+import { before, it } from 'node:test';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { describeEachDatabase, type Credentials, type InjectOptions } from '../helpers/harness.ts';
+
+type Json = Record<string, any>;
+
+describeEachDatabase('Discovery: every route answers as the OpenAPI document says', (h) => {
+  let doc: Json;
+  let templates: Array<[string, RegExp]>;
+  const validators = new Map<string, ValidateFunction>();
+  /** `METHOD template` → the statuses seen. */
+  const seen = new Map<string, Set<number>>();
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats.default(ajv);
+
+  before(async () => {
+    doc = (await h().request('GET', '/doc')).json();
+    templates = Object.keys(doc.paths).map((template) => {
+      const pattern = template.split(/\{[^}]+\}/).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+');
+      return [template, new RegExp(`^${pattern}/?$`)];
+    });
+  });
+
+  const has = (template: string) => doc.paths[template] !== undefined;
+
+  /** Calls the API, checks the status, then validates the body against the document. */
+  async function call(method: string, path: string, status: number, options: InjectOptions = {}): Promise<Json> {
+    const response = await h().request(method, path, options);
+    assert.equal(response.statusCode, status, `${method} ${path}: ${response.body}`);
+    const local = path === h().api ? '/' : path.startsWith(h().api) ? path.slice(h().api.length) : path;
+    const match = templates.find(([, pattern]) => pattern.test(local));
+    assert.ok(match, `${path} is a documented path`);
+    const [template] = match;
+    const operation = doc.paths[template][method.toLowerCase()];
+    assert.ok(operation, `${method} ${template} is documented`);
+    const documented = operation.responses[String(status)];
+    if (status < 400) assert.ok(documented, `${method} ${template} documents ${status}`);
+    const schema = (documented ?? operation.responses.default).content?.['application/json']?.schema;
+    const body = response.json();
+    if (schema) {
+      const key = `${method} ${template} ${status}`;
+      let validate = validators.get(key);
+      if (!validate) {
+        validate = ajv.compile({ ...schema, components: doc.components });
+        validators.set(key, validate);
+      }
+      assert.ok(validate(body), `${key}: ${JSON.stringify(validate.errors, null, 2)}\n${JSON.stringify(body, null, 2)}`);
+    }
+    const operationKey = `${method.toUpperCase()} ${template}`;
+    if (!seen.has(operationKey)) seen.set(operationKey, new Set());
+    seen.get(operationKey)!.add(status);
+    return body;
+  }
+
+  const admin = () => h().users.administrator;
+  const anyone: Credentials | null = null;
+
+  it('the discovery routes', async () => {
+    await call('GET', h().api, 200);
+    await call('GET', '/doc', 200);
+  });
+
+  for (const [collection, nameKey] of [['venues', 'venue'], ['organizers', 'organizer']] as const) {
+    it(`the ${collection} routes`, async () => {
+      const item = await call('POST', `/${collection}`, 201, { as: admin(), body: { [nameKey]: `Contract ${nameKey}`, description: 'A <b>bold</b> one', phone: '555', image: 'https://img.example/a.png' } });
+      await call('GET', `/${collection}`, 200);
+      await call('GET', `/${collection}`, 200, { as: admin(), query: { status: 'any', search: 'contract' } });
+      await call('GET', `/${collection}/${item.id}`, 200);
+      await call('GET', `/${collection}/by-slug/${item.slug}`, 200);
+      for (const method of ['POST', 'PUT', 'PATCH']) {
+        await call(method, `/${collection}/${item.id}`, 200, { as: admin(), body: { phone: `${method}-1` } });
+        await call(method, `/${collection}/by-slug/${item.slug}`, 200, { as: admin(), form: { phone: `${method}-2` } });
+      }
+      await call('DELETE', `/${collection}/${item.id}`, 200, { as: admin() });
+      await call('DELETE', `/${collection}/${item.id}`, 410, { as: admin() });
+      const other = await call('POST', `/${collection}`, 201, { as: admin(), body: { [nameKey]: `Contract ${nameKey} two` } });
+      await call('DELETE', `/${collection}/by-slug/${other.slug}`, 200, { as: admin(), query: { force: 'true' } });
+      await call('GET', `/${collection}/999999`, 400);
+      await call('GET', `/${collection}`, 404, { query: { page: 99 } });
+      await call('POST', `/${collection}`, 401, { as: anyone, body: { [nameKey]: 'Nobody' } });
+      await call('POST', `/${collection}`, 403, { as: h().users.subscriber, body: { [nameKey]: 'Nobody' } });
+    });
+  }
+
+  for (const [collection, label] of [['categories', 'Category'], ['tags', 'Tag']] as const) {
+    it(`the ${collection} routes`, async (t) => {
+      if (!has(`/${collection}`)) return t.skip(`the ${collection} routes are not registered yet`);
+      const term = await call('POST', `/${collection}`, 201, { as: admin(), body: { name: `Contract ${label}`, description: 'Described' } });
+      if (collection === 'categories') {
+        await call('POST', '/categories', 201, { as: admin(), body: { name: 'Contract Child', parent: term.id } });
+      }
+      await call('GET', `/${collection}`, 200, { query: { hide_empty: 'false' } });
+      await call('GET', `/${collection}/${term.id}`, 200);
+      for (const method of ['POST', 'PUT', 'PATCH']) {
+        await call(method, `/${collection}/${term.id}`, 200, { as: admin(), body: { description: `${method} description` } });
+      }
+      await call('DELETE', `/${collection}/${term.id}`, 200, { as: admin() });
+      await call('GET', `/${collection}/${term.id}`, 400);
+    });
+  }
+
+  it('the events routes', async (t) => {
+    if (!has('/events')) return t.skip('the events routes are not registered yet');
+    const venue = await call('POST', '/venues', 201, { as: admin(), body: { venue: 'Contract Event Hall', city: 'Rome', geo_lat: 41.9, geo_lng: 12.5 } });
+    const organizer = await call('POST', '/organizers', 201, { as: admin(), body: { organizer: 'Contract Event Org', email: 'org@example.com' } });
+    const fields = {
+      start_date: '2030-03-10 09:00:00', end_date: '2030-03-10 17:00:00', timezone: 'Europe/Rome', cost: ['0$', '20$'],
+      website: 'https://example.com/contract', venue: { id: venue.id }, organizer: [{ id: organizer.id }],
+      categories: ['Contract Event Category'], tags: 'contract-event-tag', image: 'https://img.example/event.jpg', featured: true,
+    };
+    const event = await call('POST', '/events', 201, { as: admin(), body: { title: 'Contract Event', description: 'Hello', ...fields } });
+    const window = { start_date: '2030-01-01', end_date: '2030-12-31' };
+    await call('GET', '/events', 200, { query: window });
+    await call('GET', `/events/${event.id}`, 200);
+    await call('GET', `/events/by-slug/${event.slug}`, 200);
+    for (const method of ['POST', 'PUT', 'PATCH']) {
+      await call(method, `/events/${event.id}`, 200, { as: admin(), body: { excerpt: `${method} excerpt` } });
+      await call(method, `/events/by-slug/${event.slug}`, 200, { as: admin(), body: { title: `Contract Event ${method}` } });
+    }
+    const secret = await call('POST', '/events', 201, { as: admin(), body: { title: 'Contract Secret', password: 'open sesame', ...fields } });
+    await call('GET', '/events', 200, { query: { ...window, include: String(secret.id) } });
+    await call('GET', `/events/${secret.id}`, 403);
+    await call('GET', `/events/${secret.id}`, 200, { query: { password: 'open sesame' } });
+    await call('DELETE', `/events/${event.id}`, 200, { as: admin() });
+    await call('DELETE', `/events/${event.id}`, 410, { as: admin() });
+    await call('DELETE', `/events/by-slug/${secret.slug}`, 200, { as: admin(), query: { force: 'true' } });
+    await call('GET', '/events/999999', 404);
+    await call('POST', '/events', 400, { as: admin(), body: { start_date: '2030-03-10', end_date: '2030-03-10' } });
+  });
+
+  it('has called every documented operation, with success, at least once', () => {
+    const missing: string[] = [];
+    for (const [template, item] of Object.entries<Json>(doc.paths)) {
+      for (const method of Object.keys(item)) {
+        const statuses = [...(seen.get(`${method.toUpperCase()} ${template}`) ?? [])];
+        if (!statuses.some((status) => status < 400)) missing.push(`${method.toUpperCase()} ${template}`);
+      }
+    }
+    assert.deepEqual(missing, []);
+  });
+});
