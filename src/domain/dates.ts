@@ -158,18 +158,23 @@ export function timezoneAbbr(timezone: string, at: DateTime): string {
   }
 }
 
-// Checking a zone with Intl costs hundreds of microseconds; the set of zones a site uses is small.
+// Asking Intl about a zone costs tens to hundreds of microseconds; the zones a site uses are few.
+const MAX_REMEMBERED = 1000;
+
+function remembered<V>(cache: Map<string, V>, key: string, compute: () => V): V {
+  let value = cache.get(key);
+  if (value === undefined) {
+    value = compute();
+    if (cache.size >= MAX_REMEMBERED) cache.clear();
+    cache.set(key, value);
+  }
+  return value;
+}
+
 const classifiedZones = new Map<string, ClassifiedTimezone | null>();
-const MAX_REMEMBERED_ZONES = 1000;
 
 function classifyTimezone(timezone: string): ClassifiedTimezone | null {
-  let classified = classifiedZones.get(timezone);
-  if (classified === undefined) {
-    classified = classifyTimezoneUncached(timezone);
-    if (classifiedZones.size >= MAX_REMEMBERED_ZONES) classifiedZones.clear();
-    classifiedZones.set(timezone, classified);
-  }
-  return classified;
+  return remembered(classifiedZones, timezone, () => classifyTimezoneUncached(timezone));
 }
 
 function classifyTimezoneUncached(timezone: string): ClassifiedTimezone | null {
@@ -222,14 +227,7 @@ function signedOffsetMinutes(sign: string, hours: number, minutes: number): numb
 const abbreviations = new Map<string, string>();
 
 function letterAbbreviation(dt: DateTime): string {
-  const key = `${dt.zoneName}|${offsetAt(dt.zone, dt.toMillis())}`;
-  let abbreviation = abbreviations.get(key);
-  if (abbreviation === undefined) {
-    abbreviation = letterAbbreviationUncached(dt);
-    if (abbreviations.size >= MAX_REMEMBERED_ZONES) abbreviations.clear();
-    abbreviations.set(key, abbreviation);
-  }
-  return abbreviation;
+  return remembered(abbreviations, `${dt.zoneName}|${offsetAt(dt.zone, dt.toMillis())}`, () => letterAbbreviationUncached(dt));
 }
 
 function letterAbbreviationUncached(dt: DateTime): string {
