@@ -1,5 +1,5 @@
 import { Kysely, sql, type Expression, type Insertable, type RawBuilder, type Transaction } from 'kysely';
-import { Migrator } from 'kysely/migration';
+import { Migrator, type MigrationResultSet } from 'kysely/migration';
 import type { DatabaseConfig } from '../config.ts';
 import type { Dialect } from './dialect.ts';
 import { migrations } from './migrations.ts';
@@ -83,8 +83,21 @@ export async function migrateToLatest(db: Kysely<any>, dialect: Dialect): Promis
         throw error;
       }
     })
-    : await migratorOn(db).migrateToLatest();
+    : await retryWhileCatalogChanges(() => migratorOn(db).migrateToLatest());
   if (result.error) throw result.error;
+}
+
+/**
+ * Kysely's migrator lists the tables of every schema it can see; a schema dropped by someone else during that listing
+ * makes it fail (`3F000`/`42P01`) although nothing is wrong with ours, so the attempt is simply made again.
+ */
+async function retryWhileCatalogChanges(attempt: () => Promise<MigrationResultSet>): Promise<MigrationResultSet> {
+  for (let tries = 1; ; tries++) {
+    const result = await attempt();
+    const code = (result.error as { code?: string } | undefined)?.code;
+    if ((code !== '3F000' && code !== '42P01') || tries >= 5) return result;
+    await new Promise((resolve) => setTimeout(resolve, 50 * tries));
+  }
 }
 
 export async function openStore(config: DatabaseConfig, options: OpenStoreOptions = {}): Promise<Store> {
