@@ -2,9 +2,11 @@
 // through the HTTP surface (never through the store).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { Credentials, Harness } from '../helpers/harness.ts';
 
-export const EXAMPLES_DIRECTORY = process.env.CONTRACT_EXAMPLES ?? '/work/shared/contract/examples';
+/** The recorded examples of the contract, in the shared folder beside this repository (CONTRACT_EXAMPLES overrides). */
+export const EXAMPLES_DIRECTORY = process.env.CONTRACT_EXAMPLES ?? fileURLToPath(new URL('../../../shared/contract/examples', import.meta.url));
 
 export interface RecordedExample {
   request: { method: string; path: string; body: Record<string, unknown> | null };
