@@ -3,6 +3,7 @@ import { parseCost } from '../domain/cost.ts';
 import { localToUtc, timezoneAbbrForLocal } from '../domain/dates.ts';
 import { sanitizeHtml, sanitizeTitle } from '../domain/html.ts';
 import { nextSlugCandidates, slugify } from '../domain/slugs.ts';
+import { countNewEvents } from '../resources/terms/counts.ts';
 import type { Store, Trx } from '../store/store.ts';
 import type { PostsTable } from '../store/schema.ts';
 
@@ -175,6 +176,7 @@ export function insertEventsBulk(
     await store.insertRows(trx, 'event_organizers', organizerRows);
     const termRows = batch.flatMap((input, index) => [...new Set([...(input.categoryIds ?? []), ...(input.tagIds ?? [])])].map((termId) => ({ event_id: ids[index], term_id: termId })));
     await store.insertRows(trx, 'event_terms', termRows);
+    await countNewEvents(trx, ids);
     return ids;
   }, onProgress);
 }

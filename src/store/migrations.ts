@@ -1,4 +1,4 @@
-import { type ColumnDefinitionBuilder, type Kysely } from 'kysely';
+import { sql, type ColumnDefinitionBuilder, type Kysely } from 'kysely';
 import type { Migration } from 'kysely/migration';
 import type { Dialect } from './dialect.ts';
 
@@ -158,6 +158,16 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
       async up(db: Kysely<any>) {
         await db.schema.createIndex('occurrences_window').on('occurrences').columns(['start_local', 'end_local', 'event_id']).execute();
         await db.schema.dropIndex('occurrences_start').execute();
+      },
+    },
+    '0003_term_counts': {
+      async up(db: Kysely<any>) {
+        await db.schema.alterTable('terms').addColumn('published_count', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+        await sql`update terms set published_count = (
+          select count(*) from event_terms join posts on posts.id = event_terms.event_id
+          where event_terms.term_id = terms.id and posts.status = 'publish')`.execute(db);
+        // Scheduled events whose date has come are counted at read time: finding them must be cheap.
+        await db.schema.createIndex('posts_status_date').on('posts').columns(['status', 'date_utc']).execute();
       },
     },
   };

@@ -102,6 +102,8 @@ export interface TermsTable {
   slug: string;
   description: string;
   parent_id: number;
+  /** Events with stored status `publish` that carry the term (see resources/terms/counts.ts). */
+  published_count: Generated<number>;
 }
 
 export interface EventTermsTable {

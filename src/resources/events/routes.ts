@@ -9,12 +9,12 @@ import type { ParamMap } from '../../http/params.ts';
 import { endpoint, type Endpoint, type RouteGroup } from '../../http/routes.ts';
 import { forceArg, loadPost, loadPostBySlug } from '../posts/args.ts';
 import { postLike } from '../posts/fields.ts';
-import { deletePost, type PostRow } from '../posts/store.ts';
+import type { PostRow } from '../posts/store.ts';
 import { coordinateIssue, planEventList } from './list-query.ts';
 import { EVENT_RESPONSES } from './response.ts';
 import { deletePasswordArg, eventFieldArgs, eventListArgs, existingSlugArg, filterTermIds, idArg, passwordArg, slugArg } from './schema.ts';
 import { loadEventBundle, serializeEvent } from './serialize.ts';
-import { createEvent, trashEvent, updateEvent, type Sent } from './service.ts';
+import { createEvent, deleteEvent, trashEvent, updateEvent, type Sent } from './service.ts';
 import { findEventPage, loadEventRecords } from './store.ts';
 
 const notFound = (id: number) => new ApiError(404, 'rest-event-not-found', `Event with ID ${id} does not exist.`);
@@ -161,7 +161,7 @@ function itemEndpoints(key: 'id' | 'slug'): Endpoint<any>[] {
         const post = await requireEvent(ctx, params);
         if (params.force) {
           const previous = await readEvent(ctx, post.id, false);
-          await ctx.store.transaction((trx) => deletePost(trx, post.id));
+          await ctx.store.transaction((trx) => deleteEvent(trx, post.id));
           return { body: { deleted: true, previous } };
         }
         await ctx.store.transaction((trx) => trashEvent(trx, ctx, post.id));

@@ -15,7 +15,8 @@ import type { LinkedPostKind } from '../linked/kind.ts';
 import { createLinked, writeImage, type Sent } from '../linked/service.ts';
 import { organizerKind } from '../organizers/kind.ts';
 import { nowStamp, publicationDate, scheduleStatus, type PublicationDate } from '../posts/fields.ts';
-import { changeSlug, findPostById, insertPost, restorePost, trashPost, updatePost, type PostRow } from '../posts/store.ts';
+import { changeSlug, deletePost, findPostById, insertPost, restorePost, trashPost, updatePost, type PostRow } from '../posts/store.ts';
+import { countNewEvents, withTermCounts } from '../terms/counts.ts';
 import { resolveTermsForWrite, setEventTerms, type Taxonomy } from '../terms/service.ts';
 import { venueKind } from '../venues/kind.ts';
 import { linkedInput } from './linked-input.ts';
@@ -140,6 +141,7 @@ export async function createEvent(trx: Trx, ctx: RequestContext, sent: Sent): Pr
   await writeOccurrences(trx, post.id, schedule);
   await setOrganizers(trx, post.id, organizerIds);
   await writeTerms(trx, ctx, post.id, sent);
+  await countNewEvents(trx, [post.id]);
   return post.id;
 }
 
@@ -158,7 +160,11 @@ const sameSchedule = (columns: ReturnType<typeof scheduleColumns>, stored: Event
  * (scaled back for contributors), a non-trash status restoring a trashed event; the UTC values always follow the
  * local ones and the zone.
  */
-export async function updateEvent(trx: Trx, ctx: RequestContext, record: EventRecord, sent: Sent): Promise<void> {
+export function updateEvent(trx: Trx, ctx: RequestContext, record: EventRecord, sent: Sent): Promise<void> {
+  return withTermCounts(trx, [record.post.id], () => applyUpdate(trx, ctx, record, sent));
+}
+
+async function applyUpdate(trx: Trx, ctx: RequestContext, record: EventRecord, sent: Sent): Promise<void> {
   const { post, event } = record;
   const siteZone = ctx.config.siteTimezone;
   const schedule = scheduleOrThrow(resolveSchedule(scheduleInput(sent), storedSchedule(record), siteZone, ctx.now));
@@ -210,7 +216,16 @@ export async function updateEvent(trx: Trx, ctx: RequestContext, record: EventRe
  * §5.4: to the trash, with the `__trashed` slug. The first write claims the row (it waits for a concurrent delete and
  * then sees its result), so of two concurrent deletes exactly one answers 410.
  */
-export async function trashEvent(trx: Trx, ctx: RequestContext, id: number): Promise<void> {
+export function trashEvent(trx: Trx, ctx: RequestContext, id: number): Promise<void> {
+  return withTermCounts(trx, [id], () => moveToTrash(trx, ctx, id));
+}
+
+/** D18: gone for good, with its occurrences, links and term counts. */
+export function deleteEvent(trx: Trx, id: number): Promise<void> {
+  return withTermCounts(trx, [id], () => deletePost(trx, id));
+}
+
+async function moveToTrash(trx: Trx, ctx: RequestContext, id: number): Promise<void> {
   const stamp = nowStamp(ctx.now, ctx.config.siteTimezone);
   const claimed = await trx.updateTable('posts').set({ modified_local: stamp.local, modified_utc: stamp.utc })
     .where('id', '=', id).where('status', '!=', 'trash')

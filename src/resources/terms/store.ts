@@ -69,19 +69,28 @@ export async function findNameClash(
   return query.executeTakeFirst();
 }
 
-/** Per term: the events with effective status publish (D17) that carry it, grouped in SQL. */
+/**
+ * Per used term, the events with effective status publish (D17) that carry it: the stored count (kept true by every
+ * event write, see counts.ts) plus the scheduled events whose date has come, which are few.
+ */
 export function publishedUsage(db: Db, nowUtc: string) {
-  return db.selectFrom('event_terms')
+  const due = db.selectFrom('event_terms')
     .innerJoin('posts', 'posts.id', 'event_terms.event_id')
-    .where((eb) => hasEffectiveStatus(eb as never, ['publish'], nowUtc))
+    .where('posts.status', '=', 'future')
+    .where('posts.date_utc', '<=', nowUtc)
     .groupBy('event_terms.term_id')
-    .select((eb) => ['event_terms.term_id', eb.fn.countAll<number | string>().as('uses')]);
+    .select((eb) => ['event_terms.term_id', eb.fn.countAll<number | string>().as('due')]);
+  const uses = sql<number | string>`terms.published_count + coalesce(due.due, 0)`;
+  return db.selectFrom('terms')
+    .leftJoin(due.as('due'), 'due.term_id', 'terms.id')
+    .select(['terms.id as term_id', uses.as('uses')])
+    .where(uses, '>', 0);
 }
 
 /** §3.4 `count` for many terms in one query; terms nobody uses are absent (count 0). */
 export async function publishedEventCounts(db: Db, termIds: readonly number[], nowUtc: string): Promise<Map<number, number>> {
   if (termIds.length === 0) return new Map();
-  const rows = await publishedUsage(db, nowUtc).where('event_terms.term_id', 'in', [...new Set(termIds)]).execute();
+  const rows = await publishedUsage(db, nowUtc).where('terms.id', 'in', [...new Set(termIds)]).execute();
   return new Map(rows.map((row) => [row.term_id, Number(row.uses)]));
 }
 
@@ -90,10 +99,8 @@ export async function publishedEventCounts(db: Db, termIds: readonly number[], n
  * or an ancestor of one that is (an empty parent of a used child stays listed with `hide_empty`).
  */
 export function usedOrAncestorOfUsed(db: Db, nowUtc: string) {
-  return db.withRecursive('used(id)', (qb) => qb.selectFrom('event_terms')
-    .innerJoin('posts', 'posts.id', 'event_terms.event_id')
-    .where((eb) => hasEffectiveStatus(eb as never, ['publish'], nowUtc))
-    .select('event_terms.term_id as id')
+  return db.withRecursive('used(id)', (qb) => qb.selectFrom(publishedUsage(db, nowUtc).as('usage'))
+    .select('usage.term_id as id')
     .union((inner) => inner.selectFrom('terms').innerJoin('used', 'used.id', 'terms.id')
       .where('terms.parent_id', '!=', 0)
       .select('terms.parent_id as id')))
