@@ -7,7 +7,8 @@ import { createRequestContext, type AppDeps, type RequestContext } from './http/
 import { ApiError, noRoute } from './http/errors.ts';
 import { emptyParams, mergeParams, parseQueryString, type ParamMap } from './http/params.ts';
 import { installResponseValidation } from './http/response-validation.ts';
-import { allowedMethods, runEndpoint, type Reply, type RouteGroup } from './http/routes.ts';
+import { ResponseCache } from './http/response-cache.ts';
+import { allowedMethods, runEndpoint, type Endpoint, type Reply, type RouteGroup } from './http/routes.ts';
 import { registerDocsUi } from './resources/discovery/docs-ui.ts';
 import { apiRouteGroups } from './resources/index.ts';
 
@@ -119,6 +120,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       request.params as ParamMap,
     );
 
+  const cache = new ResponseCache();
+  /** Reads: anonymous answers come from the cache while the data and the clock allow (see response-cache.ts). */
+  const answerRead = async (definition: Endpoint, request: FastifyRequest, reply: FastifyReply) => {
+    if (request.ctx.viewer !== null) return send(reply, await runEndpoint(definition, gatherParams(request), request.ctx));
+    const version = await store.dataVersion();
+    const nowMs = request.ctx.now.toMillis();
+    const cached = cache.get(request.url, version, nowMs);
+    if (cached) return reply.headers(cached.headers).code(cached.status).type(JSON_TYPE).send(cached.payload);
+    const result = await runEndpoint(definition, gatherParams(request), request.ctx);
+    const payload = JSON.stringify(result.body);
+    cache.set(request.url, version, nowMs, { status: result.status ?? 200, headers: result.headers ?? {}, payload });
+    if (result.headers) reply.headers(result.headers);
+    return reply.code(result.status ?? 200).type(JSON_TYPE).send(payload);
+  };
+
   for (const group of apiRouteGroups(deps)) {
     const url = config.apiPath + group.path;
     for (const definition of group.endpoints) {
@@ -126,7 +142,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         method: [...definition.methods],
         url,
         config: { group },
-        handler: async (request, reply) => send(reply, await runEndpoint(definition, gatherParams(request), request.ctx)),
+        handler: definition.methods.includes('GET')
+          ? async (request, reply) => answerRead(definition, request, reply)
+          : async (request, reply) => send(reply, await runEndpoint(definition, gatherParams(request), request.ctx)),
       });
     }
     app.route({

@@ -283,6 +283,14 @@ function wallClockMillis(wp: string, zone: Zone): number {
   return wallClockInstant(asUtc, zone);
 }
 
+/** `2027-03-10T09:00:00-05:00`: a stored wall-clock value in `timezone` with the offset in force then (ISO 8601). */
+export function isoWithOffset(localWp: string, timezone: string): string {
+  const zone = requireZone(timezone);
+  const offset = offsetAt(zone, wallClockMillis(localWp, zone));
+  const magnitude = Math.abs(offset);
+  return `${localWp.replace(' ', 'T')}${offset < 0 ? '-' : '+'}${pad(Math.floor(magnitude / 60))}:${pad(magnitude % 60)}`;
+}
+
 /**
  * {@link timezoneAbbr} for a stored wall-clock value: what event writes need, without building a DateTime
  * unless the abbreviation of that offset has not been seen yet.

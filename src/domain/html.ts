@@ -47,9 +47,24 @@ export function sanitizeHtml(input: string): string {
   return sanitize(input, CONTENT_POLICY);
 }
 
-/** What the API returns for a description or an excerpt: the sanitised content with its paragraphs marked up. */
+const rendered = new Map<string, string>();
+const MAX_RENDERED = 5000;
+
+/**
+ * What the API returns for a description or an excerpt: the sanitised content with its paragraphs marked up.
+ * Reads repeat the same few texts and rendering is a pure function of the text, so results are remembered
+ * (least recently used dropped).
+ */
 export function renderContent(input: string): string {
-  return autoParagraph(sanitizeHtml(input));
+  let output = rendered.get(input);
+  if (output === undefined) {
+    output = autoParagraph(sanitizeHtml(input));
+    if (rendered.size >= MAX_RENDERED) rendered.delete(rendered.keys().next().value!);
+  } else {
+    rendered.delete(input);
+  }
+  rendered.set(input, output);
+  return output;
 }
 
 /** A plain-text title: tags removed (entities decoded), trimmed, runs of whitespace turned into one space. */

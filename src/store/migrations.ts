@@ -170,5 +170,16 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex('posts_status_date').on('posts').columns(['status', 'date_utc']).execute();
       },
     },
+    '0004_data_version': {
+      async up(db: Kysely<any>) {
+        // SQLite tells every connection when another one commits (PRAGMA data_version); PostgreSQL needs a row.
+        if (dialect !== 'postgres') return;
+        await db.schema.createTable('data_version')
+          .addColumn('id', 'integer', (c) => c.primaryKey())
+          .addColumn('version', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.insertInto('data_version').values({ id: 1, version: 0 }).execute();
+      },
+    },
   };
 }

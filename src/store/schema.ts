@@ -129,7 +129,14 @@ export interface AppPasswordsTable {
   last_used_utc: string | null;
 }
 
+/** PostgreSQL only: one row whose version every write transaction increments (see Store.dataVersion). */
+export interface DataVersionTable {
+  id: number;
+  version: number;
+}
+
 export interface Database {
+  data_version: DataVersionTable;
   posts: PostsTable;
   venues: VenuesTable;
   organizers: OrganizersTable;

@@ -24,6 +24,11 @@ export interface Store {
   insertRows<T extends keyof Database>(trx: Trx, table: T, rows: readonly Insertable<Database[T]>[]): Promise<void>;
   /** {@link insertRows} into a table with a generated `id`, returning the new ids in input order. */
   insertRowsReturningIds<T extends 'posts' | 'terms'>(trx: Trx, table: T, rows: readonly Insertable<Database[T]>[]): Promise<number[]>;
+  /**
+   * Changes whenever any process commits a write transaction: what a cache of database-derived answers compares
+   * against to stay correct with several processes on one database.
+   */
+  dataVersion(): Promise<string>;
   /** True when the database answers. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
@@ -104,12 +109,22 @@ export async function openStore(config: DatabaseConfig, options: OpenStoreOption
   let db: Db;
   let dialect: Dialect;
   let insertRows: (trx: Trx, table: string, rows: readonly object[], returnIds: boolean) => Promise<number[]>;
+  let dataVersion: () => Promise<string>;
+  let transaction: Store['transaction'];
   if (config.dialect === 'sqlite') {
     const sqlite = createSqliteDialect(config.path);
     db = new Kysely<Database>({ dialect: sqlite.dialect });
     dialect = 'sqlite';
     const writeRows = createSqliteRowWriter(sqlite.database);
     insertRows = async (_trx, table, rows) => writeRows(table, rows as Record<string, unknown>[]);
+    // SQLite's data_version moves when another connection commits; this process's own commits are counted here.
+    let ownCommits = 0;
+    dataVersion = async () => `${sqlite.database.pragma('data_version', { simple: true })}:${ownCommits}`;
+    transaction = async (work) => {
+      const result = await retryWhileBusy(() => db.transaction().execute(work));
+      ownCommits++;
+      return result;
+    };
   } else {
     if (options.schema) {
       const { dialect: bootstrap } = createPostgresDialect(config.url);
@@ -123,6 +138,13 @@ export async function openStore(config: DatabaseConfig, options: OpenStoreOption
     db = new Kysely<Database>({ dialect: createPostgresDialect(config.url, options.schema).dialect });
     dialect = 'postgres';
     insertRows = (trx, table, rows, returnIds) => insertRowsPostgres(trx, table, rows as Record<string, unknown>[], returnIds);
+    dataVersion = async () => String((await db.selectFrom('data_version').select('version').where('id', '=', 1).executeTakeFirstOrThrow()).version);
+    // Every write transaction moves the version as its last statement, so it commits (or rolls back) with the write.
+    transaction = (work) => db.transaction().execute(async (trx) => {
+      const result = await work(trx);
+      await trx.updateTable('data_version').set({ version: sql`version + 1` }).where('id', '=', 1).execute();
+      return result;
+    });
   }
 
   try {
@@ -137,7 +159,8 @@ export async function openStore(config: DatabaseConfig, options: OpenStoreOption
     db,
     dialect,
     lower: (expression) => sql<string>`${sql.raw(lowerFunction)}(${expression})`,
-    transaction: (work) => retryWhileBusy(() => db.transaction().execute(work)),
+    transaction,
+    dataVersion,
     insertRows: async (trx, table, rows) => {
       await insertRows(trx, table, rows, false);
     },

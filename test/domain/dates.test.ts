@@ -693,3 +693,14 @@ describe('timezoneAbbrForLocal', () => {
     }
   });
 });
+
+describe('isoWithOffset', () => {
+  it('writes a stored wall-clock value with the offset in force in its zone', async () => {
+    const { isoWithOffset } = await import('../../src/domain/dates.ts');
+    assert.equal(isoWithOffset('2027-03-10 09:00:00', 'UTC'), '2027-03-10T09:00:00+00:00');
+    assert.equal(isoWithOffset('2027-01-10 09:00:00', 'America/New_York'), '2027-01-10T09:00:00-05:00');
+    assert.equal(isoWithOffset('2027-07-10 09:00:00', 'America/New_York'), '2027-07-10T09:00:00-04:00');
+    assert.equal(isoWithOffset('2027-07-10 09:00:00', 'Asia/Kolkata'), '2027-07-10T09:00:00+05:30');
+    assert.equal(isoWithOffset('2027-07-10 09:00:00', 'UTC+5'), '2027-07-10T09:00:00+05:00');
+  });
+});

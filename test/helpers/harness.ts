@@ -67,6 +67,8 @@ export interface Harness {
   setNow(iso: string | null): void;
   request(method: string, path: string, options?: InjectOptions): Promise<LightMyRequestResponse & { json<T = any>(): T }>;
   createUser(login: string, role: Role): Promise<Credentials>;
+  /** Another connection to the same database, as a second service process would have. */
+  openAnotherStore(): Promise<Store>;
   close(): Promise<void>;
 }
 
@@ -114,6 +116,7 @@ export async function createHarness(database: DatabaseName, env: Record<string, 
       await createAppPassword(store.db, user.id, 'tests', secret);
       return { id: user.id, login, role, authorization: basicAuth(login, display) };
     },
+    openAnotherStore: () => openStore(config.database, database === 'postgres' ? { schema } : {}),
     async request(method, path, options = {}) {
       const headers: Record<string, string> = { ...options.headers };
       const as = options.as;

@@ -1,6 +1,6 @@
 // The event object of §3.1, built for many events from a constant number of queries.
 import { costValues, formatCost } from '../../domain/cost.ts';
-import { dateDetails, parseWp } from '../../domain/dates.ts';
+import { dateDetails, isoWithOffset } from '../../domain/dates.ts';
 import { escapeHtml, renderContent } from '../../domain/html.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { loadImages, serializeImage, type ImageRow } from '../images/images.ts';
@@ -41,9 +41,6 @@ export async function loadEventBundle(ctx: RequestContext, ids: readonly number[
 }
 
 const flag = (value: number) => value === 1;
-
-/** `2027-03-10T09:00:00+00:00`: a wall-clock value in `zone`, as schema.org wants it. */
-const isoWithOffset = (wp: string, zone: string) => parseWp(wp, zone).toFormat("yyyy-MM-dd'T'HH:mm:ssZZ");
 
 /**
  * §3.1 in the contract's key order; `single` adds `json_ld` (§3.9) to the event and to its venue and organizers.

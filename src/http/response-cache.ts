@@ -1,0 +1,39 @@
+/**
+ * Anonymous GET answers, kept while nothing was written to the database (the store's data version, which moves when
+ * any process commits) and for at most one second of the application clock, since answers also depend on the time
+ * (default date windows, relative dates, scheduled items going live). Authenticated requests are never cached.
+ */
+export interface CachedReply {
+  status: number;
+  headers: Record<string, string>;
+  payload: string;
+}
+
+interface Entry extends CachedReply {
+  version: string;
+  at: number;
+}
+
+export const MAX_CACHED_AGE_MS = 1000;
+const MAX_ENTRIES = 2000;
+const MAX_PAYLOAD_BYTES = 256 * 1024;
+
+export class ResponseCache {
+  readonly #entries = new Map<string, Entry>();
+
+  get(key: string, version: string, nowMs: number): CachedReply | undefined {
+    const entry = this.#entries.get(key);
+    if (!entry) return undefined;
+    if (entry.version !== version || nowMs < entry.at || nowMs - entry.at >= MAX_CACHED_AGE_MS) {
+      this.#entries.delete(key);
+      return undefined;
+    }
+    return entry;
+  }
+
+  set(key: string, version: string, nowMs: number, reply: CachedReply): void {
+    if (reply.payload.length > MAX_PAYLOAD_BYTES) return;
+    if (this.#entries.size >= MAX_ENTRIES) this.#entries.delete(this.#entries.keys().next().value!);
+    this.#entries.set(key, { ...reply, version, at: nowMs });
+  }
+}
