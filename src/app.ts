@@ -129,7 +129,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     const cached = cache.get(request.url, version, nowMs);
     if (cached) return reply.headers(cached.headers).code(cached.status).type(JSON_TYPE).send(cached.payload);
     const result = await runEndpoint(definition, gatherParams(request), request.ctx);
-    const payload = JSON.stringify(result.body);
+    const payload = Buffer.from(JSON.stringify(result.body));
     cache.set(request.url, version, nowMs, { status: result.status ?? 200, headers: result.headers ?? {}, payload });
     if (result.headers) reply.headers(result.headers);
     return reply.code(result.status ?? 200).type(JSON_TYPE).send(payload);

@@ -6,7 +6,8 @@
 export interface CachedReply {
   status: number;
   headers: Record<string, string>;
-  payload: string;
+  /** Encoded once, so a hit costs no JSON or UTF-8 work. */
+  payload: Buffer;
 }
 
 interface Entry extends CachedReply {

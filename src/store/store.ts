@@ -119,7 +119,8 @@ export async function openStore(config: DatabaseConfig, options: OpenStoreOption
     insertRows = async (_trx, table, rows) => writeRows(table, rows as Record<string, unknown>[]);
     // SQLite's data_version moves when another connection commits; this process's own commits are counted here.
     let ownCommits = 0;
-    dataVersion = async () => `${sqlite.database.pragma('data_version', { simple: true })}:${ownCommits}`;
+    const readDataVersion = sqlite.database.prepare('pragma data_version').pluck();
+    dataVersion = async () => `${readDataVersion.get()}:${ownCommits}`;
     transaction = async (work) => {
       const result = await retryWhileBusy(() => db.transaction().execute(work));
       ownCommits++;
