@@ -8,7 +8,7 @@ import { postListReply } from '../../http/list.ts';
 import type { ParamMap } from '../../http/params.ts';
 import { endpoint, type Endpoint, type RouteGroup } from '../../http/routes.ts';
 import { forceArg, loadPost, loadPostBySlug } from '../posts/args.ts';
-import { postLike } from '../posts/fields.ts';
+import { mayAssignAuthor, postLike } from '../posts/fields.ts';
 import type { PostRow } from '../posts/store.ts';
 import { coordinateIssue, planEventList } from './list-query.ts';
 import { EVENT_RESPONSES } from './response.ts';
@@ -90,7 +90,7 @@ const create = endpoint({
   responses: writeResponses(201, 'The event created.'),
   args: eventFieldArgs(true),
   allows: (ctx) => canCreatePosts(ctx.viewer),
-  permission: (ctx) => canCreatePosts(ctx.viewer),
+  permission: (ctx, params) => canCreatePosts(ctx.viewer) && mayAssignAuthor(ctx, params.author as number | undefined),
   async handler(ctx, params) {
     const id = await ctx.store.transaction((trx) => createEvent(trx, ctx, sentFields(params, [])));
     return { status: 201, body: await readEvent(ctx, id, false), headers: { Location: `${ctx.config.apiRoot}/events/${id}` } };
@@ -174,7 +174,7 @@ function itemEndpoints(key: 'id' | 'slug'): Endpoint<any>[] {
       responses: { ...writeResponses(200, 'The updated event.'), 404: { description: 'No such event.' } },
       args: updateArgs,
       allows: (ctx) => canCreatePosts(ctx.viewer),
-      permission: mayChange(canEditPost),
+      permission: async (ctx, params) => (await mayChange(canEditPost)(ctx, params)) && mayAssignAuthor(ctx, params.author as number | undefined),
       async handler(ctx, params) {
         const { id } = await requireEvent(ctx, params);
         // By slug, the path's slug names the event and cannot rename it (§5.3).

@@ -9,7 +9,7 @@ import { endpoint, type Endpoint, type RouteGroup } from '../../http/routes.ts';
 import { nonEmptyString, stringOrEmpty } from '../../http/validators.ts';
 import type { Db } from '../../store/store.ts';
 import { forceArg, isPostOfType, isSlugOfType, listStatusArg, loadPost, loadPostBySlug, pagingArgs, postWriteArgs, searchArg } from '../posts/args.ts';
-import { postLike } from '../posts/fields.ts';
+import { mayAssignAuthor, postLike } from '../posts/fields.ts';
 import type { PostRow } from '../posts/store.ts';
 import { deletePost } from '../posts/store.ts';
 import { visibleInList } from '../posts/visibility.ts';
@@ -49,15 +49,6 @@ export const linkedFieldArgs = (kind: LinkedPostKind, nameRequired: boolean): Ar
   ...kind.fieldArgs,
   ...postWriteArgs,
 });
-
-/**
- * Naming someone else as the author takes the right to edit that person's items (WordPress core's rule), so that
- * contributors and authors cannot put their work under another user's name.
- */
-export function mayAssignAuthor(ctx: RequestContext, authorId: number | undefined): boolean {
-  if (authorId === undefined || authorId === ctx.viewer?.id) return true;
-  return canEditPost(ctx.viewer, { authorId, status: 'draft', publishedUtc: formatWp(ctx.now) }, formatWp(ctx.now));
-}
 
 /** D11: the filters the reference echoes, in its order (§6), then the ones it leaves out. */
 const ECHO_ORDER = ['page', 'per_page', 'event', 'has_events', 'status', 'search', 'only_with_upcoming'];

@@ -1,6 +1,6 @@
 import type { DateTime } from 'luxon';
 import type { Config } from '../../config.ts';
-import { effectiveStatus, type PostLike } from '../../domain/access.ts';
+import { canEditPost, effectiveStatus, type PostLike, type Viewer } from '../../domain/access.ts';
 import { formatWp, parseDateInput, utcToLocal } from '../../domain/dates.ts';
 import type { PostRow } from './store.ts';
 
@@ -76,4 +76,14 @@ export function scheduleStatus(status: string, publishedUtc: string, now: DateTi
   if (status === 'publish' && publishedUtc > nowUtc) return 'future';
   if (status === 'future' && publishedUtc <= nowUtc) return 'publish';
   return status;
+}
+
+/**
+ * Naming someone else as the author takes the right to edit that person's items (WordPress core's rule), so that
+ * contributors and authors cannot put their work under another user's name.
+ */
+export function mayAssignAuthor(ctx: { viewer: Viewer; now: DateTime }, authorId: number | undefined): boolean {
+  if (authorId === undefined || authorId === ctx.viewer?.id) return true;
+  const nowUtc = formatWp(ctx.now);
+  return canEditPost(ctx.viewer, { authorId, status: 'draft', publishedUtc: nowUtc }, nowUtc);
 }

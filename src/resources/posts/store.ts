@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { nextSlugCandidates, trashedSlug, untrashedSlug } from '../../domain/slugs.ts';
-import { isRowId, type Db, type Trx } from '../../store/store.ts';
+import { isRowId, isUniqueViolation, type Db, type Trx } from '../../store/store.ts';
 import type { PostsTable } from '../../store/schema.ts';
 
 export type PostRow = Selectable<PostsTable>;
@@ -27,28 +27,33 @@ async function takenSlugs(db: Db, type: PostType, base: string, exceptId?: numbe
   return (await query.execute()).map((row) => row.slug);
 }
 
-const MAX_SLUG_ATTEMPTS = 20;
+/** Enough for as many concurrent writers of one slug as a database has connections. */
+const MAX_SLUG_ATTEMPTS = 200;
 
 /**
- * Inserts with the first free slug among `base`, `base-2`, `base-3`… The unique (type, slug) index decides races:
- * a concurrent writer that took the same candidate makes the insert do nothing, and the next candidate is tried.
+ * Inserts with the first free slug among `base`, `base-2`, `base-3`… The unique (type, slug) index decides races: a
+ * concurrent writer that took the same candidate makes the insert do nothing, and the next candidate is tried. A lost
+ * candidate is remembered, because the winner's row may not be visible yet (it commits later).
  */
 export async function insertPost(trx: Trx, values: NewPost, base: string): Promise<PostRow> {
+  const lost: string[] = [];
   for (let attempt = 0; attempt < MAX_SLUG_ATTEMPTS; attempt++) {
-    const slug = nextSlugCandidates(base, await takenSlugs(trx, values.type, base));
+    const slug = nextSlugCandidates(base, [...(await takenSlugs(trx, values.type, base)), ...lost]);
     const row = await trx.insertInto('posts').values({ ...values, slug })
       .onConflict((conflict) => conflict.columns(['type', 'slug']).doNothing())
       .returningAll()
       .executeTakeFirst();
     if (row) return row;
+    lost.push(slug);
   }
   throw new Error(`no free slug for "${base}" after ${MAX_SLUG_ATTEMPTS} attempts`);
 }
 
 /** Sets a new slug (made unique the same way); a lost race rolls back to a savepoint and tries the next candidate. */
 export async function changeSlug(trx: Trx, row: PostRow, base: string): Promise<string> {
+  const lost: string[] = [];
   for (let attempt = 0; attempt < MAX_SLUG_ATTEMPTS; attempt++) {
-    const slug = nextSlugCandidates(base, await takenSlugs(trx, row.type, base, row.id));
+    const slug = nextSlugCandidates(base, [...(await takenSlugs(trx, row.type, base, row.id)), ...lost]);
     if (slug === row.slug) return slug;
     await sql`savepoint change_slug`.execute(trx);
     try {
@@ -57,8 +62,8 @@ export async function changeSlug(trx: Trx, row: PostRow, base: string): Promise<
       return slug;
     } catch (error) {
       await sql`rollback to savepoint change_slug`.execute(trx);
-      const code = (error as { code?: string }).code;
-      if (code !== '23505' && code !== 'SQLITE_CONSTRAINT_UNIQUE') throw error;
+      if (!isUniqueViolation(error)) throw error;
+      lost.push(slug);
     }
   }
   throw new Error(`no free slug for "${base}" after ${MAX_SLUG_ATTEMPTS} attempts`);
