@@ -169,8 +169,9 @@ export function insertEventsBulk(
       };
     });
     await store.insertRows(trx, 'events', events);
-    await store.insertRows(trx, 'occurrences', events.map((event) => ({
+    await store.insertRows(trx, 'occurrences', events.map((event, index) => ({
       event_id: event.id, start_local: event.start_local, end_local: event.end_local, start_utc: event.start_utc, end_utc: event.end_utc,
+      status: batch[index].status ?? 'publish', published_utc: batch[index].published.utc, author_id: batch[index].authorId, hidden: 0,
     })));
     const organizerRows = batch.flatMap((input, index) => (input.organizerIds ?? []).map((organizerId, position) => ({ event_id: ids[index], organizer_id: organizerId, position })));
     await store.insertRows(trx, 'event_organizers', organizerRows);

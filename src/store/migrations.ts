@@ -181,5 +181,22 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
         await db.insertInto('data_version').values({ id: 1, version: 0 }).execute();
       },
     },
+    '0005_occurrence_listing': {
+      async up(db: Kysely<any>) {
+        await db.schema.alterTable('occurrences').addColumn('status', 'text', (c) => c.notNull().defaultTo('draft')).execute();
+        await db.schema.alterTable('occurrences').addColumn('published_utc', 'text', (c) => c.notNull().defaultTo('')).execute();
+        await db.schema.alterTable('occurrences').addColumn('author_id', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+        await db.schema.alterTable('occurrences').addColumn('hidden', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+        await sql`update occurrences set
+          status = (select status from posts where posts.id = occurrences.event_id),
+          published_utc = (select date_utc from posts where posts.id = occurrences.event_id),
+          author_id = (select author_id from posts where posts.id = occurrences.event_id),
+          hidden = (select hide_from_listings from events where events.id = occurrences.event_id)`.execute(db);
+        // List order is start, publication date, id; the other columns make the total an index-only count.
+        await db.schema.createIndex('occurrences_list')
+          .on('occurrences').columns(['start_local', 'published_utc', 'event_id', 'end_local', 'hidden', 'status', 'author_id']).execute();
+        await db.schema.dropIndex('occurrences_window').execute();
+      },
+    },
   };
 }

@@ -79,6 +79,14 @@ export interface OccurrencesTable {
   end_local: string;
   start_utc: string;
   end_utc: string;
+  /**
+   * Copies of the event's status, publication date, author and hidden flag, so that a list page and its total are
+   * read from one index without joins. Every event write refreshes them (events/service.ts).
+   */
+  status: Generated<string>;
+  published_utc: Generated<string>;
+  author_id: Generated<number>;
+  hidden: Generated<Flag>;
 }
 
 export interface EventOrganizersTable {

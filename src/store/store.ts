@@ -1,4 +1,4 @@
-import { Kysely, sql, type Expression, type Insertable, type RawBuilder, type Transaction } from 'kysely';
+import { Kysely, sql, type Expression, type Insertable, type RawBuilder, type SqlBool, type Transaction } from 'kysely';
 import { Migrator, type MigrationResultSet } from 'kysely/migration';
 import type { DatabaseConfig } from '../config.ts';
 import type { Dialect } from './dialect.ts';
@@ -15,6 +15,11 @@ export interface Store {
   readonly dialect: Dialect;
   /** Unicode-aware lower-casing of a text expression, the same on both databases. */
   lower(expression: Expression<string> | RawBuilder<string>): RawBuilder<string>;
+  /**
+   * `text` contains `needle`, ignoring case for every letter (D11), as an SQL condition. SQLite's LIKE already
+   * ignores ASCII case, so the Unicode lower-casing (a call into JavaScript per row) is paid only for non-ASCII needles.
+   */
+  containsText(text: Expression<string> | RawBuilder<unknown>, needle: string): RawBuilder<SqlBool>;
   /** One transaction per write; retried when a concurrent SQLite writer holds the lock. */
   transaction<T>(work: (trx: Trx) => Promise<T>): Promise<T>;
   /**
@@ -54,6 +59,9 @@ async function retryWhileBusy<T>(work: () => Promise<T>): Promise<T> {
 
 /** Ids are 32-bit `integer` columns: a larger (or non-positive) number names no row, and PostgreSQL would reject it. */
 export const isRowId = (id: number) => Number.isSafeInteger(id) && id >= 1 && id <= 2_147_483_647;
+
+/** A LIKE pattern's literal part, for `... like ? escape '\\'`. */
+export const escapeLike = (value: string) => value.replace(/[\\%_]/g, (char) => `\\${char}`);
 
 export function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
@@ -156,10 +164,16 @@ export async function openStore(config: DatabaseConfig, options: OpenStoreOption
   }
 
   const lowerFunction = dialect === 'sqlite' ? SQLITE_LOWER : 'lower';
+  const lower = (expression: Expression<string> | RawBuilder<unknown>) => sql<string>`${sql.raw(lowerFunction)}(${expression})`;
   return {
     db,
     dialect,
-    lower: (expression) => sql<string>`${sql.raw(lowerFunction)}(${expression})`,
+    lower,
+    containsText(text, needle) {
+      const pattern = `%${escapeLike(needle.toLowerCase())}%`;
+      const asciiOnly = dialect === 'sqlite' && /^[\x00-\x7f]*$/.test(needle);
+      return sql<SqlBool>`${asciiOnly ? text : lower(text)} like ${pattern} escape '\\'`;
+    },
     transaction,
     dataVersion,
     insertRows: async (trx, table, rows) => {

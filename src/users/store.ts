@@ -49,6 +49,8 @@ export async function setUserRole(db: Db, id: number, role: Role): Promise<void>
 export async function deleteUser(store: Store, id: number, heirId: number): Promise<void> {
   await store.transaction(async (trx) => {
     await trx.updateTable('posts').set({ author_id: heirId }).where('author_id', '=', id).execute();
+    // Event lists read the author from the occurrences' copy (resources/events/store.ts refreshListing).
+    await trx.updateTable('occurrences').set({ author_id: heirId }).where('author_id', '=', id).execute();
     await trx.deleteFrom('app_passwords').where('user_id', '=', id).execute();
     await trx.deleteFrom('users').where('id', '=', id).execute();
   });

@@ -21,7 +21,7 @@ import { resolveTermsForWrite, setEventTerms, type Taxonomy } from '../terms/ser
 import { venueKind } from '../venues/kind.ts';
 import { linkedInput } from './linked-input.ts';
 import { isWpValue, resolveSchedule, type EventSchedule, type ScheduleResult, type StoredSchedule } from './schedule.ts';
-import { insertEventRow, scheduleColumns, setOrganizers, updateEventRow, writeOccurrences, type EventRecord } from './store.ts';
+import { insertEventRow, refreshListing, scheduleColumns, setOrganizers, updateEventRow, writeOccurrences, type EventRecord } from './store.ts';
 
 export type { Sent };
 
@@ -142,6 +142,7 @@ export async function createEvent(trx: Trx, ctx: RequestContext, sent: Sent): Pr
   await setOrganizers(trx, post.id, organizerIds);
   await writeTerms(trx, ctx, post.id, sent);
   await countNewEvents(trx, [post.id]);
+  await refreshListing(trx, [post.id]);
   return post.id;
 }
 
@@ -160,8 +161,18 @@ const sameSchedule = (columns: ReturnType<typeof scheduleColumns>, stored: Event
  * (scaled back for contributors), a non-trash status restoring a trashed event; the UTC values always follow the
  * local ones and the zone.
  */
+/**
+ * Every write to existing events goes through here: in the same transaction, term counts follow (terms/counts.ts)
+ * and the listing copies on occurrences are refreshed (store.ts refreshListing).
+ */
+async function keepDerivedData<T>(trx: Trx, eventIds: readonly number[], write: () => Promise<T>): Promise<T> {
+  const result = await withTermCounts(trx, eventIds, write);
+  await refreshListing(trx, eventIds);
+  return result;
+}
+
 export function updateEvent(trx: Trx, ctx: RequestContext, record: EventRecord, sent: Sent): Promise<void> {
-  return withTermCounts(trx, [record.post.id], () => applyUpdate(trx, ctx, record, sent));
+  return keepDerivedData(trx, [record.post.id], () => applyUpdate(trx, ctx, record, sent));
 }
 
 async function applyUpdate(trx: Trx, ctx: RequestContext, record: EventRecord, sent: Sent): Promise<void> {
@@ -217,7 +228,7 @@ async function applyUpdate(trx: Trx, ctx: RequestContext, record: EventRecord, s
  * then sees its result), so of two concurrent deletes exactly one answers 410.
  */
 export function trashEvent(trx: Trx, ctx: RequestContext, id: number): Promise<void> {
-  return withTermCounts(trx, [id], () => moveToTrash(trx, ctx, id));
+  return keepDerivedData(trx, [id], () => moveToTrash(trx, ctx, id));
 }
 
 /** D18: gone for good, with its occurrences, links and term counts. */

@@ -5,7 +5,7 @@ import type { RequestContext } from '../../http/context.ts';
 import type { EventsTable } from '../../store/schema.ts';
 import type { Db, Trx } from '../../store/store.ts';
 import type { PostRow } from '../posts/store.ts';
-import { visibleInList } from '../posts/visibility.ts';
+import { visibleInList, type StatusColumns } from '../posts/visibility.ts';
 import type { EventListPlan } from './list-query.ts';
 import type { EventSchedule } from './schedule.ts';
 
@@ -90,8 +90,6 @@ export async function setOrganizers(trx: Trx, eventId: number, organizerIds: num
     .execute();
 }
 
-const escapeLike = (value: string) => value.replace(/[\\%_]/g, (char) => `\\${char}`);
-
 const EARTH_RADIUS_KM = 6371;
 
 /**
@@ -113,32 +111,40 @@ function venuesNear(db: Db, near: NonNullable<EventListPlan['near']>) {
 const venuesWithCoordinates = (db: Db) =>
   db.selectFrom('venues').select('id').where('geo_lat', 'is not', null).where('geo_lng', 'is not', null);
 
-/** The filtered set of §4 (occurrences joined to their event), before ordering and paging. */
+/** Where event lists read status, publication date and author: the copies on `occurrences` (see refreshListing). */
+const OCCURRENCE_COLUMNS: StatusColumns = { status: 'occurrences.status', publishedUtc: 'occurrences.published_utc', author: 'occurrences.author_id' };
+
+/**
+ * The filtered set of §4, before ordering and paging. Occurrences carry what every list filters and sorts on, so the
+ * usual page and its total come from one index; posts and events are joined only for the filters that need them.
+ */
 function filteredOccurrences(ctx: RequestContext, plan: EventListPlan) {
   const db = ctx.store.db;
   const nowUtc = formatWp(ctx.now);
-  // With a date window, the window's index drives the query: SQLite keeps the written order of a CROSS JOIN (its
-  // planner would otherwise scan every event and sort), PostgreSQL plans it as the inner join it is. Without one
-  // (`include`, D9), the planner starts from the ids.
-  const joined = plan.dates.length > 0
-    ? db.selectFrom('occurrences').crossJoin('posts').crossJoin('events')
-      .whereRef('posts.id', '=', 'occurrences.event_id').whereRef('events.id', '=', 'occurrences.event_id')
-    : db.selectFrom('occurrences')
-      .innerJoin('posts', 'posts.id', 'occurrences.event_id')
-      .innerJoin('events', 'events.id', 'occurrences.event_id');
+  const needsPosts = plan.searchTerms !== undefined || plan.parentId !== undefined;
+  const needsEvents = plan.venueIds !== undefined || plan.featured !== undefined || plan.geoloc !== undefined || plan.near !== undefined;
+  // SQLite keeps the written order of a CROSS JOIN, so the occurrences index drives the query (its planner would
+  // otherwise start from another table and sort); PostgreSQL plans it as the inner join it is. The type claims both
+  // tables; the filters below refer to a table only when it was joined.
+  let joined = db.selectFrom('occurrences') as unknown as ReturnType<typeof joinBoth>;
+  if (needsPosts) joined = joined.crossJoin('posts').whereRef('posts.id', '=', 'occurrences.event_id') as typeof joined;
+  if (needsEvents) joined = joined.crossJoin('events').whereRef('events.id', '=', 'occurrences.event_id') as typeof joined;
   let query = joined
-    .where('events.hide_from_listings', '=', 0)
-    .where((eb) => visibleInList(eb as never, ctx.viewer, plan.statuses, nowUtc));
+    .where('occurrences.hidden', '=', 0)
+    .where((eb) => visibleInList(eb as never, ctx.viewer, plan.statuses, nowUtc, OCCURRENCE_COLUMNS));
 
   for (const condition of plan.dates) {
     query = query.where(condition.column === 'start' ? 'occurrences.start_local' : 'occurrences.end_local', condition.operator, condition.value);
+    // An event never ends before it starts (D3), so an upper bound on the end bounds the start too: the index range
+    // on start_local then stops there instead of running to the last event.
+    if (condition.column === 'end' && (condition.operator === '<=' || condition.operator === '<')) {
+      query = query.where('occurrences.start_local', condition.operator, condition.value);
+    }
   }
   if (plan.searchTerms !== undefined) {
     const terms = plan.searchTerms;
     query = query.where(terms.length === 0 ? sql<SqlBool>`1 = 0` : sql<SqlBool>`(${sql.join(terms.map((term) => {
-      const pattern = `%${escapeLike(term)}%`;
-      const fields = ['posts.title', 'posts.excerpt', 'posts.content']
-        .map((column) => sql`${ctx.store.lower(sql.ref(column))} like ${pattern} escape '\\'`);
+      const fields = ['posts.title', 'posts.excerpt', 'posts.content'].map((column) => ctx.store.containsText(sql.ref(column), term));
       return sql`(${sql.join(fields, sql` or `)})`;
     }), sql` and `)})`);
   }
@@ -156,7 +162,7 @@ function filteredOccurrences(ctx: RequestContext, plan: EventListPlan) {
       .where('event_organizers.organizer_id', 'in', organizerIds)));
   }
   if (plan.featured !== undefined) query = query.where('events.featured', '=', plan.featured ? 1 : 0);
-  if (plan.include !== undefined) query = query.where('posts.id', 'in', plan.include);
+  if (plan.include !== undefined) query = query.where('occurrences.event_id', 'in', plan.include);
   if (plan.parentId !== undefined) query = query.where('posts.parent_id', '=', plan.parentId);
   if (plan.geoloc !== undefined) {
     const located = (eb: { (...args: any[]): Expression<SqlBool> }) => eb('events.venue_id', 'in', venuesWithCoordinates(db));
@@ -166,12 +172,14 @@ function filteredOccurrences(ctx: RequestContext, plan: EventListPlan) {
   return query;
 }
 
+const joinBoth = (db: Db) => db.selectFrom('occurrences').crossJoin('posts').crossJoin('events');
+
 /** The two queries of a list page: the size of the whole filtered set, and one page of ids in list order. */
 export function eventListQueries(ctx: RequestContext, plan: EventListPlan) {
   const filtered = filteredOccurrences(ctx, plan);
-  let page = filtered.select('posts.id');
+  let page = filtered.select('occurrences.event_id as id');
   if (plan.order === 'start') page = page.orderBy('occurrences.start_local');
-  page = page.orderBy('posts.date_utc').orderBy('posts.id').limit(plan.perPage).offset((plan.page - 1) * plan.perPage);
+  page = page.orderBy('occurrences.published_utc').orderBy('occurrences.event_id').limit(plan.perPage).offset((plan.page - 1) * plan.perPage);
   return { count: filtered.select((eb) => eb.fn.countAll<number | string>().as('total')), page };
 }
 
@@ -179,4 +187,18 @@ export async function findEventPage(ctx: RequestContext, plan: EventListPlan): P
   const queries = eventListQueries(ctx, plan);
   const [count, rows] = await Promise.all([queries.count.executeTakeFirstOrThrow(), queries.page.execute()]);
   return { total: Number(count.total), ids: rows.map((row) => row.id) };
+}
+
+/** Copies each event's status, publication date, author and hidden flag onto its occurrences (after every write). */
+export async function refreshListing(trx: Trx, eventIds: readonly number[]): Promise<void> {
+  if (eventIds.length === 0) return;
+  await trx.updateTable('occurrences')
+    .set((eb) => ({
+      status: eb.selectFrom('posts').select('posts.status').whereRef('posts.id', '=', 'occurrences.event_id'),
+      published_utc: eb.selectFrom('posts').select('posts.date_utc').whereRef('posts.id', '=', 'occurrences.event_id'),
+      author_id: eb.selectFrom('posts').select('posts.author_id').whereRef('posts.id', '=', 'occurrences.event_id'),
+      hidden: eb.selectFrom('events').select('events.hide_from_listings').whereRef('events.id', '=', 'occurrences.event_id'),
+    }))
+    .where('event_id', 'in', [...new Set(eventIds)])
+    .execute();
 }

@@ -24,8 +24,6 @@ export interface ListFilter {
   echo(params: Record<string, unknown>): EchoedQuery;
 }
 
-const escapeLike = (value: string) => value.replace(/[\\%_]/g, (char) => `\\${char}`);
-
 /** §6: words split on anything but letters, digits and `-`; an item matches when one field holds every word. */
 export function searchWords(search: string): string[] {
   return search.toLowerCase().split(/[^\p{L}\p{N}-]+/u).filter(Boolean);
@@ -33,10 +31,7 @@ export function searchWords(search: string): string[] {
 
 function matchesSearch(ctx: RequestContext, kind: LinkedPostKind, words: string[]): Expression<SqlBool> {
   const columns = ['posts.title', 'posts.content', 'posts.excerpt', ...kind.searchColumns.map((column) => `meta.${column}`)];
-  const fieldMatches = columns.map((column) => {
-    const lowered = ctx.store.lower(sql.ref(column));
-    return sql.join(words.map((word) => sql`${lowered} like ${`%${escapeLike(word)}%`} escape '\\'`), sql` and `);
-  });
+  const fieldMatches = columns.map((column) => sql.join(words.map((word) => ctx.store.containsText(sql.ref(column), word)), sql` and `));
   return sql<SqlBool>`(${sql.join(fieldMatches.map((match) => sql`(${match})`), sql` or `)})`;
 }
 

@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { nextSlugCandidates, trashedSlug, untrashedSlug } from '../../domain/slugs.ts';
-import { isRowId, isUniqueViolation, type Db, type Trx } from '../../store/store.ts';
+import { escapeLike, isRowId, isUniqueViolation, type Db, type Trx } from '../../store/store.ts';
 import type { PostsTable } from '../../store/schema.ts';
 
 export type PostRow = Selectable<PostsTable>;
@@ -18,7 +18,6 @@ export async function findPostBySlug(db: Db, type: PostType, slug: string): Prom
   return db.selectFrom('posts').selectAll().where('type', '=', type).where('slug', '=', slug).executeTakeFirst();
 }
 
-const escapeLike = (value: string) => value.replace(/[\\%_]/g, (char) => `\\${char}`);
 
 async function takenSlugs(db: Db, type: PostType, base: string, exceptId?: number): Promise<string[]> {
   let query = db.selectFrom('posts').select('slug').where('type', '=', type)

@@ -4,31 +4,45 @@ import type { Database } from '../../store/schema.ts';
 
 type PostsScope = ExpressionBuilder<Database, 'posts'>;
 
+/**
+ * Where a query finds an item's status, publication date and author: the `posts` row, or copies of them kept on
+ * another table (event lists read them from `occurrences`, so that a page needs no join).
+ */
+export interface StatusColumns {
+  status: string;
+  publishedUtc: string;
+  author: string;
+}
+
+export const POST_COLUMNS: StatusColumns = { status: 'posts.status', publishedUtc: 'posts.date_utc', author: 'posts.author_id' };
+
 /** Rows whose effective status (D17: a due `future` is `publish`) is one of `statuses`. */
-export function hasEffectiveStatus(eb: PostsScope, statuses: readonly PostStatus[], nowUtc: string): Expression<SqlBool> {
+export function hasEffectiveStatus(eb: PostsScope, statuses: readonly PostStatus[], nowUtc: string, columns = POST_COLUMNS): Expression<SqlBool> {
+  const status = columns.status as 'posts.status';
+  const publishedUtc = columns.publishedUtc as 'posts.date_utc';
   const conditions: Expression<SqlBool>[] = [];
-  const plain = statuses.filter((status) => status !== 'publish' && status !== 'future');
-  if (plain.length > 0) conditions.push(eb('posts.status', 'in', plain));
+  const plain = statuses.filter((candidate) => candidate !== 'publish' && candidate !== 'future');
+  if (plain.length > 0) conditions.push(eb(status, 'in', plain));
   if (statuses.includes('publish')) {
-    conditions.push(eb('posts.status', '=', 'publish'));
-    conditions.push(eb.and([eb('posts.status', '=', 'future'), eb('posts.date_utc', '<=', nowUtc)]));
+    conditions.push(eb(status, '=', 'publish'));
+    conditions.push(eb.and([eb(status, '=', 'future'), eb(publishedUtc, '<=', nowUtc)]));
   }
   if (statuses.includes('future')) {
-    conditions.push(eb.and([eb('posts.status', '=', 'future'), eb('posts.date_utc', '>', nowUtc)]));
+    conditions.push(eb.and([eb(status, '=', 'future'), eb(publishedUtc, '>', nowUtc)]));
   }
   return eb.or(conditions);
 }
 
 /** The status filter plus D19: a list shows a caller only what that caller could open by id. */
-export function visibleInList(eb: PostsScope, viewer: Viewer, statuses: readonly PostStatus[], nowUtc: string): Expression<SqlBool> {
-  const requested = hasEffectiveStatus(eb, statuses, nowUtc);
+export function visibleInList(eb: PostsScope, viewer: Viewer, statuses: readonly PostStatus[], nowUtc: string, columns = POST_COLUMNS): Expression<SqlBool> {
+  const requested = hasEffectiveStatus(eb, statuses, nowUtc, columns);
   const scope = listVisibilityScope(viewer);
   switch (scope.scope) {
     case 'all':
       return requested;
     case 'published-only':
-      return eb.and([requested, hasEffectiveStatus(eb, ['publish'], nowUtc)]);
+      return eb.and([requested, hasEffectiveStatus(eb, ['publish'], nowUtc, columns)]);
     case 'published-or-own':
-      return eb.and([requested, eb.or([hasEffectiveStatus(eb, ['publish'], nowUtc), eb('posts.author_id', '=', scope.authorId)])]);
+      return eb.and([requested, eb.or([hasEffectiveStatus(eb, ['publish'], nowUtc, columns), eb(columns.author as 'posts.author_id', '=', scope.authorId)])]);
   }
 }

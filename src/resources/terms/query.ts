@@ -34,8 +34,6 @@ export function termSortKey(orderby: string | undefined, hasInclude: boolean): T
 export const termSortDirection = (order: string | undefined): 'asc' | 'desc' =>
   order === undefined || order.toLowerCase() === 'asc' ? 'asc' : 'desc';
 
-const escapeLike = (value: string) => value.replace(/[\\%_]/g, (char) => `\\${char}`);
-
 /**
  * One page of terms with their published-event counts, and the filtered total: two queries whatever the page size.
  * Every order ends with id ascending (D11). Text orders compare code points on both databases.
@@ -49,8 +47,8 @@ export async function queryTerms(store: Store, info: TaxonomyInfo, nowUtc: strin
     .leftJoin(publishedUsage(db, nowUtc).as('usage'), 'usage.term_id', 'terms.id')
     .where('terms.taxonomy', '=', info.taxonomy);
   if (filters.search !== undefined) {
-    const pattern = `%${escapeLike(filters.search.toLowerCase())}%`;
-    query = query.where(sql<SqlBool>`(${store.lower(sql.ref('terms.name'))} like ${pattern} escape '\\' or ${store.lower(sql.ref('terms.slug'))} like ${pattern} escape '\\')`);
+    const search = filters.search;
+    query = query.where(sql<SqlBool>`(${store.containsText(sql.ref('terms.name'), search)} or ${store.containsText(sql.ref('terms.slug'), search)})`);
   }
   if (filters.include !== undefined) query = query.where('terms.id', 'in', filters.include);
   if (filters.exclude !== undefined) query = query.where('terms.id', 'not in', filters.exclude);
