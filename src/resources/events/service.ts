@@ -9,12 +9,12 @@ import { slugify, trashedSlug } from '../../domain/slugs.ts';
 import { toList } from '../../http/args.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { ApiError, invalidParam } from '../../http/errors.ts';
-import type { EventsTable, PostsTable } from '../../store/schema.ts';
+import type { EventsTable } from '../../store/schema.ts';
 import type { Trx } from '../../store/store.ts';
 import type { LinkedPostKind } from '../linked/kind.ts';
 import { createLinked, writeImage, type Sent } from '../linked/service.ts';
 import { organizerKind } from '../organizers/kind.ts';
-import { nowStamp, publicationDate, scheduleStatus, type PublicationDate } from '../posts/fields.ts';
+import { nowStamp, postChanges, publicationDate, scheduleStatus, type PublicationDate } from '../posts/fields.ts';
 import { changeSlug, deletePost, findPostById, insertPost, restorePost, trashPost, updatePost, type PostRow } from '../posts/store.ts';
 import { countNewEvents, withTermCounts } from '../terms/counts.ts';
 import { resolveTermsForWrite, setEventTerms, type Taxonomy } from '../terms/service.ts';
@@ -183,17 +183,9 @@ async function applyUpdate(trx: Trx, ctx: RequestContext, record: EventRecord, s
   const organizerIds = sent.organizer === undefined ? undefined : await linkedIds(trx, ctx, organizerKind, sent.organizer);
 
   const stamp = nowStamp(ctx.now, siteZone);
-  const changes: Updateable<PostsTable> = { modified_local: stamp.local, modified_utc: stamp.utc };
-  if (sent.title !== undefined) changes.title = sanitizeTitle(String(sent.title));
-  if (sent.description !== undefined) changes.content = sanitizeHtml(String(sent.description));
-  if (sent.excerpt !== undefined) changes.excerpt = sanitizeHtml(String(sent.excerpt));
-  if (sent.author !== undefined) changes.author_id = sent.author as number;
-  if (sent.password !== undefined) changes.password = sent.password as string;
   const published = eventPublicationDate(sent, schedule.timezone, ctx);
-  if (published) {
-    changes.date_local = published.local;
-    changes.date_utc = published.utc;
-  }
+  const changes = postChanges(
+    { title: sent.title, content: sent.description, excerpt: sent.excerpt, author: sent.author, password: sent.password }, published, stamp);
   const imageId = await writeImage(trx, sent, post.author_id, ctx);
   if (imageId !== undefined) changes.image_id = imageId;
   await updatePost(trx, post.id, changes);

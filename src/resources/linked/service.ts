@@ -6,7 +6,7 @@ import { slugify, trashedSlug } from '../../domain/slugs.ts';
 import type { RequestContext } from '../../http/context.ts';
 import type { Db, Trx } from '../../store/store.ts';
 import { loadImages, readImageInput, resolveImage, serializeImage, type ImageRow } from '../images/images.ts';
-import { globalId, nowStamp, postHead, postLike, publicationDate, scheduleStatus } from '../posts/fields.ts';
+import { globalId, nowStamp, postChanges, postHead, postLike, publicationDate, scheduleStatus } from '../posts/fields.ts';
 import { insertPost, restorePost, trashPost, updatePost, type PostRow } from '../posts/store.ts';
 import type { LinkedPostKind, Meta } from './kind.ts';
 
@@ -131,15 +131,8 @@ export async function createLinked(trx: Trx, ctx: RequestContext, kind: LinkedPo
 /** D2/D4: only what was sent changes; `modified` always advances; a non-trash status restores a trashed item. */
 export async function updateLinked(trx: Trx, ctx: RequestContext, kind: LinkedPostKind, row: PostRow, sent: Sent): Promise<void> {
   const stamp = nowStamp(ctx.now, ctx.config.siteTimezone);
-  const changes: Parameters<typeof updatePost>[2] = { modified_local: stamp.local, modified_utc: stamp.utc };
-  if (sent[kind.nameKey] !== undefined) changes.title = sanitizeTitle(String(sent[kind.nameKey]));
-  if (sent.description !== undefined) changes.content = sanitizeHtml(String(sent.description));
-  if (sent.author !== undefined) changes.author_id = sent.author as number;
   const published = publicationDate(sent, ctx.config.siteTimezone, ctx.now);
-  if (published) {
-    changes.date_local = published.local;
-    changes.date_utc = published.utc;
-  }
+  const changes = postChanges({ title: sent[kind.nameKey], content: sent.description, author: sent.author }, published, stamp);
   const imageId = await writeImage(trx, sent, row.author_id, ctx);
   if (imageId !== undefined) changes.image_id = imageId;
   await updatePost(trx, row.id, changes);

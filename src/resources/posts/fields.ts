@@ -1,4 +1,7 @@
+import type { Updateable } from 'kysely';
 import type { DateTime } from 'luxon';
+import { sanitizeHtml, sanitizeTitle } from '../../domain/html.ts';
+import type { PostsTable } from '../../store/schema.ts';
 import type { Config } from '../../config.ts';
 import { canEditPost, effectiveStatus, type PostLike, type Viewer } from '../../domain/access.ts';
 import { formatWp, parseDateInput, utcToLocal } from '../../domain/dates.ts';
@@ -86,4 +89,28 @@ export function mayAssignAuthor(ctx: { viewer: Viewer; now: DateTime }, authorId
   if (authorId === undefined || authorId === ctx.viewer?.id) return true;
   const nowUtc = formatWp(ctx.now);
   return canEditPost(ctx.viewer, { authorId, status: 'draft', publishedUtc: nowUtc }, nowUtc);
+}
+
+/** What a write may send for the shared post columns, under the names each resource uses for them. */
+export interface SentPostFields {
+  title?: unknown;
+  content?: unknown;
+  excerpt?: unknown;
+  author?: unknown;
+  password?: unknown;
+}
+
+/** D2: the posts columns an update changes: only what was sent, sanitised; `modified` always advances. */
+export function postChanges(sent: SentPostFields, published: PublicationDate | undefined, stamp: PublicationDate): Updateable<PostsTable> {
+  const changes: Updateable<PostsTable> = { modified_local: stamp.local, modified_utc: stamp.utc };
+  if (sent.title !== undefined) changes.title = sanitizeTitle(String(sent.title));
+  if (sent.content !== undefined) changes.content = sanitizeHtml(String(sent.content));
+  if (sent.excerpt !== undefined) changes.excerpt = sanitizeHtml(String(sent.excerpt));
+  if (sent.author !== undefined) changes.author_id = sent.author as number;
+  if (sent.password !== undefined) changes.password = sent.password as string;
+  if (published) {
+    changes.date_local = published.local;
+    changes.date_utc = published.utc;
+  }
+  return changes;
 }
