@@ -86,6 +86,8 @@ interface Scenario {
   url: string;
   method?: 'GET' | 'POST' | 'PATCH';
   body?: string;
+  /** A new body for every request. */
+  makeBody?: () => string;
   authorized?: boolean;
   connections?: number;
 }
@@ -125,9 +127,10 @@ async function main(): Promise<void> {
     const ceiling = start('bench/ceiling.ts', { PORT: String(CEILING_PORT), BODY_SIZE: String(Buffer.byteLength(single)) });
     try {
       await waitFor(`http://127.0.0.1:${CEILING_PORT}/fixed`);
-      // Every created event gets its own title (autocannon replaces [<id>]), as real creates do: thousands of identical
-      // titles would measure the -2, -3… slug search instead of a create.
-      const newEvent = JSON.stringify({ title: 'Bench event [<id>]', start_date: '2027-03-10 09:00:00', end_date: '2027-03-10 11:00:00', categories: ['jazzs'] });
+      // Every created event gets its own title, as real creates do: thousands of identical titles would measure the
+      // -2, -3… slug search instead of a create.
+      let created = 0;
+      const newEvent = () => JSON.stringify({ title: `Bench event ${++created}`, start_date: '2027-03-10 09:00:00', end_date: '2027-03-10 11:00:00', categories: ['jazzs'] });
       const scenarios: Scenario[] = [
         { name: 'ceiling: bare Fastify, fixed body', url: `http://127.0.0.1:${CEILING_PORT}/fixed` },
         { name: 'GET /events/{id}', url: `${api}/events/${eventId}` },
@@ -135,7 +138,7 @@ async function main(): Promise<void> {
         { name: 'GET /events?categories&search', url: `${api}/events?categories=${seeded.sampleCategory}&search=jazz` },
         { name: 'GET /events?per_page=50', url: `${api}/events?per_page=50` },
         { name: 'GET /venues', url: `${api}/venues` },
-        { name: 'POST /events (authenticated)', url: `${api}/events`, method: 'POST', body: newEvent, authorized: true },
+        { name: 'POST /events (authenticated)', url: `${api}/events`, method: 'POST', makeBody: newEvent, authorized: true },
         { name: 'PATCH /events/{id}', url: `${api}/events/${eventId}`, method: 'PATCH', body: JSON.stringify({ title: 'Renamed by the benchmark' }), authorized: true },
         { name: 'GET /events, 1 connection', url: `${api}/events`, connections: 1 },
       ];
@@ -143,10 +146,11 @@ async function main(): Promise<void> {
       let ceilingRate = 0;
       for (const scenario of scenarios) {
         const headers: Record<string, string> = {};
-        if (scenario.body) headers['content-type'] = 'application/json';
+        if (scenario.body || scenario.makeBody) headers['content-type'] = 'application/json';
         if (scenario.authorized) headers.authorization = authorization;
         const run = await autocannon({
-          url: scenario.url, method: scenario.method ?? 'GET', body: scenario.body, headers, idReplacement: scenario.body?.includes('[<id>]') ?? false,
+          url: scenario.url, method: scenario.method ?? 'GET', body: scenario.body, headers,
+          ...(scenario.makeBody ? { requests: [{ setupRequest: (request: autocannon.Request) => ({ ...request, body: scenario.makeBody!() }) }] } : {}),
           connections: scenario.connections ?? connections, duration,
         });
         const isCeiling = results.length === 0;

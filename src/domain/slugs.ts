@@ -83,6 +83,11 @@ export function untrashedSlug(slug: string): string {
 }
 
 /** `base-<number>`, the base shortened so that the result fits in 200 characters. */
+/** The first `count` candidates for `base`: `base`, `base-2`, `base-3`… */
+export function slugCandidates(base: string, count: number): string[] {
+  return [base, ...Array.from({ length: count - 1 }, (_, index) => numberedSlug(base, index + 2))];
+}
+
 function numberedSlug(base: string, number: number): string {
   const tail = `-${number}`;
   return truncateSlug(base, MAX_SLUG_LENGTH - tail.length) + tail;

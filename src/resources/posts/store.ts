@@ -1,5 +1,5 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
-import { nextSlugCandidates, trashedSlug, untrashedSlug } from '../../domain/slugs.ts';
+import { nextSlugCandidates, slugCandidates, trashedSlug, untrashedSlug } from '../../domain/slugs.ts';
 import { escapeLike, isRowId, isUniqueViolation, type Db, type Trx } from '../../store/store.ts';
 import type { PostsTable } from '../../store/schema.ts';
 
@@ -19,11 +19,22 @@ export async function findPostBySlug(db: Db, type: PostType, slug: string): Prom
 }
 
 
+const PROBED_CANDIDATES = 50;
+
+/**
+ * The slugs that `base` and its numbered variants collide with. The first candidates are looked up through the
+ * (type, slug) index; only when they are all taken does a pattern scan (which no index serves) list the rest.
+ */
 async function takenSlugs(db: Db, type: PostType, base: string, exceptId?: number): Promise<string[]> {
-  let query = db.selectFrom('posts').select('slug').where('type', '=', type)
-    .where((eb) => eb.or([eb('slug', '=', base), sql<boolean>`slug like ${`${escapeLike(base)}-%`} escape '\\'`]));
-  if (exceptId !== undefined) query = query.where('id', '!=', exceptId);
-  return (await query.execute()).map((row) => row.slug);
+  const select = () => {
+    const query = db.selectFrom('posts').select('slug').where('type', '=', type);
+    return exceptId === undefined ? query : query.where('id', '!=', exceptId);
+  };
+  const probed = slugCandidates(base, PROBED_CANDIDATES);
+  const taken = (await select().where('slug', 'in', probed).execute()).map((row) => row.slug);
+  if (taken.length < probed.length) return taken;
+  return (await select().where((eb) => eb.or([eb('slug', '=', base), sql<boolean>`slug like ${`${escapeLike(base)}-%`} escape '\\'`])).execute())
+    .map((row) => row.slug);
 }
 
 /** Enough for as many concurrent writers of one slug as a database has connections. */
