@@ -16,17 +16,19 @@ interface Entry extends CachedReply {
 }
 
 export const MAX_CACHED_AGE_MS = 1000;
-const MAX_ENTRIES = 2000;
+/** The memory the cache may hold, whatever mix of small and large answers it sees. */
+const MAX_TOTAL_BYTES = 16 * 1024 * 1024;
 const MAX_PAYLOAD_BYTES = 256 * 1024;
 
 export class ResponseCache {
   readonly #entries = new Map<string, Entry>();
+  #bytes = 0;
 
   get(key: string, version: string, nowMs: number): CachedReply | undefined {
     const entry = this.#entries.get(key);
     if (!entry) return undefined;
     if (entry.version !== version || nowMs < entry.at || nowMs - entry.at >= MAX_CACHED_AGE_MS) {
-      this.#entries.delete(key);
+      this.#delete(key, entry);
       return undefined;
     }
     return entry;
@@ -34,7 +36,19 @@ export class ResponseCache {
 
   set(key: string, version: string, nowMs: number, reply: CachedReply): void {
     if (reply.payload.length > MAX_PAYLOAD_BYTES) return;
-    if (this.#entries.size >= MAX_ENTRIES) this.#entries.delete(this.#entries.keys().next().value!);
+    const previous = this.#entries.get(key);
+    if (previous) this.#delete(key, previous);
+    // Oldest first: a Map iterates in insertion order.
+    for (const [oldKey, oldEntry] of this.#entries) {
+      if (this.#bytes + reply.payload.length <= MAX_TOTAL_BYTES) break;
+      this.#delete(oldKey, oldEntry);
+    }
     this.#entries.set(key, { ...reply, version, at: nowMs });
+    this.#bytes += reply.payload.length;
+  }
+
+  #delete(key: string, entry: Entry): void {
+    this.#entries.delete(key);
+    this.#bytes -= entry.payload.length;
   }
 }

@@ -1,0 +1,31 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ResponseCache } from '../../src/http/response-cache.ts';
+
+const reply = (bytes: number) => ({ status: 200, headers: {}, payload: Buffer.alloc(bytes) });
+
+describe('ResponseCache', () => {
+  it('serves an entry only for the same data version and within one second', () => {
+    const cache = new ResponseCache();
+    cache.set('/a', 'v1', 1000, reply(10));
+    assert.ok(cache.get('/a', 'v1', 1999));
+    assert.equal(cache.get('/a', 'v2', 1500), undefined);
+    cache.set('/a', 'v1', 1000, reply(10));
+    assert.equal(cache.get('/a', 'v1', 2000), undefined);
+    cache.set('/a', 'v1', 1000, reply(10));
+    assert.equal(cache.get('/a', 'v1', 999), undefined, 'a clock moved back is not trusted');
+  });
+
+  it('keeps its memory bounded, dropping the oldest answers first', () => {
+    const cache = new ResponseCache();
+    for (let index = 0; index < 100; index++) cache.set(`/${index}`, 'v', 0, reply(200 * 1024));
+    assert.equal(cache.get('/0', 'v', 1), undefined);
+    assert.ok(cache.get('/99', 'v', 1));
+    let kept = 0;
+    for (let index = 0; index < 100; index++) if (cache.get(`/${index}`, 'v', 1)) kept++;
+    assert.ok(kept * 200 * 1024 <= 16 * 1024 * 1024, `${kept} entries kept`);
+    assert.equal(cache.get('/big', 'v', 1), undefined);
+    cache.set('/big', 'v', 0, reply(300 * 1024));
+    assert.equal(cache.get('/big', 'v', 1), undefined, 'answers over 256 KiB are not kept');
+  });
+});
