@@ -7,7 +7,7 @@ import { createRequestContext, type AppDeps, type RequestContext } from './http/
 import { ApiError, noRoute } from './http/errors.ts';
 import { emptyParams, mergeParams, parseQueryString, type ParamMap } from './http/params.ts';
 import { installResponseValidation } from './http/response-validation.ts';
-import { ResponseCache, type CachedReply } from './http/response-cache.ts';
+import { ResponseCache } from './http/response-cache.ts';
 import { allowedMethods, runEndpoint, type Endpoint, type Reply, type RouteGroup } from './http/routes.ts';
 import { registerDocsUi } from './resources/discovery/docs-ui.ts';
 import { apiRouteGroups } from './resources/index.ts';
@@ -121,28 +121,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     );
 
   const cache = new ResponseCache();
-  /** Answers being computed, so that simultaneous misses of one URL (e.g. when an entry expires) compute it once. */
-  const computing = new Map<string, Promise<CachedReply>>();
   /** Reads: anonymous answers come from the cache while the data and the clock allow (see response-cache.ts). */
   const answerRead = async (definition: Endpoint, request: FastifyRequest, reply: FastifyReply) => {
     if (request.ctx.viewer !== null) return send(reply, await runEndpoint(definition, gatherParams(request), request.ctx));
-    const version = await store.dataVersion();
-    const nowMs = request.ctx.now.toMillis();
-    let answer: CachedReply | Promise<CachedReply> | undefined = cache.get(request.url, version, nowMs);
-    if (!answer) {
-      const key = `${version} ${request.url}`;
-      answer = computing.get(key);
-      if (!answer) {
-        const pending = runEndpoint(definition, gatherParams(request), request.ctx).then((result) => {
-          const fresh = { status: result.status ?? 200, headers: result.headers ?? {}, payload: Buffer.from(JSON.stringify(result.body)) };
-          cache.set(request.url, version, nowMs, fresh);
-          return fresh;
-        });
-        computing.set(key, pending);
-        answer = pending.finally(() => computing.delete(key));
-      }
-    }
-    const { status, headers, payload } = await answer;
+    const compute = async () => {
+      const result = await runEndpoint(definition, gatherParams(request), request.ctx);
+      return { status: result.status ?? 200, headers: result.headers ?? {}, payload: Buffer.from(JSON.stringify(result.body)) };
+    };
+    const { status, headers, payload } = await cache.answer(request.url, await store.dataVersion(), request.ctx.now.toMillis(), compute);
     return reply.headers(headers).code(status).type(JSON_TYPE).send(payload);
   };
 

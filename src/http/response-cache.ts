@@ -22,7 +22,26 @@ const MAX_PAYLOAD_BYTES = 256 * 1024;
 
 export class ResponseCache {
   readonly #entries = new Map<string, Entry>();
+  /** Answers being computed, so that simultaneous misses of one key (e.g. when an entry expires) compute it once. */
+  readonly #computing = new Map<string, Promise<CachedReply>>();
   #bytes = 0;
+
+  /** The cached answer for `key`, or the one `compute` gives (shared by every request that misses meanwhile). */
+  answer(key: string, version: string, nowMs: number, compute: () => Promise<CachedReply>): CachedReply | Promise<CachedReply> {
+    const cached = this.get(key, version, nowMs);
+    if (cached) return cached;
+    const flight = `${version} ${key}`;
+    let pending = this.#computing.get(flight);
+    if (!pending) {
+      pending = compute().then((fresh) => {
+        this.set(key, version, nowMs, fresh);
+        return fresh;
+      });
+      this.#computing.set(flight, pending);
+      pending.finally(() => this.#computing.delete(flight)).catch(() => {});
+    }
+    return pending;
+  }
 
   get(key: string, version: string, nowMs: number): CachedReply | undefined {
     const entry = this.#entries.get(key);

@@ -1,8 +1,8 @@
 import type { Insertable } from 'kysely';
-import { parseCost } from '../domain/cost.ts';
 import { localToUtc, timezoneAbbrForLocal } from '../domain/dates.ts';
 import { sanitizeHtml, sanitizeTitle } from '../domain/html.ts';
 import { nextSlugCandidates, slugify } from '../domain/slugs.ts';
+import { costColumns, scheduleColumns } from '../resources/events/store.ts';
 import { countNewEvents } from '../resources/terms/counts.ts';
 import type { Store, Trx } from '../store/store.ts';
 import type { PostsTable } from '../store/schema.ts';
@@ -148,26 +148,23 @@ export function insertEventsBulk(
 ): Promise<number[]> {
   return inBatches(store, inputs, async (trx, batch) => {
     const ids = await insertPosts(store, trx, 'event', batch, modified);
-    const events = batch.map((input, index) => {
-      const cost = parseCost(input.cost ?? []) ?? { values: [], symbol: '', position: '' };
-      return {
-        id: ids[index],
+    const events = batch.map((input, index) => ({
+      id: ids[index],
+      ...scheduleColumns({
         timezone: input.timezone,
-        timezone_abbr: timezoneAbbrForLocal(input.timezone, input.start),
-        all_day: input.allDay ? 1 : 0,
-        start_local: input.start,
-        end_local: input.end,
-        start_utc: localToUtc(input.start, input.timezone),
-        end_utc: localToUtc(input.end, input.timezone),
-        cost_values: JSON.stringify(cost.values),
-        currency_symbol: cost.symbol,
-        currency_position: cost.position,
-        website: input.website ?? null,
-        show_map: 0, show_map_link: 0, hide_from_listings: 0, sticky: 0,
-        featured: input.featured ? 1 : 0,
-        venue_id: input.venueId ?? null,
-      };
-    });
+        timezoneAbbr: timezoneAbbrForLocal(input.timezone, input.start),
+        allDay: input.allDay ?? false,
+        startLocal: input.start,
+        endLocal: input.end,
+        startUtc: localToUtc(input.start, input.timezone),
+        endUtc: localToUtc(input.end, input.timezone),
+      }),
+      ...costColumns(input.cost ?? []),
+      website: input.website ?? null,
+      show_map: 0, show_map_link: 0, hide_from_listings: 0, sticky: 0,
+      featured: input.featured ? 1 : 0,
+      venue_id: input.venueId ?? null,
+    }));
     await store.insertRows(trx, 'events', events);
     await store.insertRows(trx, 'occurrences', events.map((event, index) => ({
       event_id: event.id, start_local: event.start_local, end_local: event.end_local, start_utc: event.start_utc, end_utc: event.end_utc,

@@ -28,4 +28,19 @@ describe('ResponseCache', () => {
     cache.set('/big', 'v', 0, reply(300 * 1024));
     assert.equal(cache.get('/big', 'v', 1), undefined, 'answers over 256 KiB are not kept');
   });
+
+  it('computes an answer once for simultaneous misses, and not again while it is fresh', async () => {
+    const cache = new ResponseCache();
+    let computed = 0;
+    const compute = async () => {
+      computed++;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return reply(10);
+    };
+    await Promise.all([cache.answer('/a', 'v', 0, compute), cache.answer('/a', 'v', 1, compute), cache.answer('/a', 'v', 2, compute)]);
+    await cache.answer('/a', 'v', 3, compute);
+    assert.equal(computed, 1);
+    await cache.answer('/a', 'v2', 4, compute);
+    assert.equal(computed, 2, 'a new data version computes again');
+  });
 });

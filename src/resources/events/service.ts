@@ -2,7 +2,6 @@
 // nothing behind (no event, no inline venue, no new term).
 import type { Updateable } from 'kysely';
 import { scaleBackStatus } from '../../domain/access.ts';
-import { parseCost } from '../../domain/cost.ts';
 import { utcToLocal } from '../../domain/dates.ts';
 import { sanitizeHtml, sanitizeTitle } from '../../domain/html.ts';
 import { slugify, trashedSlug } from '../../domain/slugs.ts';
@@ -21,7 +20,7 @@ import { resolveTermsForWrite, setEventTerms, type Taxonomy } from '../terms/ser
 import { venueKind } from '../venues/kind.ts';
 import { linkedInput } from './linked-input.ts';
 import { isWpValue, resolveSchedule, type EventSchedule, type ScheduleResult, type StoredSchedule } from './schedule.ts';
-import { insertEventRow, refreshListing, scheduleColumns, setOrganizers, updateEventRow, writeOccurrences, type EventRecord } from './store.ts';
+import { costColumns, insertEventRow, refreshListing, scheduleColumns, setOrganizers, updateEventRow, writeOccurrences, type EventRecord } from './store.ts';
 
 export type { Sent };
 
@@ -82,13 +81,7 @@ async function writeTerms(trx: Trx, ctx: RequestContext, eventId: number, sent: 
 
 /** The event columns a request sets besides the schedule: only what was sent (D2). */
 function sentEventColumns(sent: Sent): Updateable<EventsTable> {
-  const columns: Updateable<EventsTable> = {};
-  if (sent.cost !== undefined) {
-    const cost = parseCost(sent.cost)!;
-    columns.cost_values = JSON.stringify(cost.values);
-    columns.currency_symbol = cost.symbol;
-    columns.currency_position = cost.position;
-  }
+  const columns: Updateable<EventsTable> = sent.cost === undefined ? {} : costColumns(sent.cost);
   if (sent.website !== undefined) columns.website = String(sent.website).trim();
   for (const name of FLAGS) if (sent[name] !== undefined) columns[name] = sent[name] ? 1 : 0;
   return columns;

@@ -1,5 +1,6 @@
 // Event rows: batch reads, the writes that keep `occurrences` in step with `events`, and the list query (§4).
 import { sql, type Expression, type Insertable, type Selectable, type SqlBool, type Updateable } from 'kysely';
+import { parseCost } from '../../domain/cost.ts';
 import { formatWp } from '../../domain/dates.ts';
 import type { RequestContext } from '../../http/context.ts';
 import type { EventsTable } from '../../store/schema.ts';
@@ -58,6 +59,12 @@ export const scheduleColumns = (schedule: EventSchedule) => ({
   start_utc: schedule.startUtc,
   end_utc: schedule.endUtc,
 });
+
+/** The stored form of a `cost` input (§3.8): the raw values and the symbol and position read from them. */
+export function costColumns(raw: unknown): Pick<EventsTable, 'cost_values' | 'currency_symbol' | 'currency_position'> {
+  const cost = parseCost(raw) ?? { values: [], symbol: '', position: '' };
+  return { cost_values: JSON.stringify(cost.values), currency_symbol: cost.symbol, currency_position: cost.position };
+}
 
 export async function insertEventRow(trx: Trx, row: Insertable<EventsTable>): Promise<void> {
   await trx.insertInto('events').values(row).execute();

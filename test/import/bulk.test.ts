@@ -1,0 +1,34 @@
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { insertEventsBulk, insertOrganizersBulk, insertTermsBulk, insertVenuesBulk } from '../../src/import/bulk.ts';
+import { describeEachDatabase } from '../helpers/harness.ts';
+
+describeEachDatabase('batch import', (h) => {
+  it('writes events the API then serves exactly like created ones, counts and list copies included', async () => {
+    h().setNow('2027-01-01T10:00:00Z');
+    const stamp = { utc: '2026-12-01 00:00:00', local: '2026-12-01 00:00:00' };
+    const author = h().users.editor.id;
+    const [category] = await insertTermsBulk(h().store, 'event_category', ['Imported Jazz']);
+    const [venue] = await insertVenuesBulk(h().store, [{ title: 'Import Hall', authorId: author, published: stamp, city: 'Oslo' }], stamp);
+    const organizers = await insertOrganizersBulk(h().store, [{ title: 'Import Org', authorId: author, published: stamp }], stamp);
+    const ids = await insertEventsBulk(h().store, Array.from({ length: 3 }, (_, index) => ({
+      title: 'Imported Concert', authorId: author, published: stamp, timezone: 'America/New_York',
+      start: `2027-03-1${index} 09:00:00`, end: `2027-03-1${index} 11:00:00`, cost: ['20$'],
+      venueId: venue, organizerIds: organizers, categoryIds: [category],
+    })), stamp);
+    assert.equal(new Set(ids).size, 3);
+
+    const event = (await h().request('GET', `/events/${ids[0]}`)).json();
+    assert.equal(event.slug, 'imported-concert');
+    assert.equal(event.utc_start_date, '2027-03-10 14:00:00');
+    assert.equal(event.timezone_abbr, 'EST');
+    assert.equal(event.cost, '20$');
+    assert.equal(event.venue.venue, 'Import Hall');
+    assert.equal(event.organizer[0].organizer, 'Import Org');
+    assert.equal(event.categories[0].count, 3);
+    const listed = (await h().request('GET', '/events', { query: { start_date: '2027-03-01', end_date: '2027-03-31' } })).json();
+    assert.deepEqual(listed.events.map((item: { id: number }) => item.id), ids);
+    assert.deepEqual(listed.events.map((item: { slug: string }) => item.slug), ['imported-concert', 'imported-concert-2', 'imported-concert-3']);
+    h().setNow(null);
+  });
+});
