@@ -117,7 +117,9 @@ async function main(): Promise<void> {
   await store.close();
   console.log(`seeded ${eventCount} events at ${seeded.eventsPerSecond} events/s`);
 
-  const service = start('src/main.ts', { DATABASE_URL: url, PORT: String(SERVICE_PORT), LOG_LEVEL: 'warn' }, ['--max-semi-space-size=2']);
+  const service = start('src/main.ts', {
+    DATABASE_URL: url, PORT: String(SERVICE_PORT), LOG_LEVEL: 'warn', GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=1048576',
+  }, ['--max-semi-space-size=2']);
   const api = `http://127.0.0.1:${SERVICE_PORT}/calendar/events/v1`;
   try {
     await waitFor(`http://127.0.0.1:${SERVICE_PORT}/health`);

@@ -52,12 +52,19 @@ export class FailureLimiter {
 export class Authenticator {
   readonly #db: Db;
   readonly #limiter: FailureLimiter;
+  readonly #verifySecret: typeof verifySecret;
   readonly #cacheKey = randomBytes(32);
   readonly #verified = new Map<string, VerifiedCredential>();
+  /**
+   * Checks under way, by header digest: a client opening several connections at once sends the same new header on
+   * each, and one scrypt (16 MiB and tens of milliseconds) answers them all.
+   */
+  readonly #checking = new Map<string, Promise<Caller>>();
 
-  constructor(db: Db, limiter = new FailureLimiter()) {
+  constructor(db: Db, limiter = new FailureLimiter(), verify = verifySecret) {
     this.#db = db;
     this.#limiter = limiter;
+    this.#verifySecret = verify;
   }
 
   /** null for anonymous requests; throws 401 for a bad credential and 429 when the address is rate limited. */
@@ -94,11 +101,21 @@ export class Authenticator {
       this.#verified.delete(digest);
     }
 
+    let checking = this.#checking.get(digest);
+    if (!checking) {
+      checking = this.#check(digest, login, secret, nowUtc);
+      this.#checking.set(digest, checking);
+      checking.finally(() => this.#checking.delete(digest)).catch(() => {});
+    }
+    return checking;
+  }
+
+  async #check(digest: string, login: string, secret: string, nowUtc: string): Promise<Caller> {
     const user = await findUserByLogin(this.#db, login);
     if (!user) throw unknownUser();
     if (secret === '') throw wrongPassword();
     for (const candidate of await listAppPasswords(this.#db, user.id)) {
-      if (await verifySecret(secret, candidate.hash)) {
+      if (await this.#verifySecret(secret, candidate.hash)) {
         if (this.#verified.size > 1000) this.#verified.clear();
         this.#verified.set(digest, { appPasswordId: candidate.id, hash: candidate.hash });
         await this.#touch(candidate.id, candidate.last_used_utc, nowUtc);

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import { ApiError } from '../../src/http/errors.ts';
+import { Authenticator, FailureLimiter } from '../../src/http/auth.ts';
 import { ensureAdmin } from '../../src/users/bootstrap.ts';
+import { verifySecret } from '../../src/users/secrets.ts';
 import { listAppPasswords, revokeAppPassword, findUserByLogin } from '../../src/users/store.ts';
 import { basicAuth, describeEachDatabase } from '../helpers/harness.ts';
 
@@ -85,5 +88,31 @@ describeEachDatabase('authentication (D15)', (h) => {
     assert.ok(Number(limited.headers['retry-after']) > 0);
     const otherAddress = await h().app.inject({ method: 'GET', url: `${h().api}/venues`, remoteAddress: '203.0.113.8', headers: { authorization: h().users.editor.authorization } });
     assert.equal(otherAddress.statusCode, 200);
+  });
+
+  it('checks a new credential sent on many connections at once with one scrypt, right or wrong', async () => {
+    const user = await h().createUser('burst', 'author');
+    let derivations = 0;
+    const countingVerify: typeof verifySecret = (secret, hash) => {
+      derivations++;
+      return verifySecret(secret, hash);
+    };
+    const authenticator = new Authenticator(h().store.db, new FailureLimiter(100), countingVerify);
+    const now = '2026-11-23 12:00:00';
+    const callers = await Promise.all(Array.from({ length: 10 }, () => authenticator.authenticate(user.authorization, '192.0.2.1', now)));
+    assert.deepEqual(callers, Array(10).fill({ id: user.id, role: 'author' }));
+    assert.equal(derivations, 1);
+    assert.deepEqual(await authenticator.authenticate(user.authorization, '192.0.2.1', now), { id: user.id, role: 'author' });
+    assert.equal(derivations, 1, 'a verified credential is remembered');
+
+    const wrong = basicAuth('burst', 'wrong password');
+    const outcomes = await Promise.allSettled(Array.from({ length: 10 }, () => authenticator.authenticate(wrong, '192.0.2.1', now)));
+    assert.equal(derivations, 2);
+    for (const outcome of outcomes) {
+      assert.equal(outcome.status, 'rejected');
+      assert.ok(outcome.reason instanceof ApiError && outcome.reason.code === 'incorrect_password');
+    }
+    assert.equal(await authenticator.authenticate(wrong, '192.0.2.1', now).catch((error: ApiError) => error.code), 'incorrect_password');
+    assert.equal(derivations, 3, 'a failed check is not remembered');
   });
 });
