@@ -42,9 +42,16 @@ const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '
 /** `sanitize-html` decodes every entity it reads, and escapes only these characters when it writes text. */
 const SANITIZER_ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"' };
 
+/**
+ * Text without `<`, `>` or `&` holds no markup and nothing the sanitiser would escape: it is its own sanitised form,
+ * so the parser runs only when there is something to parse (most titles and many descriptions).
+ */
+const MARKUP_CHARACTERS = /[<>&]/;
+const sanitizeWith = (input: string, policy: sanitize.IOptions) => (MARKUP_CHARACTERS.test(input) ? sanitize(input, policy) : input);
+
 /** Safe post content (like WordPress's `wp_kses_post`); bare `&`, `<` and `>` in the text come out escaped. */
 export function sanitizeHtml(input: string): string {
-  return sanitize(input, CONTENT_POLICY);
+  return sanitizeWith(input, CONTENT_POLICY);
 }
 
 const rendered = new Map<string, string>();
@@ -69,7 +76,7 @@ export function renderContent(input: string): string {
 
 /** A plain-text title: tags removed (entities decoded), trimmed, runs of whitespace turned into one space. */
 export function sanitizeTitle(input: string): string {
-  return decodeSanitizerEntities(sanitize(input, PLAIN_TEXT_POLICY)).replace(/\s+/g, ' ').trim();
+  return decodeSanitizerEntities(sanitizeWith(input, PLAIN_TEXT_POLICY)).replace(/\s+/g, ' ').trim();
 }
 
 /**

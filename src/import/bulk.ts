@@ -3,7 +3,7 @@ import { localToUtc, timezoneAbbrForLocal } from '../domain/dates.ts';
 import { sanitizeHtml, sanitizeTitle } from '../domain/html.ts';
 import { nextSlugCandidates, slugify } from '../domain/slugs.ts';
 import { costColumns, scheduleColumns } from '../resources/events/store.ts';
-import { countNewEvents } from '../resources/terms/counts.ts';
+import { applyTermCountChanges } from '../resources/terms/counts.ts';
 import type { Store, Trx } from '../store/store.ts';
 import type { PostsTable } from '../store/schema.ts';
 
@@ -172,9 +172,12 @@ export function insertEventsBulk(
     })));
     const organizerRows = batch.flatMap((input, index) => (input.organizerIds ?? []).map((organizerId, position) => ({ event_id: ids[index], organizer_id: organizerId, position })));
     await store.insertRows(trx, 'event_organizers', organizerRows);
-    const termRows = batch.flatMap((input, index) => [...new Set([...(input.categoryIds ?? []), ...(input.tagIds ?? [])])].map((termId) => ({ event_id: ids[index], term_id: termId })));
-    await store.insertRows(trx, 'event_terms', termRows);
-    await countNewEvents(trx, ids);
+    const termIds = batch.map((input) => [...new Set([...(input.categoryIds ?? []), ...(input.tagIds ?? [])])]);
+    await store.insertRows(trx, 'event_terms', termIds.flatMap((terms, index) => terms.map((termId) => ({ event_id: ids[index], term_id: termId }))));
+    // The batch says what each new event carries, so the counts need no read-back.
+    await applyTermCountChanges(trx, new Map(), new Map(batch.map((input, index) => [ids[index], {
+      published: (input.status ?? 'publish') === 'publish', termIds: termIds[index],
+    }])));
     return ids;
   }, onProgress);
 }

@@ -31,3 +31,9 @@ export async function insertRowsPostgres(db: Kysely<any>, table: string, rows: r
   const result = await sql<{ id: number }>`${select} returning id`.execute(db);
   return result.rows.map((row) => row.id).sort((a, b) => a - b);
 }
+
+/** The data version (see Store.dataVersion), as a statement prepared once per connection. */
+export async function readDataVersion(pool: pg.Pool): Promise<string> {
+  const result = await pool.query<{ version: string | number }>({ name: 'data_version', text: 'select version from data_version where id = 1' });
+  return String(result.rows[0].version);
+}

@@ -3,7 +3,8 @@ import { Migrator, type MigrationResultSet } from 'kysely/migration';
 import type { DatabaseConfig } from '../config.ts';
 import type { Dialect } from './dialect.ts';
 import { migrations } from './migrations.ts';
-import { createPostgresDialect, insertRowsPostgres } from './postgres.ts';
+import { createPostgresDialect, insertRowsPostgres, readDataVersion } from './postgres.ts';
+import { readStartedAfterCall } from './fresh-read.ts';
 import type { Database } from './schema.ts';
 import { createSqliteDialect, createSqliteRowWriter, isSqliteBusy, SQLITE_LOWER } from './sqlite.ts';
 
@@ -124,7 +125,7 @@ export async function openStore(config: DatabaseConfig, options: OpenStoreOption
     db = new Kysely<Database>({ dialect: sqlite.dialect });
     dialect = 'sqlite';
     const writeRows = createSqliteRowWriter(sqlite.database);
-    insertRows = async (_trx, table, rows) => writeRows(table, rows as Record<string, unknown>[]);
+    insertRows = async (_trx, table, rows, returnIds) => writeRows(table, rows as Record<string, unknown>[], returnIds);
     // SQLite's data_version moves when another connection commits; this process's own commits are counted here.
     let ownCommits = 0;
     const readDataVersion = sqlite.database.prepare('pragma data_version').pluck();
@@ -144,10 +145,11 @@ export async function openStore(config: DatabaseConfig, options: OpenStoreOption
         await admin.destroy();
       }
     }
-    db = new Kysely<Database>({ dialect: createPostgresDialect(config.url, options.schema).dialect });
+    const postgres = createPostgresDialect(config.url, options.schema);
+    db = new Kysely<Database>({ dialect: postgres.dialect });
     dialect = 'postgres';
     insertRows = (trx, table, rows, returnIds) => insertRowsPostgres(trx, table, rows as Record<string, unknown>[], returnIds);
-    dataVersion = async () => String((await db.selectFrom('data_version').select('version').where('id', '=', 1).executeTakeFirstOrThrow()).version);
+    dataVersion = readStartedAfterCall(() => readDataVersion(postgres.pool));
     // Every write transaction moves the version as its last statement, so it commits (or rolls back) with the write.
     transaction = (work) => db.transaction().execute(async (trx) => {
       const result = await work(trx);

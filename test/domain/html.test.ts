@@ -1,8 +1,23 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import sanitize from 'sanitize-html';
 import { autoParagraph, escapeHtml, renderContent, sanitizeHtml, sanitizeTitle } from '../../src/domain/html.ts';
 
 describe('sanitizeHtml', () => {
+  it('returns text without markup characters as the sanitiser would, without parsing it', () => {
+    // Characters a parser treats specially, other than < > &: quotes, NUL, CR, BOM, separators, a lone surrogate.
+    const alphabet = ['a', 'Z', ' ', '\n', '\r', '\t', '\f', '\v', '\0', '\x01', '\x7f', '"', "'", '=', '/', ';', '#', '!', '?', '-', ']',
+      'é', '€', '😀', '\u00a0', '\u2028', '\ufeff', '\ud800'];
+    let state = 7;
+    const next = () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (let sample = 0; sample < 5000; sample++) {
+      let text = '';
+      for (let length = Math.floor(next() * 16); length > 0; length--) text += alphabet[Math.floor(next() * alphabet.length)];
+      assert.equal(sanitizeHtml(text), sanitize(text, { allowedTags: ['p'], allowedAttributes: {} }), JSON.stringify(text));
+      assert.equal(sanitizeTitle(text), sanitize(text, { allowedTags: [], allowedAttributes: {} }).replace(/\s+/g, ' ').trim(), JSON.stringify(text));
+    }
+  });
+
   it('keeps formatting and structure', () => {
     const html =
       '<h2>Title</h2><p><strong>a</strong> <em>b</em> <b>c</b> <i>d</i> <u>e</u> <s>f</s></p>' +
