@@ -14,7 +14,9 @@ const USAGE = `npm run bench -- [--events N] [--database sqlite|postgres] [--dur
   --events       events to seed (default 10000; 1000000 works)
   --database     sqlite (default) or postgres (DATABASE_URL, else postgres://postgres@127.0.0.1:5432/test, schema "bench")
   --duration     seconds per scenario (default 10)
-  --connections  concurrent connections (default 10)`;
+  --connections  concurrent connections (default 10)
+  --seed         fresh (default: a first load, indexes built at the end) or live (indexes kept row by row, as an
+                 import into a database in use)`;
 
 const { values: options } = parseArgs({
   options: {
@@ -22,6 +24,7 @@ const { values: options } = parseArgs({
     database: { type: 'string', default: 'sqlite' },
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '10' },
+    seed: { type: 'string', default: 'fresh' },
     help: { type: 'boolean', default: false },
   },
 });
@@ -32,7 +35,7 @@ if (options.help) {
 const eventCount = Number(options.events);
 const duration = Number(options.duration);
 const connections = Number(options.connections);
-if (!Number.isInteger(eventCount) || eventCount < 100 || !['sqlite', 'postgres'].includes(options.database!)) {
+if (!Number.isInteger(eventCount) || eventCount < 100 || !['sqlite', 'postgres'].includes(options.database!) || !['fresh', 'live'].includes(options.seed!)) {
   console.error(USAGE);
   process.exit(2);
 }
@@ -112,10 +115,10 @@ async function main(): Promise<void> {
   await createAppPassword(store.db, admin.id, 'bench', secret);
   const authorization = `Basic ${Buffer.from(`bench:${secret}`).toString('base64')}`;
 
-  console.log(`Seeding ${eventCount} events on ${options.database}…`);
-  const seeded = await seed(store, eventCount, admin.id);
+  console.log(`Seeding ${eventCount} events on ${options.database} (${options.seed})…`);
+  const seeded = await seed(store, eventCount, admin.id, { deferIndexes: options.seed === 'fresh' });
   await store.close();
-  console.log(`seeded ${eventCount} events at ${seeded.eventsPerSecond} events/s`);
+  console.log(`seeded ${eventCount} events at ${seeded.eventsPerSecond} events/s (${options.seed})`);
 
   const service = start('src/main.ts', {
     DATABASE_URL: url, PORT: String(SERVICE_PORT), LOG_LEVEL: 'warn', GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=1048576',
@@ -180,7 +183,7 @@ async function main(): Promise<void> {
       }
       mkdirSync('bench/results', { recursive: true });
       const file = `bench/results/${options.database}-${eventCount}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
-      writeFileSync(file, JSON.stringify({ database: options.database, events: eventCount, connections, duration, machine, seedEventsPerSecond: seeded.eventsPerSecond, results }, null, 2));
+      writeFileSync(file, JSON.stringify({ database: options.database, events: eventCount, connections, duration, machine, seed: options.seed, seedEventsPerSecond: seeded.eventsPerSecond, results }, null, 2));
       console.log(`\nwritten to ${file}`);
     } finally {
       ceiling.kill('SIGTERM');

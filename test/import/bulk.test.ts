@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { insertEventsBulk, insertOrganizersBulk, insertTermsBulk, insertVenuesBulk } from '../../src/import/bulk.ts';
+import { sql } from 'kysely';
+import { firstLoad, insertEventsBulk, insertOrganizersBulk, insertTermsBulk, insertVenuesBulk } from '../../src/import/bulk.ts';
+import { listPostgresDeferrable } from '../../src/store/postgres.ts';
+import { listSqliteDeferrable } from '../../src/store/sqlite.ts';
 import { describeEachDatabase } from '../helpers/harness.ts';
 
 describeEachDatabase('batch import', (h) => {
@@ -30,5 +33,39 @@ describeEachDatabase('batch import', (h) => {
     assert.deepEqual(listed.events.map((item: { id: number }) => item.id), ids);
     assert.deepEqual(listed.events.map((item: { slug: string }) => item.slug), ['imported-concert', 'imported-concert-2', 'imported-concert-3']);
     h().setNow(null);
+  });
+
+  it('maps every id back to its input across the statements of a batch', async () => {
+    const stamp = { utc: '2026-12-01 00:00:00', local: '2026-12-01 00:00:00' };
+    const ids = await insertEventsBulk(h().store, Array.from({ length: 40 }, (_, index) => ({
+      title: `Mapped ${index}`, authorId: h().users.editor.id, published: stamp, timezone: 'UTC',
+      start: '2027-05-01 09:00:00', end: '2027-05-01 10:00:00',
+    })), stamp);
+    for (const index of [0, 15, 16, 17, 31, 32, 39]) {
+      assert.equal((await h().request('GET', `/events/${ids[index]}`)).json().title, `Mapped ${index}`);
+    }
+  });
+
+  it('builds what a first load deferred again afterwards, also when the load fails', async () => {
+    const tables = ['posts', 'events', 'occurrences', 'event_terms', 'event_organizers', 'venues', 'organizers'];
+    const deferrable = () => (h().database === 'sqlite' ? listSqliteDeferrable : listPostgresDeferrable)(h().store.db, tables);
+    const before = await deferrable();
+    assert.ok(before.some((definition) => definition.create.includes('occurrences_list')));
+    if (h().database === 'postgres') assert.ok(before.some((definition) => /foreign key/i.test(definition.create)));
+
+    const stamp = { utc: '2026-12-01 00:00:00', local: '2026-12-01 00:00:00' };
+    const [id] = await firstLoad(h().store, async () => {
+      assert.deepEqual(await deferrable(), [], 'dropped during the load');
+      return insertEventsBulk(h().store, [{ title: 'First load', authorId: h().users.editor.id, published: stamp, timezone: 'UTC', start: '2027-06-01 09:00:00', end: '2027-06-01 10:00:00' }], stamp);
+    });
+    assert.deepEqual(await deferrable(), before);
+    assert.equal((await h().request('GET', `/events/${id}`)).json().title, 'First load');
+
+    await assert.rejects(firstLoad(h().store, async () => {
+      throw new Error('source file unreadable');
+    }), /source file unreadable/);
+    assert.deepEqual(await deferrable(), before);
+    // Foreign keys hold again: a link to no event is refused.
+    await assert.rejects(sql`insert into event_terms (event_id, term_id) values (2000000000, 1)`.execute(h().store.db));
   });
 });
