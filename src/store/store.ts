@@ -28,6 +28,8 @@ export interface Store {
    * (already validated); every row has the same columns.
    */
   insertRows<T extends keyof Database>(trx: Trx, table: T, rows: readonly Insertable<Database[T]>[]): Promise<void>;
+  /** {@link insertRows} into a table with a generated `id`, returning the new ids in input order. */
+  insertRowsReturningIds<T extends 'posts' | 'terms'>(trx: Trx, table: T, rows: readonly Insertable<Database[T]>[]): Promise<number[]>;
   /**
    * Runs `load` as a bulk load into `tables` of a database that no service is using meanwhile: their non-unique
    * indexes (and on PostgreSQL their foreign keys) are dropped first and created again at the end, also when `load`
@@ -35,8 +37,6 @@ export interface Store {
    * and find them. A service reading meanwhile would get correct but slow answers.
    */
   bulkLoad<T>(tables: readonly (keyof Database)[], load: () => Promise<T>): Promise<T>;
-  /** {@link insertRows} into a table with a generated `id`, returning the new ids in input order. */
-  insertRowsReturningIds<T extends 'posts' | 'terms'>(trx: Trx, table: T, rows: readonly Insertable<Database[T]>[]): Promise<number[]>;
   /**
    * Changes whenever any process commits a write transaction: what a cache of database-derived answers compares
    * against to stay correct with several processes on one database.
@@ -200,6 +200,9 @@ export async function openStore(config: DatabaseConfig, options: OpenStoreOption
         await transaction(async (trx) => {
           for (const { create } of deferred) await sql.raw(create).execute(trx);
         });
+        // PostgreSQL plans with statistics and answers index-only scans with the visibility map, both stale right after
+        // a load until autovacuum comes by: refresh them now rather than serve the first minutes with bad plans.
+        if (dialect === 'postgres') await sql`vacuum (analyze) ${sql.join(tables.map((table) => sql.table(table)))}`.execute(db);
       }
     },
     async ping() {
