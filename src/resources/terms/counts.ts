@@ -38,7 +38,8 @@ export async function applyTermCountChanges(trx: Trx, before: TermUsage, after: 
   };
   add(before, -1);
   add(after, 1);
-  for (const [termId, delta] of deltas) {
+  // In id order, so that two writes touching the same terms lock them in the same order and cannot deadlock.
+  for (const [termId, delta] of [...deltas].sort(([a], [b]) => a - b)) {
     if (delta !== 0) await trx.updateTable('terms').set({ published_count: sql`published_count + ${delta}` }).where('id', '=', termId).execute();
   }
 }
