@@ -65,6 +65,24 @@ export function nextSlugCandidates(base: string, taken: Iterable<string>): strin
 }
 
 /**
+ * Slugs for many new items at once, in order: each the first of `base`, `base-2`, … not in `taken` (the slugs in use
+ * that are a base or a numbered form of one) nor picked for an earlier item. The search for a repeated base resumes
+ * after its previous pick, so a thousand items of one title cost a thousand look-ups, not half a million.
+ */
+export function assignUniqueSlugs(bases: readonly string[], taken: ReadonlySet<string>): string[] {
+  const used = new Set(taken);
+  const resumeAt = new Map<string, number>();
+  return bases.map((base) => {
+    let number = resumeAt.get(base) ?? 2;
+    let candidate = base;
+    while (used.has(candidate)) candidate = numberedSlug(base, number++);
+    resumeAt.set(base, number);
+    used.add(candidate);
+    return candidate;
+  });
+}
+
+/**
  * The slug of a trashed item: `<slug>__trashed`, the slug shortened first so that the result still fits in 200
  * characters (WordPress `wp_add_trashed_suffix_to_post_name_for_post`). An already trashed slug is returned as is.
  */

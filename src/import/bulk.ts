@@ -1,10 +1,11 @@
 import type { Insertable } from 'kysely';
 import { localToUtc, timezoneAbbrForLocal } from '../domain/dates.ts';
 import { sanitizeHtml, sanitizeTitle } from '../domain/html.ts';
-import { nextSlugCandidates, slugify } from '../domain/slugs.ts';
+import { assignUniqueSlugs, slugify } from '../domain/slugs.ts';
 import { costColumns, scheduleColumns } from '../resources/events/store.ts';
+import { takenSlugs } from '../resources/posts/store.ts';
 import { applyTermCountChanges } from '../resources/terms/counts.ts';
-import type { Store, Trx } from '../store/store.ts';
+import { isUniqueViolation, type Store, type Trx } from '../store/store.ts';
 import type { PostsTable } from '../store/schema.ts';
 
 /**
@@ -63,20 +64,17 @@ function chunks<T>(items: readonly T[], size = ROWS_PER_TRANSACTION): T[][] {
   return out;
 }
 
-/** Unique slugs for a batch: one query for the batch's bases, a further one only for the rare collision. */
+/** Unique slugs for a batch: one query for the batch's bases, and one more per base in use or repeated in the batch. */
 async function uniqueSlugs(trx: Trx, type: PostType, bases: string[]): Promise<string[]> {
   const taken = new Set((await trx.selectFrom('posts').select('slug').where('type', '=', type).where('slug', 'in', [...new Set(bases)]).execute()).map((row) => row.slug));
-  const result: string[] = [];
+  const seen = new Set<string>();
+  const colliding = new Set<string>();
   for (const base of bases) {
-    let slug = base;
-    if (taken.has(slug)) {
-      const similar = await trx.selectFrom('posts').select('slug').where('type', '=', type).where('slug', 'like', `${base}-%`).execute();
-      slug = nextSlugCandidates(base, [...taken, ...similar.map((row) => row.slug)]);
-    }
-    taken.add(slug);
-    result.push(slug);
+    if (taken.has(base) || seen.has(base)) colliding.add(base);
+    seen.add(base);
   }
-  return result;
+  for (const base of colliding) for (const slug of await takenSlugs(trx, type, base)) taken.add(slug);
+  return assignUniqueSlugs(bases, taken);
 }
 
 /**
@@ -113,13 +111,47 @@ export function firstLoad<T>(store: Store, load: () => Promise<T>): Promise<T> {
   return store.bulkLoad(IMPORTED_TABLES, load);
 }
 
+/**
+ * Writes on PostgreSQL while another batch waits for the database: with one writer, the server sat idle half the
+ * time waiting for the next statement (measured: 11,800 → 15,600 events/s with two). SQLite has one writer anyway.
+ */
+const CONCURRENT_BATCHES = { sqlite: 1, postgres: 2 } as const;
+/** Tries of a batch that lost a unique slug to a concurrent writer (another batch, or the service) before failing. */
+const SLUG_RACE_TRIES = 5;
+
 async function inBatches<T>(store: Store, inputs: readonly T[], write: (trx: Trx, batch: T[]) => Promise<number[]>, onProgress?: (done: number) => void): Promise<number[]> {
-  const ids: number[] = [];
-  for (const batch of chunks(inputs)) {
-    ids.push(...(await store.transaction((trx) => write(trx, batch))));
-    onProgress?.(ids.length);
-  }
-  return ids;
+  const batches = chunks(inputs);
+  const results: number[][] = [];
+  let next = 0;
+  let done = 0;
+  let failed = false;
+  const writeBatch = async (batch: T[]) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await store.batchTransaction((trx) => write(trx, batch));
+      } catch (error) {
+        // The slugs were unique when read; a new attempt reads them again and picks others.
+        if (!isUniqueViolation(error) || attempt >= SLUG_RACE_TRIES) throw error;
+      }
+    }
+  };
+  const writer = async () => {
+    while (!failed && next < batches.length) {
+      const index = next++;
+      try {
+        results[index] = await writeBatch(batches[index]);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+      done += batches[index].length;
+      onProgress?.(done);
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENT_BATCHES[store.dialect] }, writer));
+  // An ordinary commit makes every batch before it durable (see Store.batchTransaction).
+  await store.transaction(async () => {});
+  return results.flat();
 }
 
 export function insertVenuesBulk(store: Store, inputs: readonly BulkVenueInput[], modified: { utc: string; local: string }): Promise<number[]> {

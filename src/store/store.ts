@@ -24,6 +24,12 @@ export interface Store {
   /** One transaction per write; retried when a concurrent SQLite writer holds the lock. */
   transaction<T>(work: (trx: Trx) => Promise<T>): Promise<T>;
   /**
+   * A transaction of the batch write path. On PostgreSQL its commit does not wait for the write-ahead log to reach
+   * the disk (a server crash could undo it); any later ordinary {@link transaction} makes it durable, as its own
+   * commit flushes the log up to itself. Batch writers therefore end with one.
+   */
+  batchTransaction<T>(work: (trx: Trx) => Promise<T>): Promise<T>;
+  /**
    * The batch write path (imports, seeding): many rows into one table inside `trx`. Rows are written as given
    * (already validated); every row has the same columns.
    */
@@ -184,6 +190,12 @@ export async function openStore(config: DatabaseConfig, options: OpenStoreOption
       return sql<SqlBool>`${asciiOnly ? text : lower(text)} like ${pattern} escape '\\'`;
     },
     transaction,
+    batchTransaction: dialect === 'postgres'
+      ? (work) => transaction(async (trx) => {
+        await sql`set local synchronous_commit = off`.execute(trx);
+        return work(trx);
+      })
+      : transaction,
     dataVersion,
     insertRows: async (trx, table, rows) => {
       await insertRows(trx, table, rows, false);

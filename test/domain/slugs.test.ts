@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  assignUniqueSlugs,
   MAX_SLUG_LENGTH,
   nextSlugCandidates,
   slugify,
@@ -107,6 +108,29 @@ describe('nextSlugCandidates', () => {
 
   it('is not confused by other slugs that start with the base', () => {
     assert.equal(nextSlugCandidates('party', ['party', 'party-time', 'party-2-b']), 'party-2');
+  });
+});
+
+describe('assignUniqueSlugs', () => {
+  it('numbers repeated and taken bases in order, as one uniqueSlug after another would', () => {
+    assert.deepEqual(assignUniqueSlugs(['jam', 'jam', 'talk', 'jam', 'jam-2'], new Set(['jam', 'jam-3'])), ['jam-2', 'jam-4', 'talk', 'jam-5', 'jam-2-2']);
+  });
+
+  it('agrees with uniqueSlug applied item by item', () => {
+    const bases = ['a', 'b', 'a', 'a-2', 'a', 'b', 'a-2', 'c'];
+    const taken = new Set(['a', 'a-3', 'b-2', 'a-2-2']);
+    const used = new Set(taken);
+    const oneByOne = bases.map((base) => {
+      const slug = uniqueSlug(base, (candidate) => used.has(candidate));
+      used.add(slug);
+      return slug;
+    });
+    assert.deepEqual(assignUniqueSlugs(bases, taken), oneByOne);
+  });
+
+  it('keeps numbered slugs within 200 characters', () => {
+    const long = 'x'.repeat(200);
+    assert.deepEqual(assignUniqueSlugs([long, long], new Set()), [long, `${'x'.repeat(198)}-2`]);
   });
 });
 

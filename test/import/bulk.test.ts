@@ -68,4 +68,16 @@ describeEachDatabase('batch import', (h) => {
     // Foreign keys hold again: a link to no event is refused.
     await assert.rejects(sql`insert into event_terms (event_id, term_id) values (2000000000, 1)`.execute(h().store.db));
   });
+
+  it('gives events with one title unique slugs across batches written at once', async () => {
+    const stamp = { utc: '2026-12-01 00:00:00', local: '2026-12-01 00:00:00' };
+    const count = 4500;
+    const ids = await insertEventsBulk(h().store, Array.from({ length: count }, () => ({
+      title: 'Weekly Jam', authorId: h().users.editor.id, published: stamp, timezone: 'UTC', start: '2027-07-01 20:00:00', end: '2027-07-01 22:00:00',
+    })), stamp);
+    assert.equal(new Set(ids).size, count);
+    const slugs = await h().store.db.selectFrom('posts').select('slug').where('id', 'in', ids).execute();
+    assert.equal(new Set(slugs.map((row) => row.slug)).size, count);
+    assert.ok(slugs.some((row) => row.slug === 'weekly-jam') && slugs.some((row) => row.slug === `weekly-jam-${count}`));
+  });
 });

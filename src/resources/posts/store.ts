@@ -25,7 +25,7 @@ const PROBED_CANDIDATES = 50;
  * The slugs that `base` and its numbered variants collide with. The first candidates are looked up through the
  * (type, slug) index; only when they are all taken does a pattern scan (which no index serves) list the rest.
  */
-async function takenSlugs(db: Db, type: PostType, base: string, exceptId?: number): Promise<string[]> {
+export async function takenSlugs(db: Db, type: PostType, base: string, exceptId?: number): Promise<string[]> {
   const select = () => {
     const query = db.selectFrom('posts').select('slug').where('type', '=', type);
     return exceptId === undefined ? query : query.where('id', '!=', exceptId);
