@@ -99,13 +99,39 @@ async function insertPosts(store: Store, trx: Trx, type: PostType, inputs: reado
   return store.insertRowsReturningIds(trx, 'posts', rows);
 }
 
+/**
+ * Refuses a batch that links to a venue, organizer or term that does not exist, before anything of it is written: a
+ * first load builds foreign keys only at its end, where a bad link would fail the whole load instead of naming itself.
+ */
+async function checkLinks(trx: Trx, batch: readonly BulkEventInput[]): Promise<void> {
+  const posts = (type: 'venue' | 'organizer') => (ids: number[]) =>
+    trx.selectFrom('posts').select('id').where('type', '=', type).where('id', 'in', ids).execute();
+  const links = [
+    { kind: 'venue', ids: batch.flatMap((input) => (input.venueId == null ? [] : [input.venueId])), find: posts('venue') },
+    { kind: 'organizer', ids: batch.flatMap((input) => input.organizerIds ?? []), find: posts('organizer') },
+    {
+      kind: 'term',
+      ids: batch.flatMap((input) => [...(input.categoryIds ?? []), ...(input.tagIds ?? [])]),
+      find: (ids: number[]) => trx.selectFrom('terms').select('id').where('id', 'in', ids).execute(),
+    },
+  ];
+  for (const { kind, ids, find } of links) {
+    const wanted = [...new Set(ids)];
+    if (wanted.length === 0) continue;
+    const found = new Set((await find(wanted)).map((row) => row.id));
+    const missing = wanted.filter((id) => !found.has(id));
+    if (missing.length > 0) throw new RangeError(`No ${kind} with id ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ', …' : ''}`);
+  }
+}
+
 /** Every table a bulk import of venues, organizers and events writes. */
 const IMPORTED_TABLES = ['posts', 'venues', 'organizers', 'events', 'occurrences', 'event_organizers', 'event_terms'] as const;
 
 /**
  * A first load into a database that no service is using yet (a new site, a benchmark): `load` runs the bulk inserts
  * with the imported tables' non-unique indexes (and PostgreSQL's foreign keys) built once at the end rather than kept
- * row by row: about twice as fast on SQLite. Imports into a database in use call the insert functions directly.
+ * row by row: about twice as fast on SQLite. Imports into a database in use call the insert functions directly. A
+ * process killed during the load leaves those indexes unbuilt: start again from an empty database.
  */
 export function firstLoad<T>(store: Store, load: () => Promise<T>): Promise<T> {
   return store.bulkLoad(IMPORTED_TABLES, load);
@@ -191,6 +217,7 @@ export function insertEventsBulk(
   onProgress?: (done: number) => void,
 ): Promise<number[]> {
   return inBatches(store, inputs, async (trx, batch) => {
+    await checkLinks(trx, batch);
     const ids = await insertPosts(store, trx, 'event', batch, modified);
     const events = batch.map((input, index) => ({
       id: ids[index],

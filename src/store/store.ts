@@ -209,9 +209,12 @@ export async function openStore(config: DatabaseConfig, options: OpenStoreOption
       try {
         return await load();
       } finally {
-        await transaction(async (trx) => {
-          for (const { create } of deferred) await sql.raw(create).execute(trx);
-        });
+        // Each in a transaction of its own: one that fails (a foreign key the loaded rows break) leaves the others.
+        const failures: unknown[] = [];
+        for (const { create } of deferred) {
+          await transaction((trx) => sql.raw(create).execute(trx)).catch((error: unknown) => failures.push(error));
+        }
+        if (failures.length > 0) throw failures[0];
         // PostgreSQL plans with statistics and answers index-only scans with the visibility map, both stale right after
         // a load until autovacuum comes by: refresh them now rather than serve the first minutes with bad plans.
         if (dialect === 'postgres') await sql`vacuum (analyze) ${sql.join(tables.map((table) => sql.table(table)))}`.execute(db);

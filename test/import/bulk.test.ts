@@ -80,4 +80,30 @@ describeEachDatabase('batch import', (h) => {
     assert.equal(new Set(slugs.map((row) => row.slug)).size, count);
     assert.ok(slugs.some((row) => row.slug === 'weekly-jam') && slugs.some((row) => row.slug === `weekly-jam-${count}`));
   });
+
+  it('refuses a batch that links to an unknown venue, organizer or term, in a first load too, and writes none of it', async () => {
+    const stamp = { utc: '2026-12-01 00:00:00', local: '2026-12-01 00:00:00' };
+    const event = { title: 'Dangling', authorId: h().users.editor.id, published: stamp, timezone: 'UTC', start: '2027-08-01 20:00:00', end: '2027-08-01 22:00:00' };
+    const [venue] = await insertVenuesBulk(h().store, [{ title: 'Real Hall', authorId: h().users.editor.id, published: stamp }], stamp);
+    await assert.rejects(insertEventsBulk(h().store, [{ ...event, venueId: venue }, { ...event, venueId: 1_999_999_999 }], stamp), /No venue with id 1999999999/);
+    await assert.rejects(insertEventsBulk(h().store, [{ ...event, organizerIds: [venue] }], stamp), new RegExp(`No organizer with id ${venue}`));
+    await assert.rejects(firstLoad(h().store, () => insertEventsBulk(h().store, [{ ...event, tagIds: [1_999_999_998] }], stamp)), /No term with id 1999999998/);
+    const written = await h().store.db.selectFrom('posts').select('id').where('title', '=', 'Dangling').execute();
+    assert.deepEqual(written, []);
+  });
+
+  it('builds every other index and key when the rows break one foreign key during a first load', async (t) => {
+    if (h().database !== 'postgres') return t.skip('SQLite keeps its foreign keys during a load');
+    const tables = ['posts', 'venues', 'organizers', 'events', 'occurrences', 'event_organizers', 'event_terms'];
+    const before = await listPostgresDeferrable(h().store.db, tables);
+    const [term] = await insertTermsBulk(h().store, 'event_tag', ['Dangling tag']);
+    await assert.rejects(firstLoad(h().store, async () => {
+      await sql`insert into event_terms (event_id, term_id) values (1999999997, ${term})`.execute(h().store.db);
+    }), /foreign key/i);
+    const broken = before.filter((definition) => definition.create.includes('event_terms_event_id_fkey'));
+    assert.equal(broken.length, 1);
+    assert.deepEqual(await listPostgresDeferrable(h().store.db, tables), before.filter((definition) => definition !== broken[0]));
+    await sql`delete from event_terms where event_id = 1999999997`.execute(h().store.db);
+    await sql.raw(broken[0].create).execute(h().store.db);
+  });
 });
