@@ -130,8 +130,9 @@ const IMPORTED_TABLES = ['posts', 'venues', 'organizers', 'events', 'occurrences
 /**
  * A first load into a database that no service is using yet (a new site, a benchmark): `load` runs the bulk inserts
  * with the imported tables' non-unique indexes (and PostgreSQL's foreign keys) built once at the end rather than kept
- * row by row (on SQLite, measured: 1.4× the rate at 10,000 events, 3.5× at a million). Imports into a database in use call the insert functions directly. A
- * process killed during the load leaves those indexes unbuilt: start again from an empty database.
+ * row by row (on SQLite, measured: 1.4× the rate at 10,000 events, 3.5× at a million). Imports into a database in
+ * use call the insert functions directly. A process killed during the load leaves those indexes unbuilt: start again
+ * from an empty database.
  */
 export function firstLoad<T>(store: Store, load: () => Promise<T>): Promise<T> {
   return store.bulkLoad(IMPORTED_TABLES, load);
