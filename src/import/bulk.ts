@@ -58,6 +58,8 @@ export interface BulkOrganizerInput extends BulkPostInput {
   website?: string;
 }
 
+const statusOf = (input: BulkPostInput) => input.status ?? 'publish';
+
 function chunks<T>(items: readonly T[], size = ROWS_PER_TRANSACTION): T[][] {
   const out: T[][] = [];
   for (let index = 0; index < items.length; index += size) out.push(items.slice(index, index + size));
@@ -86,7 +88,7 @@ async function insertPosts(store: Store, trx: Trx, type: PostType, inputs: reado
   const rows: Insertable<PostsTable>[] = inputs.map((input, index) => ({
     type,
     author_id: input.authorId,
-    status: input.status ?? 'publish',
+    status: statusOf(input),
     slug: slugs[index],
     title: sanitizeTitle(input.title),
     content: input.content ? sanitizeHtml(input.content) : '',
@@ -176,8 +178,7 @@ async function inBatches<T>(store: Store, inputs: readonly T[], write: (trx: Trx
     }
   };
   await Promise.all(Array.from({ length: CONCURRENT_BATCHES[store.dialect] }, writer));
-  // An ordinary commit makes every batch before it durable (see Store.batchTransaction).
-  await store.transaction(async () => {});
+  await store.flushBatches();
   return results.flat();
 }
 
@@ -240,7 +241,7 @@ export function insertEventsBulk(
     await store.insertRows(trx, 'events', events);
     await store.insertRows(trx, 'occurrences', events.map((event, index) => ({
       event_id: event.id, start_local: event.start_local, end_local: event.end_local, start_utc: event.start_utc, end_utc: event.end_utc,
-      status: batch[index].status ?? 'publish', published_utc: batch[index].published.utc, author_id: batch[index].authorId, hidden: 0,
+      status: statusOf(batch[index]), published_utc: batch[index].published.utc, author_id: batch[index].authorId, hidden: 0,
     })));
     const organizerRows = batch.flatMap((input, index) => (input.organizerIds ?? []).map((organizerId, position) => ({ event_id: ids[index], organizer_id: organizerId, position })));
     await store.insertRows(trx, 'event_organizers', organizerRows);
@@ -248,7 +249,7 @@ export function insertEventsBulk(
     await store.insertRows(trx, 'event_terms', termIds.flatMap((terms, index) => terms.map((termId) => ({ event_id: ids[index], term_id: termId }))));
     // The batch says what each new event carries, so the counts need no read-back.
     await applyTermCountChanges(trx, new Map(), new Map(batch.map((input, index) => [ids[index], {
-      published: (input.status ?? 'publish') === 'publish', termIds: termIds[index],
+      published: statusOf(input) === 'publish', termIds: termIds[index],
     }])));
     return ids;
   }, onProgress);

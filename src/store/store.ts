@@ -25,10 +25,14 @@ export interface Store {
   transaction<T>(work: (trx: Trx) => Promise<T>): Promise<T>;
   /**
    * A transaction of the batch write path. On PostgreSQL its commit does not wait for the write-ahead log to reach
-   * the disk (a server crash could undo it); any later ordinary {@link transaction} makes it durable, as its own
-   * commit flushes the log up to itself. Batch writers therefore end with one.
+   * the disk (a server crash could undo it) until {@link flushBatches}. On SQLite it is an ordinary transaction.
    */
   batchTransaction<T>(work: (trx: Trx) => Promise<T>): Promise<T>;
+  /**
+   * Makes every batch transaction committed so far durable: on PostgreSQL one ordinary commit, which flushes the log
+   * up to itself; nothing to do on SQLite. Batch writers end with it.
+   */
+  flushBatches(): Promise<void>;
   /**
    * The batch write path (imports, seeding): many rows into one table inside `trx`. Rows are written as given
    * (already validated); every row has the same columns.
@@ -197,6 +201,7 @@ export async function openStore(config: DatabaseConfig, options: OpenStoreOption
         return work(trx);
       })
       : transaction,
+    flushBatches: dialect === 'postgres' ? () => transaction(async () => {}) : async () => {},
     dataVersion,
     insertRows: async (trx, table, rows) => {
       await insertRows(trx, table, rows, false);
