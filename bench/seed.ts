@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { formatWp } from '../src/domain/dates.ts';
+import { formatWp } from '../src/domain/dates/stored-format.ts';
 import { insertEventsBulk, insertOrganizersBulk, insertTermsBulk, insertVenuesBulk, firstLoad, type BulkEventInput } from '../src/import/bulk.ts';
 import type { Store } from '../src/store/store.ts';
 

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { IANAZone } from 'luxon';
 
 export type DatabaseConfig =
@@ -25,6 +26,18 @@ export interface Config {
   logLevel: string;
   /** Check every JSON response against its documented schema; a mismatch answers 500 (tests, staging). */
   validateResponses: boolean;
+  /** D21: change-log rows older than this many days are pruned (CHANGES_RETENTION_DAYS, default 30). */
+  changesRetentionDays: number;
+  /**
+   * D29: failed authentications allowed a minute per (client address, login) and per client address
+   * (AUTH_FAILURES_PER_LOGIN, AUTH_FAILURES_PER_ADDRESS); 0 turns that limit off.
+   */
+  authFailures: { perLogin: number; perAddress: number };
+  /**
+   * TRUST_PROXY: the proxies (addresses, CIDRs, or proxy-addr's `loopback`/`linklocal`/`uniquelocal`) whose
+   * X-Forwarded-For gives the client address (Fastify's `trustProxy`); empty: the socket address counts.
+   */
+  trustProxy: string[];
 }
 
 export const NAMESPACE = 'calendar/events/v1';
@@ -120,6 +133,34 @@ function readSwitch(env: Env, name: string): boolean {
   throw new ConfigError(name, `must be 1 or 0, got "${env[name]}"`);
 }
 
+const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** One TRUST_PROXY entry: an IPv4 or IPv6 address, with an optional /prefix, or one of proxy-addr's names. */
+function isProxyEntry(entry: string): boolean {
+  if (PROXY_NAMES.includes(entry)) return true;
+  const slash = entry.indexOf('/');
+  const address = slash < 0 ? entry : entry.slice(0, slash);
+  const version = isIP(address);
+  if (version === 0) return false;
+  if (slash < 0) return true;
+  const prefix = entry.slice(slash + 1);
+  // An IPv4-mapped IPv6 address (::ffff:a.b.c.d) takes an IPv6 prefix, as proxy-addr reads it.
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128);
+}
+
+function readTrustProxy(env: Env): string[] {
+  const raw = (env.TRUST_PROXY ?? '').trim();
+  if (raw === '') return [];
+  const entries = raw.split(',').map((entry) => entry.trim()).filter(Boolean);
+  for (const entry of entries) {
+    if (!isProxyEntry(entry)) {
+      throw new ConfigError('TRUST_PROXY', `must be a comma-separated list of proxy addresses or CIDRs (such as 10.0.0.1, 10.0.0.0/8, `
+        + `::1 or loopback), got "${entry}"`);
+    }
+  }
+  return entries;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = readInteger(env, 'PORT', 8080, 0, 65535);
   const host = env.HOST === undefined || env.HOST === '' ? '127.0.0.1' : env.HOST;
@@ -176,5 +217,11 @@ export function loadConfig(env: Env = process.env): Config {
     admin: adminUser === '' ? null : { user: adminUser, password: adminPassword },
     logLevel,
     validateResponses: readSwitch(env, 'VALIDATE_RESPONSES'),
+    changesRetentionDays: readInteger(env, 'CHANGES_RETENTION_DAYS', 30, 1, 36_500),
+    authFailures: {
+      perLogin: readInteger(env, 'AUTH_FAILURES_PER_LOGIN', 10, 0, 1_000_000),
+      perAddress: readInteger(env, 'AUTH_FAILURES_PER_ADDRESS', 100, 0, 1_000_000),
+    },
+    trustProxy: readTrustProxy(env),
   };
 }

@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
 import { buildApp } from './app.ts';
+import { keepChangesPruned } from './changes/retention.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openStore } from './store/store.ts';
 import { ensureAdmin } from './users/bootstrap.ts';
@@ -18,6 +19,10 @@ async function main(): Promise<void> {
 
   const store = await openStore(config.database);
   const app = await buildApp({ config, store, clock: () => DateTime.utc() });
+  const stopPruning = await keepChangesPruned(store, {
+    retentionDays: config.changesRetentionDays,
+    onError: (error) => app.log.warn({ err: error }, 'pruning the change log failed; tried again in an hour'),
+  });
   await ensureAdmin(config, store, app.log);
 
   let closing = false;
@@ -25,6 +30,7 @@ async function main(): Promise<void> {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'shutting down');
+    stopPruning();
     await app.close();
     await store.close();
     process.exit(0);

@@ -1,4 +1,5 @@
-// Roles, capabilities, status visibility and password protection (contract §1.5, §3.10, §5.2, §10, §11; D5, D15–D19).
+// Roles, capabilities, status visibility and passwords (contract §1.5, §5.2, §10, §11; D5, D15–D19). What a protected
+// event shows instead of its content (§3.10) is the events slice's concern (resources/events/protected.ts).
 // Events, venues and organizers each have their own copy of the WordPress post capabilities, but every default role
 // holds the same ones on all three types, so one capability table serves them all.
 import { createHash, timingSafeEqual } from 'node:crypto';
@@ -247,61 +248,4 @@ export function canAccessProtected(opts: {
   if (opts.postPassword === '') return true;
   if (opts.contextEdit && opts.canEdit) return true;
   return typeof opts.suppliedPassword === 'string' && timingSafeEqual(sha256(opts.postPassword), sha256(opts.suppliedPassword));
-}
-
-// §3.10. The reference also lists add-on keys (ticketed, is_virtual, attendance…); this service has none of them.
-const BLANKED_FIELDS: Readonly<Record<string, unknown>> = {
-  description: '',
-  excerpt: '',
-  image: false,
-  all_day: null,
-  cost: '',
-  cost_details: { currency_symbol: '', currency_position: '', currency_code: '', values: [] },
-  website: '',
-  show_map: null,
-  show_map_link: null,
-  hide_from_listings: null,
-  sticky: null,
-  featured: null,
-  categories: [],
-  tags: [],
-  venue: [],
-  organizer: [],
-  custom_fields: [],
-  email: '',
-  phone: '',
-  geo_lat: 0,
-  geo_lng: 0,
-  stateprovince: '',
-  zip: '',
-  province: '',
-  country: '',
-  city: '',
-  address: '',
-};
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null) return false;
-  const prototype = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
-}
-
-function blank(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(blank);
-  if (!isPlainObject(value)) return value;
-  return Object.fromEntries(
-    Object.entries(value).map(([key, field]) => [
-      key,
-      Object.hasOwn(BLANKED_FIELDS, key) ? structuredClone(BLANKED_FIELDS[key]) : blank(field),
-    ]),
-  );
-}
-
-/**
- * §3.10: a copy of `obj` in which every listed key that exists, at any depth, is replaced by its blank value, key order
- * kept. As in the reference, a replaced value is not descended into (an event's nested `venue` simply becomes `[]`),
- * while every other object or array is, so nested copies such as a venue's `json_ld` are blanked too.
- */
-export function blankProtectedFields<T extends Record<string, unknown>>(obj: T): T {
-  return blank(obj) as T;
 }

@@ -1,6 +1,7 @@
 import Type, { type TSchema } from 'typebox';
 import { typeIssue, type ParamIssue } from './errors.ts';
 import type { RequestContext } from './context.ts';
+import { toList } from '../domain/lists.ts';
 
 /**
  * A route argument as WordPress declares one: a JSON schema (type, items, format, default, description), whether it is
@@ -100,20 +101,6 @@ export function coerceNumber(raw: unknown): number | undefined {
   if (typeof raw !== 'string' || !NUMBER.test(raw)) return undefined;
   const value = Number(raw);
   return Number.isFinite(value) ? value : undefined;
-}
-
-/** A list as CSV (`1, 2`) or as a real array; items are scalars. */
-export function toList(raw: unknown): string[] | undefined {
-  if (typeof raw === 'number') return [String(raw)];
-  if (typeof raw === 'string') return raw.split(',').map((item) => item.trim()).filter((item) => item !== '');
-  if (!Array.isArray(raw)) return undefined;
-  const items: string[] = [];
-  for (const item of raw) {
-    if (typeof item === 'number' && Number.isFinite(item)) items.push(String(item));
-    else if (typeof item === 'string') items.push(...toList(item)!);
-    else return undefined;
-  }
-  return items;
 }
 
 export const arg = {

@@ -1,6 +1,9 @@
 import { ApiError, invalidJson } from './errors.ts';
 import { emptyParams, parseQueryString, type ParamMap } from './params.ts';
 
+/** The largest request body accepted (413 `rest_request_too_large` beyond). */
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
 /** PHP's json_decode gives up at 512 levels; nothing this API accepts comes close to 64. */
 export const MAX_JSON_DEPTH = 64;
 

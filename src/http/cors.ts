@@ -10,12 +10,23 @@ export function applyCors(config: Config, request: FastifyRequest, reply: Fastif
   if (config.corsOrigins === '*') {
     reply.header('Access-Control-Allow-Origin', '*');
   } else {
-    reply.header('Vary', 'Origin');
+    addVary(reply, 'Origin');
     const origin = request.headers.origin;
     if (origin === undefined || !config.corsOrigins.includes(origin)) return;
     reply.header('Access-Control-Allow-Origin', origin);
   }
   reply.header('Access-Control-Expose-Headers', EXPOSED.join(', '));
+}
+
+/** Adds a request header to `Vary`, keeping whatever a handler put there. */
+function addVary(reply: FastifyReply, name: string): void {
+  const current = reply.getHeader('vary');
+  if (current === undefined || current === '') {
+    reply.header('Vary', name);
+    return;
+  }
+  const listed = String(current).split(',').map((item) => item.trim().toLowerCase());
+  if (!listed.includes(name.toLowerCase()) && !listed.includes('*')) reply.header('Vary', `${current}, ${name}`);
 }
 
 export function corsPreflightHeaders(): Record<string, string> {

@@ -1,3 +1,5 @@
+import { DomainError, InvalidFields, type DomainErrorKind, type FieldIssue } from '../domain/errors.ts';
+
 /** Every error the API answers with: rendered as `{code, message, data, ...extra}` by the one error handler. */
 export class ApiError extends Error {
   readonly status: number;
@@ -27,11 +29,7 @@ export class ApiError extends Error {
 }
 
 /** A validator's own error: becomes `data.params[name]` = message and `data.details[name]` = this. */
-export interface ParamIssue {
-  code: string;
-  message: string;
-  data?: unknown;
-}
+export type ParamIssue = FieldIssue;
 
 export const NO_ROUTE_MESSAGE = 'No route was found matching the URL and request method.';
 
@@ -74,3 +72,19 @@ export const invalidJson = (errorCode: number, errorMessage: string) =>
     json_error_code: errorCode,
     json_error_message: errorMessage,
   });
+
+const STATUS_OF_KIND: Record<Exclude<DomainErrorKind, 'forbidden'>, number> = {
+  invalid: 400,
+  not_accessible: 403,
+  not_found: 404,
+  gone: 410,
+  conflict: 409,
+};
+
+/** The edge's mapping of the core's errors; anything else is left as it is (an `ApiError`, or a 500 to be). */
+export function toApiError(error: unknown, authenticated: boolean): unknown {
+  if (error instanceof InvalidFields) return invalidParams(error.fields);
+  if (!(error instanceof DomainError)) return error;
+  const status = error.kind === 'forbidden' ? (authenticated ? 403 : 401) : STATUS_OF_KIND[error.kind];
+  return new ApiError(status, error.code, error.message, error.data, error.extra ? { extra: error.extra } : {});
+}

@@ -2,23 +2,35 @@
  * Anonymous GET answers, kept while nothing was written to the database (the store's data version, which moves when
  * any process commits) and for at most one second of the application clock, since answers also depend on the time
  * (default date windows, relative dates, scheduled items going live). Authenticated requests are never cached.
+ * The key is the caller's (plugins/read-cache.ts: the URL and the request headers an answer may depend on); an
+ * answer is kept whole, whatever its type: JSON, iCalendar, HTML, or a 304 without a body.
  */
 export interface CachedReply {
   status: number;
   headers: Record<string, string>;
-  /** Encoded once, so a hit costs no JSON or UTF-8 work. */
-  payload: Buffer;
+  /** The Content-Type as the handler chose it; null for an answer without a body (304). */
+  type: string | null;
+  /** Encoded once, so a hit costs no JSON or UTF-8 work; null for an answer without a body. */
+  payload: Buffer | null;
 }
 
 interface Entry extends CachedReply {
   version: string;
   at: number;
+  /** What the entry is counted as against the memory bound. */
+  size: number;
 }
 
 export const MAX_CACHED_AGE_MS = 1000;
-/** The memory the cache may hold, whatever mix of small and large answers it sees. */
+/** The memory the cache may hold, whatever mix of small and large answers (and long URLs) it sees. */
 const MAX_TOTAL_BYTES = 16 * 1024 * 1024;
 const MAX_PAYLOAD_BYTES = 256 * 1024;
+/** A rough cost of an entry besides its payload and key, so that many bodiless or tiny answers stay bounded too. */
+const ENTRY_OVERHEAD_BYTES = 256;
+
+const sizeOf = (key: string, reply: CachedReply) =>
+  (reply.payload?.length ?? 0) + key.length + ENTRY_OVERHEAD_BYTES
+  + Object.entries(reply.headers).reduce((sum, [name, value]) => sum + name.length + value.length, 0);
 
 export class ResponseCache {
   readonly #entries = new Map<string, Entry>();
@@ -54,20 +66,26 @@ export class ResponseCache {
   }
 
   set(key: string, version: string, nowMs: number, reply: CachedReply): void {
-    if (reply.payload.length > MAX_PAYLOAD_BYTES) return;
+    if ((reply.payload?.length ?? 0) > MAX_PAYLOAD_BYTES) return;
+    const size = sizeOf(key, reply);
     const previous = this.#entries.get(key);
     if (previous) this.#delete(key, previous);
     // Oldest first: a Map iterates in insertion order.
     for (const [oldKey, oldEntry] of this.#entries) {
-      if (this.#bytes + reply.payload.length <= MAX_TOTAL_BYTES) break;
+      if (this.#bytes + size <= MAX_TOTAL_BYTES) break;
       this.#delete(oldKey, oldEntry);
     }
-    this.#entries.set(key, { ...reply, version, at: nowMs });
-    this.#bytes += reply.payload.length;
+    this.#entries.set(key, { ...reply, version, at: nowMs, size });
+    this.#bytes += size;
+  }
+
+  /** The bytes the entries are counted as (for tests and diagnostics). */
+  get bytes(): number {
+    return this.#bytes;
   }
 
   #delete(key: string, entry: Entry): void {
     this.#entries.delete(key);
-    this.#bytes -= entry.payload.length;
+    this.#bytes -= entry.size;
   }
 }

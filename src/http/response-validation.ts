@@ -44,14 +44,16 @@ function endpointOf(request: FastifyRequest): Endpoint<any> | undefined {
  */
 export function installResponseValidation(app: FastifyInstance): void {
   app.addHook('onSend', async (request, reply, payload) => {
-    if (request.method === 'HEAD' || request.method === 'OPTIONS' || typeof payload !== 'string' || payload === '') return payload;
-    if (!String(reply.getHeader('content-type') ?? '').startsWith('application/json')) return payload;
+    if (request.method === 'HEAD' || request.method === 'OPTIONS') return payload;
+    // JSON goes out as a string, or as the bytes the read cache keeps.
+    const text = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
+    if (text === '' || !String(reply.getHeader('content-type') ?? '').startsWith('application/json')) return payload;
     const status = reply.statusCode;
     const expectation = expectedResponse(endpointOf(request), status);
     if (expectation === undefined) return payload;
     const problems = 'undocumented' in expectation
       ? [`status ${status} is not among the documented responses`]
-      : schemaProblems(expectation.schema, JSON.parse(payload));
+      : schemaProblems(expectation.schema, JSON.parse(text));
     if (problems.length === 0) return payload;
     request.log.error({ method: request.method, url: request.url, status, problems }, 'response does not match its documented schema');
     reply.code(500);

@@ -6,10 +6,34 @@ import { hasParam, type ParamMap } from './params.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-export interface Reply {
+/**
+ * What a handler answers; plugins/reply.ts turns it into bytes, the same way whether or not the read cache keeps it.
+ * - JSON (the API's contract shape): `body` is serialised and sent as `application/json; charset=UTF-8`;
+ * - any other representation (iCalendar, HTML, ...): `payload` is sent as it is, under `type`;
+ * - no body at all (304 Not Modified, 204 No Content): only the status and the headers.
+ */
+export type Reply = JsonReply | RawReply | EmptyReply;
+
+interface ReplyHead {
+  /** 200 when left out. */
   status?: number;
-  body: unknown;
   headers?: Record<string, string>;
+}
+
+export interface JsonReply extends ReplyHead {
+  body: unknown;
+}
+
+export interface RawReply extends ReplyHead {
+  /** The full Content-Type, charset included, e.g. `text/calendar; charset=utf-8`. */
+  type: string;
+  payload: string | Buffer;
+}
+
+export interface EmptyReply extends ReplyHead {
+  status: 204 | 304;
+  body?: never;
+  payload?: never;
 }
 
 export interface ResponseDoc {

@@ -1,5 +1,6 @@
-import { parseDateInput } from '../domain/dates.ts';
+import { parseDateInput } from '../domain/dates/input-grammar.ts';
 import type { Validator } from './args.ts';
+import { isAbsoluteUrl } from '../domain/urls.ts';
 
 /** `is_string` in the reference: present and non-empty (`""` is rejected). */
 export const nonEmptyString: Validator<string> = (value) => value.trim() !== '';
@@ -9,14 +10,6 @@ export const positiveInteger: Validator<number> = (value) => value > 0;
 /** D8: every accepted date form, read in the site's zone (the value itself is parsed again where it is used). */
 export const isTime: Validator<unknown> = (value, ctx) => parseDateInput(value, ctx.config.siteTimezone, ctx.now) !== null;
 
-export function isAbsoluteUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
-  } catch {
-    return false;
-  }
-}
 
 /** Empty, or a valid absolute http(s) URL. */
 export const urlOrEmpty: Validator<string> = (value) => value.trim() === '' || isAbsoluteUrl(value.trim());

@@ -1,12 +1,16 @@
 import type { Insertable } from 'kysely';
-import { localToUtc, timezoneAbbrForLocal } from '../domain/dates.ts';
+import { recordChanges } from '../changes/log.ts';
+import { localToUtc, timezoneAbbrForLocal } from '../domain/dates/stored-format.ts';
 import { sanitizeHtml, sanitizeTitle } from '../domain/html.ts';
 import { assignUniqueSlugs, slugify } from '../domain/slugs.ts';
 import { costColumns, scheduleColumns } from '../resources/events/store.ts';
 import { takenSlugs } from '../resources/posts/store.ts';
 import { applyTermCountChanges } from '../resources/terms/counts.ts';
 import { isUniqueViolation, type Store, type Trx } from '../store/store.ts';
-import type { PostsTable } from '../store/schema.ts';
+import type { OrganizersTable, PostsTable, VenuesTable } from '../store/schema.ts';
+import { insertOccurrencesBulk } from '../resources/occurrences/store.ts';
+import { organizerKind } from '../resources/organizers/kind.ts';
+import { venueKind } from '../resources/venues/kind.ts';
 
 /**
  * The batch write path for imports and benchmark seeding: one transaction per batch of rows, written through the
@@ -140,11 +144,6 @@ export function firstLoad<T>(store: Store, load: () => Promise<T>): Promise<T> {
   return store.bulkLoad(IMPORTED_TABLES, load);
 }
 
-/**
- * Writes on PostgreSQL while another batch waits for the database: with one writer, the server sat idle half the
- * time waiting for the next statement (measured: 11,800 → 15,600 events/s with two). SQLite has one writer anyway.
- */
-const CONCURRENT_BATCHES = { sqlite: 1, postgres: 2 } as const;
 /** Tries of a batch that lost a unique slug to a concurrent writer (another batch, or the service) before failing. */
 const SLUG_RACE_TRIES = 5;
 
@@ -177,7 +176,8 @@ async function inBatches<T>(store: Store, inputs: readonly T[], write: (trx: Trx
       onProgress?.(done);
     }
   };
-  await Promise.all(Array.from({ length: CONCURRENT_BATCHES[store.dialect] }, writer));
+  // More than one only where a batch can be written while another waits for the database (Store.batchConcurrency).
+  await Promise.all(Array.from({ length: store.batchConcurrency }, writer));
   await store.flushBatches();
   return results.flat();
 }
@@ -185,11 +185,15 @@ async function inBatches<T>(store: Store, inputs: readonly T[], write: (trx: Trx
 export function insertVenuesBulk(store: Store, inputs: readonly BulkVenueInput[], modified: { utc: string; local: string }): Promise<number[]> {
   return inBatches(store, inputs, async (trx, batch) => {
     const ids = await insertPosts(store, trx, 'venue', batch, modified);
+    // The API's own row builder: the same defaults (stateprovince, map flags) whichever path created the venue.
     await store.insertRows(trx, 'venues', batch.map((input, index) => ({
-      id: ids[index], address: input.address ?? '', city: input.city ?? '', country: input.country ?? '', province: '',
-      state: input.state ?? '', zip: input.zip ?? '', phone: '', website: '', stateprovince: input.state ?? '',
-      show_map: 1, show_map_link: 1, geo_lat: input.geo?.lat ?? null, geo_lng: input.geo?.lng ?? null,
-    })));
+      id: ids[index],
+      ...venueKind.metaForCreate({
+        address: input.address, city: input.city, country: input.country, state: input.state, zip: input.zip,
+        ...(input.geo ? { geo_lat: input.geo.lat, geo_lng: input.geo.lng } : {}),
+      }),
+    }) as Insertable<VenuesTable>));
+    recordChanges(trx, 'venue', ids, 'created');
     return ids;
   });
 }
@@ -198,8 +202,10 @@ export function insertOrganizersBulk(store: Store, inputs: readonly BulkOrganize
   return inBatches(store, inputs, async (trx, batch) => {
     const ids = await insertPosts(store, trx, 'organizer', batch, modified);
     await store.insertRows(trx, 'organizers', batch.map((input, index) => ({
-      id: ids[index], phone: input.phone ?? '', email: input.email ?? '', website: input.website ?? '',
-    })));
+      id: ids[index],
+      ...organizerKind.metaForCreate({ phone: input.phone, email: input.email, website: input.website }),
+    }) as Insertable<OrganizersTable>));
+    recordChanges(trx, 'organizer', ids, 'created');
     return ids;
   });
 }
@@ -207,7 +213,9 @@ export function insertOrganizersBulk(store: Store, inputs: readonly BulkOrganize
 export async function insertTermsBulk(store: Store, taxonomy: 'event_category' | 'event_tag', names: readonly string[]): Promise<number[]> {
   return store.transaction(async (trx) => {
     const rows = names.map((name) => ({ taxonomy, name, slug: slugify(name) || 'term', description: '', parent_id: 0 }));
-    return store.insertRowsReturningIds(trx, 'terms', rows);
+    const ids = await store.insertRowsReturningIds(trx, 'terms', rows);
+    recordChanges(trx, taxonomy === 'event_category' ? 'category' : 'tag', ids, 'created');
+    return ids;
   });
 }
 
@@ -239,9 +247,10 @@ export function insertEventsBulk(
       venue_id: input.venueId ?? null,
     }));
     await store.insertRows(trx, 'events', events);
-    await store.insertRows(trx, 'occurrences', events.map((event, index) => ({
-      event_id: event.id, start_local: event.start_local, end_local: event.end_local, start_utc: event.start_utc, end_utc: event.end_utc,
-      status: statusOf(batch[index]), published_utc: batch[index].published.utc, author_id: batch[index].authorId, hidden: 0,
+    await insertOccurrencesBulk(store, trx, events.map((event, index) => ({
+      eventId: event.id,
+      span: { startLocal: event.start_local, endLocal: event.end_local, startUtc: event.start_utc, endUtc: event.end_utc },
+      listing: { status: statusOf(batch[index]), publishedUtc: batch[index].published.utc, authorId: batch[index].authorId, hidden: false },
     })));
     const organizerRows = batch.flatMap((input, index) => (input.organizerIds ?? []).map((organizerId, position) => ({ event_id: ids[index], organizer_id: organizerId, position })));
     await store.insertRows(trx, 'event_organizers', organizerRows);
@@ -251,6 +260,7 @@ export function insertEventsBulk(
     await applyTermCountChanges(trx, new Map(), new Map(batch.map((input, index) => [ids[index], {
       published: statusOf(input) === 'publish', termIds: termIds[index],
     }])));
+    recordChanges(trx, 'event', ids, 'created');
     return ids;
   }, onProgress);
 }

@@ -1,6 +1,82 @@
-import type { Kysely } from 'kysely';
+import type { ColumnDataType, ColumnDefinitionBuilder, Expression, Kysely, RawBuilder, SqlBool, Transaction } from 'kysely';
+import type { Migration } from 'kysely/migration';
+import type { Database } from './schema.ts';
 
-export type Dialect = 'sqlite' | 'postgres';
+/**
+ * Everything that differs between the two databases, as one interface (as Kysely's own `Dialect`/`DialectAdapter`).
+ * `store/sqlite/` and `store/postgres/` implement it with the same file names in each folder; `store.ts` picks one
+ * implementation when it opens the database, and nothing else asks which database it talks to.
+ */
+export interface StoreDialect {
+  /** For messages only: never branch on it (add a member here instead). */
+  readonly name: 'sqlite' | 'postgres';
+  readonly db: Kysely<Database>;
+
+  // --- Text -----------------------------------------------------------------------------------------------------
+  /** Unicode-aware lower-casing of a text expression, the same on both databases. */
+  lower(expression: Expression<string> | RawBuilder<unknown>): RawBuilder<string>;
+  /** `text` contains `needle` ignoring case for every letter (D11); see Store.containsText. */
+  containsText(text: Expression<string> | RawBuilder<unknown>, needle: string): RawBuilder<SqlBool>;
+  /** `expression` as a sort key compared by Unicode code points, whatever the database's collation. */
+  orderByCodePoint(expression: Expression<string> | RawBuilder<unknown>): RawBuilder<string>;
+
+  // --- Transactions ---------------------------------------------------------------------------------------------
+  /**
+   * Runs `work` in one transaction and commits it. `batch`: a transaction of the batch write path, whose commit need
+   * not be durable before {@link flushBatches}. SQLite retries the whole transaction while another process holds the
+   * write lock (`work` must be safe to run again).
+   */
+  transaction<T>(work: (trx: Transaction<Database>) => Promise<T>, options: { batch: boolean }): Promise<T>;
+  /**
+   * The last step of a write transaction before its hooks and its commit: from here to the commit, this transaction
+   * holds what orders commits, so that what it allocates next (change seqs) is in commit order. PostgreSQL: the row
+   * lock of `data_version` (also moving the data version); SQLite: nothing, its single writer already orders them.
+   */
+  enterCommitOrder(trx: Transaction<Database>): Promise<void>;
+  /** Makes every batch transaction committed so far durable. */
+  flushBatches(): Promise<void>;
+  /**
+   * A named lock held until `trx` ends: writers taking the same key run one after the other. PostgreSQL: an advisory
+   * transaction lock; SQLite: nothing, as its writers are serialised (and a writer whose snapshot went stale is
+   * retried).
+   */
+  lock(trx: Transaction<Database>, key: string): Promise<void>;
+  /** See Store.dataVersion. */
+  dataVersion(): Promise<string>;
+
+  // --- Batch write path -------------------------------------------------------------------------------------------
+  /**
+   * Many rows into one table inside `trx`, every row with the same columns. With `returning` (a generated integer
+   * key column), the new keys in input order.
+   */
+  insertRows(trx: Transaction<Database>, table: string, rows: readonly Record<string, unknown>[], returning?: string): Promise<number[]>;
+  /** What a bulk load may go without (see Store.bulkLoad). */
+  readonly bulkLoadUpkeep: BulkLoadUpkeep;
+  /** Batch transactions an import keeps in flight at once. */
+  readonly batchConcurrency: number;
+
+  // --- Schema -----------------------------------------------------------------------------------------------------
+  readonly schema: SchemaDialect;
+  /** Brings the schema up to date with `migrations`, safely when several processes start at once. */
+  migrate(migrations: Record<string, Migration>): Promise<void>;
+
+  close(): Promise<void>;
+}
+
+export type ColumnTweak = (column: ColumnDefinitionBuilder) => ColumnDefinitionBuilder;
+
+/** What migrations write differently. */
+export interface SchemaDialect {
+  /** A generated 32-bit integer primary key (`integer` column). */
+  readonly serialId: ColumnTweak;
+  /**
+   * A generated, strictly increasing 64-bit primary key that never hands out a value twice, not even after the
+   * newest rows were deleted.
+   */
+  readonly serialBigKey: { type: ColumnDataType; tweak: ColumnTweak };
+  /** Whether the data version lives in the one-row `data_version` table (PostgreSQL) rather than in the database. */
+  readonly dataVersionTable: boolean;
+}
 
 /** Something a bulk load may do without and build again at its end, as the two statements that do that. */
 export interface DeferredDefinition {

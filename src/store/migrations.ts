@@ -1,14 +1,10 @@
 import { sql, type ColumnDefinitionBuilder, type Kysely } from 'kysely';
 import type { Migration } from 'kysely/migration';
-import type { Dialect } from './dialect.ts';
+import type { SchemaDialect } from './dialect.ts';
 
-type ColumnTweak = (column: ColumnDefinitionBuilder) => ColumnDefinitionBuilder;
-
-/** Each migration is written once for both databases; only the id column differs. */
-export function migrations(dialect: Dialect): Record<string, Migration> {
-  const serialId: ColumnTweak = dialect === 'sqlite'
-    ? (column) => column.primaryKey().autoIncrement()
-    : (column) => column.primaryKey().generatedByDefaultAsIdentity();
+/** Each migration is written once for both databases; what differs (generated keys) comes from `dialect`. */
+export function migrations(dialect: SchemaDialect): Record<string, Migration> {
+  const { serialId } = dialect;
   const text = (column: ColumnDefinitionBuilder) => column.notNull().defaultTo('');
   const flag = (column: ColumnDefinitionBuilder) => column.notNull().defaultTo(0);
 
@@ -173,7 +169,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0004_data_version': {
       async up(db: Kysely<any>) {
         // SQLite tells every connection when another one commits (PRAGMA data_version); PostgreSQL needs a row.
-        if (dialect !== 'postgres') return;
+        if (!dialect.dataVersionTable) return;
         await db.schema.createTable('data_version')
           .addColumn('id', 'integer', (c) => c.primaryKey())
           .addColumn('version', 'bigint', (c) => c.notNull())
@@ -196,6 +192,34 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex('occurrences_list')
           .on('occurrences').columns(['start_local', 'published_utc', 'event_id', 'end_local', 'hidden', 'status', 'author_id']).execute();
         await db.schema.dropIndex('occurrences_window').execute();
+      },
+    },
+    // The change log (D21, src/changes/): one row per changed item per committed transaction, in commit order.
+    '0006_changes': {
+      async up(db: Kysely<any>) {
+        await db.schema.createTable('changes')
+          .addColumn('seq', dialect.serialBigKey.type, dialect.serialBigKey.tweak)
+          .addColumn('type', 'text', (c) => c.notNull())
+          .addColumn('id', 'integer', (c) => c.notNull())
+          .addColumn('action', 'text', (c) => c.notNull())
+          .addColumn('at', 'text', (c) => c.notNull())
+          .execute();
+        // Retention prunes by age.
+        await db.schema.createIndex('changes_at').on('changes').column('at').execute();
+      },
+    },
+    // D29: failed authentications counted in the database, so that every process shares them.
+    '0007_auth_failures': {
+      async up(db: Kysely<any>) {
+        await db.schema.createTable('auth_failures')
+          .addColumn('address', 'text', (c) => c.notNull())
+          .addColumn('login', 'text', (c) => c.notNull())
+          .addColumn('failures', 'integer', (c) => c.notNull())
+          .addColumn('window_end', 'bigint', (c) => c.notNull())
+          .addPrimaryKeyConstraint('auth_failures_pk', ['address', 'login'])
+          .execute();
+        // Expired rows are deleted by range (FailureLimiter's clean-up).
+        await db.schema.createIndex('auth_failures_window_end').on('auth_failures').column('window_end').execute();
       },
     },
   };

@@ -131,10 +131,31 @@ export interface AppPasswordsTable {
   id: Generated<number>;
   user_id: number;
   name: string;
-  /** `scrypt$N$r$p$salt$hash`, base64url parts. */
+  /**
+   * Generated passwords: `hmac-sha256$salt$mac`; human-chosen ones (ADMIN_PASSWORD) and those stored before D29:
+   * `scrypt$N$r$p$salt$key`. Base64url parts (users/secrets.ts).
+   */
   hash: string;
   created_utc: string;
   last_used_utc: string | null;
+}
+
+/**
+ * Failed authentications (D29) in fixed windows, shared by every process: one row per (client address, login) and one
+ * per client address (`login` = ''). See http/auth.ts FailureLimiter.
+ */
+export interface AuthFailuresTable {
+  /** The client address as the service sees it (request.ip, after TRUST_PROXY). */
+  address: string;
+  /**
+   * '' for the address's own counter; '-' for headers that name no login (not Basic, not base64, no colon or an empty
+   * login); else the SHA-256 of the login tried, base64url (never the raw text, which is sometimes a password).
+   */
+  login: string;
+  /** Failures counted in the window, including checks still under way (counted when they start, D33). */
+  failures: number;
+  /** When the window ends, in milliseconds since the epoch; the row counts as absent after that. */
+  window_end: number;
 }
 
 /** PostgreSQL only: one row whose version every write transaction increments (see Store.dataVersion). */
@@ -143,8 +164,22 @@ export interface DataVersionTable {
   version: number;
 }
 
+/**
+ * The change log (D21), written only by src/changes/: one row per item changed by a committed transaction. `seq`
+ * increases in commit order (a 64-bit key; read as a JavaScript number, exact up to 2^53).
+ */
+export interface ChangesTable {
+  seq: Generated<number>;
+  type: 'event' | 'venue' | 'organizer' | 'category' | 'tag';
+  id: number;
+  action: 'created' | 'updated' | 'trashed' | 'restored' | 'deleted';
+  /** When the transaction committed (just before), UTC `YYYY-MM-DD HH:MM:SS`. */
+  at: string;
+}
+
 export interface Database {
   data_version: DataVersionTable;
+  changes: ChangesTable;
   posts: PostsTable;
   venues: VenuesTable;
   organizers: OrganizersTable;
@@ -156,4 +191,5 @@ export interface Database {
   event_terms: EventTermsTable;
   users: UsersTable;
   app_passwords: AppPasswordsTable;
+  auth_failures: AuthFailuresTable;
 }

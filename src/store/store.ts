@@ -1,19 +1,21 @@
-import { Kysely, sql, type Expression, type Insertable, type RawBuilder, type SqlBool, type Transaction } from 'kysely';
-import { Migrator, type MigrationResultSet } from 'kysely/migration';
+import type { Expression, Insertable, Kysely, RawBuilder, SqlBool, Transaction } from 'kysely';
+import { sql } from 'kysely';
 import type { DatabaseConfig } from '../config.ts';
-import type { Dialect } from './dialect.ts';
+import type { StoreDialect } from './dialect.ts';
 import { migrations } from './migrations.ts';
-import { createPostgresDialect, insertRowsPostgres, postgresBulkLoadUpkeep, readDataVersion } from './postgres.ts';
-import { readStartedAfterCall } from './fresh-read.ts';
+import { openPostgresDialect } from './postgres/dialect.ts';
 import type { Database } from './schema.ts';
-import { createSqliteDialect, createSqliteRowWriter, isSqliteBusy, SQLITE_LOWER, sqliteBulkLoadUpkeep } from './sqlite.ts';
+import { openSqliteDialect } from './sqlite/dialect.ts';
+import { afterCommit, beforeCommit, openHooks, runAfterCommit, runBeforeCommit } from './transaction-hooks.ts';
+
+export { afterCommit, beforeCommit } from './transaction-hooks.ts';
+export { escapeLike } from './text.ts';
 
 export type Db = Kysely<Database>;
 export type Trx = Transaction<Database>;
 
 export interface Store {
   readonly db: Db;
-  readonly dialect: Dialect;
   /** Unicode-aware lower-casing of a text expression, the same on both databases. */
   lower(expression: Expression<string> | RawBuilder<string>): RawBuilder<string>;
   /**
@@ -21,7 +23,13 @@ export interface Store {
    * ignores ASCII case, so the Unicode lower-casing (a call into JavaScript per row) is paid only for non-ASCII needles.
    */
   containsText(text: Expression<string> | RawBuilder<unknown>, needle: string): RawBuilder<SqlBool>;
-  /** One transaction per write; retried when a concurrent SQLite writer holds the lock. */
+  /** `expression` as a sort key that compares Unicode code points on both databases, whatever their collation. */
+  orderByCodePoint(expression: Expression<string> | RawBuilder<unknown>): RawBuilder<string>;
+  /**
+   * One transaction per write; retried whole when a concurrent SQLite writer holds the lock. After `work`, the
+   * transaction enters commit order, runs its {@link beforeCommit} hooks (the change log is written there) and
+   * commits; then its {@link afterCommit} hooks run.
+   */
   transaction<T>(work: (trx: Trx) => Promise<T>): Promise<T>;
   /**
    * A transaction of the batch write path. On PostgreSQL its commit does not wait for the write-ahead log to reach
@@ -33,6 +41,15 @@ export interface Store {
    * up to itself; nothing to do on SQLite. Batch writers end with it.
    */
   flushBatches(): Promise<void>;
+  /** Batch transactions a batch writer keeps in flight at once (more than one only helps PostgreSQL). */
+  readonly batchConcurrency: number;
+  /**
+   * A lock named `key`, held until `trx` ends: transactions that take the same key run one after the other (to
+   * check-then-write safely). No-op on SQLite, whose single writer serialises them already.
+   */
+  lock(trx: Trx, key: string): Promise<void>;
+  /** Runs `hook` once `trx` (a transaction of this store) has committed; see the free function {@link afterCommit}. */
+  afterCommit(trx: Trx, hook: () => void): void;
   /**
    * The batch write path (imports, seeding): many rows into one table inside `trx`. Rows are written as given
    * (already validated); every row has the same columns.
@@ -40,10 +57,12 @@ export interface Store {
   insertRows<T extends keyof Database>(trx: Trx, table: T, rows: readonly Insertable<Database[T]>[]): Promise<void>;
   /** {@link insertRows} into a table with a generated `id`, returning the new ids in input order. */
   insertRowsReturningIds<T extends 'posts' | 'terms'>(trx: Trx, table: T, rows: readonly Insertable<Database[T]>[]): Promise<number[]>;
+  /** {@link insertRows} into a table with a generated integer primary key `key`, returning the new keys in input order. */
+  insertRowsReturning<T extends keyof Database>(trx: Trx, table: T, rows: readonly Insertable<Database[T]>[], key: keyof Database[T] & string): Promise<number[]>;
   /**
    * Runs `load` as a bulk load into `tables` of a database that no service is using meanwhile: their non-unique
    * indexes (and on PostgreSQL their foreign keys) are dropped first and created again at the end, also when `load`
-   * fails: one sort and one check per table instead of work per row (see each dialect's BulkLoadUpkeep). Unique
+   * fails: one sort and one check per table instead of work per row (see each dialect's bulk-load.ts). Unique
    * indexes stay, as they keep slugs unique and find them. A service reading meanwhile would get correct but slow
    * answers.
    */
@@ -63,155 +82,67 @@ export interface OpenStoreOptions {
   schema?: string;
 }
 
-const BUSY_RETRIES = 8;
-
-async function retryWhileBusy<T>(work: () => Promise<T>): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await work();
-    } catch (error) {
-      if (!isSqliteBusy(error) || attempt >= BUSY_RETRIES) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 10 * 2 ** attempt));
-    }
-  }
-}
-
 /** Ids are 32-bit `integer` columns: a larger (or non-positive) number names no row, and PostgreSQL would reject it. */
 export const isRowId = (id: number) => Number.isSafeInteger(id) && id >= 1 && id <= 2_147_483_647;
-
-/** A LIKE pattern's literal part, for `... like ? escape '\\'`. */
-export const escapeLike = (value: string) => value.replace(/[\\%_]/g, (char) => `\\${char}`);
 
 export function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
-export async function migrateToLatest(db: Kysely<any>, dialect: Dialect): Promise<void> {
-  // Kysely looks for its bookkeeping tables in every schema it can see; naming ours keeps another schema's
-  // tables (another application's, or another test's) from being mistaken for them.
-  const migrationTableSchema = dialect === 'postgres'
-    ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0].schema
-    : undefined;
-  const migratorOn = (target: Kysely<any>) => new Migrator({
-    db: target,
-    provider: { getMigrations: async () => migrations(dialect) },
-    ...(migrationTableSchema ? { migrationTableSchema } : {}),
-    // SQLite: our own IMMEDIATE transaction below takes the write lock before anything is read.
-    disableTransactions: dialect === 'sqlite',
-  });
-  // Several processes may start at once. PostgreSQL serialises them with an advisory lock inside the migrator;
-  // SQLite with a transaction that takes the write lock first (a deferred one could read the migration table,
-  // then find the tables created by another process), waiting up to the busy timeout.
-  const result = dialect === 'sqlite'
-    ? await db.connection().execute(async (connection) => {
-      await retryWhileBusy(() => sql`begin immediate`.execute(connection));
-      try {
-        const outcome = await migratorOn(connection).migrateToLatest();
-        await sql.raw(outcome.error ? 'rollback' : 'commit').execute(connection);
-        return outcome;
-      } catch (error) {
-        await sql`rollback`.execute(connection).catch(() => {});
-        throw error;
-      }
-    })
-    : await retryWhileCatalogChanges(() => migratorOn(db).migrateToLatest());
-  if (result.error) throw result.error;
-}
-
-/**
- * Kysely's migrator lists the tables of every schema it can see; a schema dropped by someone else during that listing
- * makes it fail (`3F000`/`42P01`) although nothing is wrong with ours, so the attempt is simply made again.
- */
-async function retryWhileCatalogChanges(attempt: () => Promise<MigrationResultSet>): Promise<MigrationResultSet> {
-  for (let tries = 1; ; tries++) {
-    const result = await attempt();
-    const code = (result.error as { code?: string } | undefined)?.code;
-    if ((code !== '3F000' && code !== '42P01') || tries >= 5) return result;
-    await new Promise((resolve) => setTimeout(resolve, 50 * tries));
-  }
-}
+/** The one place that knows which implementation of StoreDialect serves which configuration. */
+const DIALECTS: { [K in DatabaseConfig['dialect']]: (config: Extract<DatabaseConfig, { dialect: K }>, options: OpenStoreOptions) => Promise<StoreDialect> } = {
+  sqlite: (config) => openSqliteDialect(config.path),
+  postgres: (config, options) => openPostgresDialect(config.url, options.schema),
+};
 
 export async function openStore(config: DatabaseConfig, options: OpenStoreOptions = {}): Promise<Store> {
-  let db: Db;
-  let dialect: Dialect;
-  let insertRows: (trx: Trx, table: string, rows: readonly object[], returnIds: boolean) => Promise<number[]>;
-  let dataVersion: () => Promise<string>;
-  let transaction: Store['transaction'];
-  if (config.dialect === 'sqlite') {
-    const sqlite = createSqliteDialect(config.path);
-    db = new Kysely<Database>({ dialect: sqlite.dialect });
-    dialect = 'sqlite';
-    const writeRows = createSqliteRowWriter(sqlite.database);
-    insertRows = async (_trx, table, rows, returnIds) => writeRows(table, rows as Record<string, unknown>[], returnIds);
-    // SQLite's data_version moves when another connection commits; this process's own commits are counted here.
-    let ownCommits = 0;
-    const readDataVersion = sqlite.database.prepare('pragma data_version').pluck();
-    dataVersion = async () => `${readDataVersion.get()}:${ownCommits}`;
-    transaction = async (work) => {
-      const result = await retryWhileBusy(() => db.transaction().execute(work));
-      ownCommits++;
-      return result;
-    };
-  } else {
-    if (options.schema) {
-      const { dialect: bootstrap } = createPostgresDialect(config.url);
-      const admin = new Kysely<any>({ dialect: bootstrap });
-      try {
-        await sql`create schema if not exists ${sql.id(options.schema)}`.execute(admin);
-      } finally {
-        await admin.destroy();
-      }
-    }
-    const postgres = createPostgresDialect(config.url, options.schema);
-    db = new Kysely<Database>({ dialect: postgres.dialect });
-    dialect = 'postgres';
-    insertRows = (trx, table, rows, returnIds) => insertRowsPostgres(trx, table, rows as Record<string, unknown>[], returnIds);
-    dataVersion = readStartedAfterCall(() => readDataVersion(postgres.pool));
-    // Every write transaction moves the version as its last statement, so it commits (or rolls back) with the write.
-    transaction = (work) => db.transaction().execute(async (trx) => {
-      const result = await work(trx);
-      await trx.updateTable('data_version').set({ version: sql`version + 1` }).where('id', '=', 1).execute();
-      return result;
-    });
-  }
-
+  const open = DIALECTS[config.dialect] as (config: DatabaseConfig, options: OpenStoreOptions) => Promise<StoreDialect>;
+  const dialect = await open(config, options);
+  const db = dialect.db;
   try {
-    await migrateToLatest(db, dialect);
+    await dialect.migrate(migrations(dialect.schema));
   } catch (error) {
-    await db.destroy();
+    await dialect.close();
     throw error;
   }
 
-  const lowerFunction = dialect === 'sqlite' ? SQLITE_LOWER : 'lower';
-  const lower = (expression: Expression<string> | RawBuilder<unknown>) => sql<string>`${sql.raw(lowerFunction)}(${expression})`;
-  return {
+  const run = async <T>(work: (trx: Trx) => Promise<T>, batch: boolean): Promise<T> => {
+    let committed: { trx: Trx; hooks: ReturnType<typeof openHooks> } | undefined;
+    const result = await dialect.transaction(async (trx) => {
+      // A new set of hooks per attempt: an attempt SQLite runs again starts afresh.
+      const hooks = openHooks(trx, store);
+      const value = await work(trx);
+      await dialect.enterCommitOrder(trx);
+      await runBeforeCommit(trx, hooks);
+      committed = { trx, hooks };
+      return value;
+    }, { batch });
+    if (committed) runAfterCommit(committed.trx, committed.hooks);
+    return result;
+  };
+
+  const store: Store = {
     db,
-    dialect,
-    lower,
-    containsText(text, needle) {
-      const pattern = `%${escapeLike(needle.toLowerCase())}%`;
-      const asciiOnly = dialect === 'sqlite' && /^[\x00-\x7f]*$/.test(needle);
-      return sql<SqlBool>`${asciiOnly ? text : lower(text)} like ${pattern} escape '\\'`;
-    },
-    transaction,
-    batchTransaction: dialect === 'postgres'
-      ? (work) => transaction(async (trx) => {
-        await sql`set local synchronous_commit = off`.execute(trx);
-        return work(trx);
-      })
-      : transaction,
-    flushBatches: dialect === 'postgres' ? () => transaction(async () => {}) : async () => {},
-    dataVersion,
+    lower: dialect.lower,
+    containsText: dialect.containsText,
+    orderByCodePoint: dialect.orderByCodePoint,
+    transaction: (work) => run(work, false),
+    batchTransaction: (work) => run(work, true),
+    flushBatches: () => dialect.flushBatches(),
+    batchConcurrency: dialect.batchConcurrency,
+    lock: (trx, key) => dialect.lock(trx, key),
+    afterCommit,
+    dataVersion: () => dialect.dataVersion(),
     insertRows: async (trx, table, rows) => {
-      await insertRows(trx, table, rows, false);
+      await dialect.insertRows(trx, table, rows as readonly Record<string, unknown>[]);
     },
-    insertRowsReturningIds: (trx, table, rows) => insertRows(trx, table, rows, true),
+    insertRowsReturningIds: (trx, table, rows) => dialect.insertRows(trx, table, rows as readonly Record<string, unknown>[], 'id'),
+    insertRowsReturning: (trx, table, rows, key) => dialect.insertRows(trx, table, rows as readonly Record<string, unknown>[], key),
     async bulkLoad(tables, load) {
-      const upkeep = dialect === 'sqlite' ? sqliteBulkLoadUpkeep : postgresBulkLoadUpkeep;
-      const deferred = await upkeep.deferrable(db, tables);
+      const deferred = await dialect.bulkLoadUpkeep.deferrable(db, tables);
       // All or none: a drop that fails leaves nothing to build again.
-      await transaction(async (trx) => {
+      await store.transaction(async (trx) => {
         for (const { drop } of deferred) await sql.raw(drop).execute(trx);
       });
       try {
@@ -221,7 +152,7 @@ export async function openStore(config: DatabaseConfig, options: OpenStoreOption
         const failures: unknown[] = [];
         for (const { create } of deferred) await sql.raw(create).execute(db).catch((error: unknown) => failures.push(error));
         if (failures.length > 0) throw failures[0];
-        await upkeep.afterLoad?.(db, tables);
+        await dialect.bulkLoadUpkeep.afterLoad?.(db, tables);
       }
     },
     async ping() {
@@ -232,6 +163,7 @@ export async function openStore(config: DatabaseConfig, options: OpenStoreOption
         return false;
       }
     },
-    close: () => db.destroy(),
+    close: () => dialect.close(),
   };
+  return store;
 }

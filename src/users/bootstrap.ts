@@ -4,11 +4,13 @@ import type { Store } from '../store/store.ts';
 import { verifySecret, normalizeAppPassword } from './secrets.ts';
 import { countUsers, createAppPassword, createUser, findUserByLogin, listAppPasswords, revokeAppPassword, setUserRole } from './store.ts';
 
-const BOOTSTRAP_PASSWORD_NAME = 'ADMIN_PASSWORD';
+/** The application password that holds ADMIN_PASSWORD: human-chosen, so it keeps scrypt and is never upgraded. */
+export const BOOTSTRAP_PASSWORD_NAME = 'ADMIN_PASSWORD';
 
 /**
  * D15: with ADMIN_USER/ADMIN_PASSWORD set, that administrator exists and the password authenticates. The password is
- * kept as an application password named ADMIN_PASSWORD, replaced when the configured value changes.
+ * kept as an application password named ADMIN_PASSWORD (scrypt: a human-chosen secret, D29), replaced when the
+ * configured value changes.
  */
 export async function ensureAdmin(config: Config, store: Store, log: Pick<FastifyBaseLogger, 'info' | 'warn'>): Promise<void> {
   if (!config.admin) {
@@ -35,7 +37,7 @@ export async function ensureAdmin(config: Config, store: Store, log: Pick<Fastif
       if (await verifySecret(secret, row.hash)) return;
     }
     for (const row of existing) await revokeAppPassword(trx, row.id);
-    await createAppPassword(trx, user.id, BOOTSTRAP_PASSWORD_NAME, secret);
+    await createAppPassword(trx, user.id, BOOTSTRAP_PASSWORD_NAME, secret, 'chosen');
   }).catch(async (error) => {
     // Two processes starting at once may both try to create the user; the loser finds it on a second pass.
     if ((await findUserByLogin(store.db, login)) === undefined) throw error;

@@ -1,6 +1,8 @@
 import type { Db, Store } from '../store/store.ts';
 import type { Role } from '../domain/access.ts';
-import { hashSecret } from './secrets.ts';
+import { hashGeneratedSecret, hashSecret, isGeneratedShape } from './secrets.ts';
+import { recordChange } from '../changes/log.ts';
+import { reassignListingAuthor } from '../resources/occurrences/store.ts';
 
 export interface UserRow {
   id: number;
@@ -48,17 +50,28 @@ export async function setUserRole(db: Db, id: number, role: Role): Promise<void>
 /** Deletes a user; whatever they authored passes to `heirId` first, in one transaction. */
 export async function deleteUser(store: Store, id: number, heirId: number): Promise<void> {
   await store.transaction(async (trx) => {
-    await trx.updateTable('posts').set({ author_id: heirId }).where('author_id', '=', id).execute();
-    // Event lists read the author from the occurrences' copy (resources/events/store.ts refreshListing).
-    await trx.updateTable('occurrences').set({ author_id: heirId }).where('author_id', '=', id).execute();
+    const reassigned = await trx.updateTable('posts').set({ author_id: heirId }).where('author_id', '=', id)
+      .returning(['id', 'type']).execute();
+    // Their `author` changed: sync clients and webhooks hear of every event, venue and organizer concerned.
+    for (const post of reassigned) {
+      if (post.type === 'event' || post.type === 'venue' || post.type === 'organizer') recordChange(trx, { type: post.type, id: post.id, action: 'updated' });
+    }
+    await reassignListingAuthor(trx, id, heirId);
     await trx.deleteFrom('app_passwords').where('user_id', '=', id).execute();
     await trx.deleteFrom('users').where('id', '=', id).execute();
   });
 }
 
-export async function createAppPassword(db: Db, userId: number, name: string, secret: string): Promise<AppPasswordRow> {
+/**
+ * Stores an application password (D29): a `generated` one (from generateAppPassword) with the fast keyed hash, a
+ * human-`chosen` one (ADMIN_PASSWORD) with scrypt. A secret that does not have the generated shape is always hashed
+ * with scrypt, whatever it is called.
+ */
+export async function createAppPassword(db: Db, userId: number, name: string, secret: string,
+  kind: 'generated' | 'chosen' = 'generated'): Promise<AppPasswordRow> {
+  const hash = kind === 'generated' && isGeneratedShape(secret) ? hashGeneratedSecret(secret) : await hashSecret(secret);
   return (await db.insertInto('app_passwords')
-    .values({ user_id: userId, name, hash: await hashSecret(secret), created_utc: nowUtc(), last_used_utc: null })
+    .values({ user_id: userId, name, hash, created_utc: nowUtc(), last_used_utc: null })
     .returningAll()
     .executeTakeFirstOrThrow()) as AppPasswordRow;
 }
@@ -78,4 +91,13 @@ export async function revokeAppPassword(db: Db, id: number): Promise<boolean> {
 
 export async function touchAppPassword(db: Db, id: number, at: string): Promise<void> {
   await db.updateTable('app_passwords').set({ last_used_utc: at }).where('id', '=', id).execute();
+}
+
+/**
+ * Replaces a password's hash (an upgrade to the fast hash), only if it is still `previous`: a revocation or another
+ * process's upgrade meanwhile wins. True when this call replaced it.
+ */
+export async function replaceAppPasswordHash(db: Db, id: number, previous: string, hash: string): Promise<boolean> {
+  const result = await db.updateTable('app_passwords').set({ hash }).where('id', '=', id).where('hash', '=', previous).executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }

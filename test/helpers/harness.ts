@@ -2,15 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe } from 'node:test';
+import { after, afterEach, before, describe } from 'node:test';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { DateTime } from 'luxon';
 import pg from 'pg';
-import { buildApp } from '../../src/app.ts';
+import { buildApp, type AppOptions } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import type { Role } from '../../src/domain/access.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
-import { generateAppPassword } from '../../src/users/secrets.ts';
+import { generateAppPassword, setScryptCostForTests } from '../../src/users/secrets.ts';
 import { createAppPassword, createUser } from '../../src/users/store.ts';
 
 export type DatabaseName = 'sqlite' | 'postgres';
@@ -40,6 +40,10 @@ export function checkPostgres(): Promise<boolean> {
 
 export const POSTGRES_AVAILABLE = await checkPostgres();
 
+// Human-chosen secrets (ADMIN_PASSWORD, wrong passwords typed by tests) are hashed with scrypt; production's cost is
+// ~45 ms of CPU a hash, a test's is almost nothing. Hashes keep their own parameters, so checks follow.
+setScryptCostForTests(16);
+
 export interface Credentials {
   id: number;
   login: string;
@@ -63,12 +67,17 @@ export interface Harness {
   /** `/calendar/events/v1`. */
   api: string;
   users: Record<Role, Credentials>;
-  /** Fixes the service's clock (ISO instant), or lets it run again with null. */
+  /**
+   * Fixes the service's clock (ISO instant), or lets it run again with null. Under `describeEachDatabase` the clock
+   * runs again after every test, so a suite whose tests all need one instant sets it in `beforeEach`.
+   */
   setNow(iso: string | null): void;
   request(method: string, path: string, options?: InjectOptions): Promise<LightMyRequestResponse & { json<T = any>(): T }>;
   createUser(login: string, role: Role): Promise<Credentials>;
   /** Another connection to the same database, as a second service process would have. */
   openAnotherStore(): Promise<Store>;
+  /** The environment a service process (`node src/main.ts`) needs to serve this harness's database. */
+  serviceEnv(): Record<string, string>;
   close(): Promise<void>;
 }
 
@@ -84,7 +93,7 @@ function toQueryString(query: InjectOptions['query']): string {
   return parts.length > 0 ? `?${parts.join('&')}` : '';
 }
 
-export async function createHarness(database: DatabaseName, env: Record<string, string> = {}): Promise<Harness> {
+export async function createHarness(database: DatabaseName, env: Record<string, string> = {}, appOptions: AppOptions = {}): Promise<Harness> {
   const schema = `t_${process.pid}_${randomBytes(4).toString('hex')}`;
   const directory = database === 'sqlite' ? mkdtempSync(join(tmpdir(), 'calendar-events-')) : undefined;
   const config = loadConfig({
@@ -96,7 +105,7 @@ export async function createHarness(database: DatabaseName, env: Record<string, 
   });
   const store = await openStore(config.database, database === 'postgres' ? { schema } : {});
   let fixedNow: DateTime | null = null;
-  const app = await buildApp({ config, store, clock: () => fixedNow ?? DateTime.utc() });
+  const app = await buildApp({ config, store, clock: () => fixedNow ?? DateTime.utc() }, appOptions);
   await app.ready();
 
   const users = {} as Record<Role, Credentials>;
@@ -117,6 +126,12 @@ export async function createHarness(database: DatabaseName, env: Record<string, 
       return { id: user.id, login, role, authorization: basicAuth(login, display) };
     },
     openAnotherStore: () => openStore(config.database, database === 'postgres' ? { schema } : {}),
+    serviceEnv: () => ({
+      DATABASE_URL: database === 'sqlite'
+        ? join(directory!, 'test.db')
+        : `${TEST_DATABASE_URL}${TEST_DATABASE_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`,
+      ...env,
+    }),
     async request(method, path, options = {}) {
       const headers: Record<string, string> = { ...options.headers };
       const as = options.as;
@@ -156,16 +171,20 @@ export async function createHarness(database: DatabaseName, env: Record<string, 
  * Runs the same suite once on SQLite and once on PostgreSQL, each on a fresh, isolated database.
  * `setup` receives a getter because the harness exists only once `before` has run.
  */
-export function describeEachDatabase(title: string, setup: (harness: () => Harness) => void, env: Record<string, string> = {}): void {
+export function describeEachDatabase(title: string, setup: (harness: () => Harness) => void, env: Record<string, string> = {}, appOptions: AppOptions = {}): void {
   for (const database of ['sqlite', 'postgres'] as const) {
     const skip = database === 'postgres' && !POSTGRES_AVAILABLE ? 'PostgreSQL does not answer: suite skipped' : false;
     describe(`${title} [${database}]`, { skip }, () => {
       let current: Harness | undefined;
       before(async () => {
-        current = await createHarness(database, env);
+        current = await createHarness(database, env, appOptions);
       });
       after(async () => {
         await current?.close();
+      });
+      // A clock one test fixed must not leak into the next one.
+      afterEach(() => {
+        current?.setNow(null);
       });
       setup(() => current!);
     });

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { ApiError } from '../../src/http/errors.ts';
-import { Authenticator, FailureLimiter } from '../../src/http/auth.ts';
+import { Authenticator } from '../../src/http/auth.ts';
 import { ensureAdmin } from '../../src/users/bootstrap.ts';
-import { verifySecret } from '../../src/users/secrets.ts';
-import { listAppPasswords, revokeAppPassword, findUserByLogin } from '../../src/users/store.ts';
+import { generateAppPassword, verifySecret } from '../../src/users/secrets.ts';
+import { createAppPassword, createUser, findUserByLogin, listAppPasswords, revokeAppPassword } from '../../src/users/store.ts';
 import { basicAuth, describeEachDatabase } from '../helpers/harness.ts';
 
 const silentLog = { info() {}, warn() {} };
@@ -90,14 +90,17 @@ describeEachDatabase('authentication (D15)', (h) => {
     assert.equal(otherAddress.statusCode, 200);
   });
 
-  it('checks a new credential sent on many connections at once with one scrypt, right or wrong', async () => {
+  it('checks a new credential sent on many connections at once with one hash check, right or wrong', async () => {
     const user = await h().createUser('burst', 'author');
     let derivations = 0;
-    const countingVerify: typeof verifySecret = (secret, hash) => {
+    // As long as production's scrypt (~45 ms): the attempts are counted first (D33), then join the check under way.
+    const countingVerify: typeof verifySecret = async (secret, hash) => {
       derivations++;
+      await new Promise((resolve) => setTimeout(resolve, 50));
       return verifySecret(secret, hash);
     };
-    const authenticator = new Authenticator(h().store.db, new FailureLimiter(100), countingVerify);
+    // Ten simultaneous wrong attempts and one more: more than the default limit of one login (10) allows.
+    const authenticator = new Authenticator(h().store.db, { perLogin: 100, verify: countingVerify });
     const now = '2026-11-23 12:00:00';
     const callers = await Promise.all(Array.from({ length: 10 }, () => authenticator.authenticate(user.authorization, '192.0.2.1', now)));
     assert.deepEqual(callers, Array(10).fill({ id: user.id, role: 'author' }));
@@ -114,5 +117,70 @@ describeEachDatabase('authentication (D15)', (h) => {
     }
     assert.equal(await authenticator.authenticate(wrong, '192.0.2.1', now).catch((error: ApiError) => error.code), 'incorrect_password');
     assert.equal(derivations, 3, 'a failed check is not remembered');
+  });
+
+  it('stores a generated application password with the fast keyed hash (D29)', async () => {
+    const user = await h().createUser('fast-hash', 'author');
+    const [row] = await listAppPasswords(h().store.db, user.id);
+    assert.match(row.hash, /^hmac-sha256\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
+    assert.equal((await h().request('GET', '/venues', { as: user })).statusCode, 200);
+    assert.equal((await listAppPasswords(h().store.db, user.id))[0].hash, row.hash, 'a fast hash is left as it is');
+  });
+
+  it('keeps scrypt for ADMIN_PASSWORD, even one shaped like a generated password, and never upgrades it', async () => {
+    const password = generateAppPassword().secret;
+    await ensureAdmin({ ...h().config, admin: { user: 'chosen-admin', password } }, h().store, silentLog);
+    const admin = await findUserByLogin(h().store.db, 'chosen-admin');
+    const [row] = await listAppPasswords(h().store.db, admin!.id);
+    assert.match(row.hash, /^scrypt\$\d+\$8\$1\$/);
+    assert.equal((await h().request('GET', '/venues', { as: basicAuth('chosen-admin', password) })).statusCode, 200);
+    assert.equal((await listAppPasswords(h().store.db, admin!.id))[0].hash, row.hash);
+  });
+
+  it('upgrades the scrypt hash of a generated password to the fast hash on its next successful use', async () => {
+    const user = await createUser(h().store.db, 'legacy', 'editor');
+    const { secret, display } = generateAppPassword();
+    // A row as stored before D29: scrypt, under another name than ADMIN_PASSWORD.
+    const old = await createAppPassword(h().store.db, user.id, 'laptop', secret, 'chosen');
+    assert.match(old.hash, /^scrypt\$/);
+    assert.equal((await h().request('GET', '/venues', { as: basicAuth('legacy', 'wrong guess') })).statusCode, 401);
+    assert.equal((await listAppPasswords(h().store.db, user.id))[0].hash, old.hash, 'a failed attempt upgrades nothing');
+
+    assert.equal((await h().request('GET', '/venues', { as: basicAuth('legacy', display) })).statusCode, 200);
+    const [upgraded] = await listAppPasswords(h().store.db, user.id);
+    assert.match(upgraded.hash, /^hmac-sha256\$/);
+    assert.equal(upgraded.id, old.id);
+    assert.ok(await verifySecret(secret, upgraded.hash));
+    // Still accepted, here (remembered) and by another process (checked against the new hash).
+    assert.equal((await h().request('GET', '/venues', { as: basicAuth('legacy', display) })).statusCode, 200);
+    const other = await h().openAnotherStore();
+    try {
+      assert.deepEqual(await new Authenticator(other.db).authenticate(basicAuth('legacy', secret), '192.0.2.30', '2026-11-23 12:00:00'),
+        { id: user.id, role: 'editor' });
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('costs an unknown user a dummy hash of the kind a wrong password would cost (D33)', async () => {
+    const checked: string[] = [];
+    const recordingVerify: typeof verifySecret = (secret, hash) => {
+      checked.push(hash.split('$')[0]);
+      return verifySecret(secret, hash);
+    };
+    const authenticator = new Authenticator(h().store.db, { perLogin: 0, perAddress: 0, verify: recordingVerify });
+    const attempt = async (login: string, secret: string) => {
+      checked.length = 0;
+      const code = await authenticator.authenticate(basicAuth(login, secret), '192.0.2.31', '2026-11-23 12:00:00')
+        .then(() => 'ok', (error: ApiError) => error.code);
+      return [code, ...checked];
+    };
+    const generatedShape = generateAppPassword().display;
+    await h().createUser('timed', 'author');
+    assert.deepEqual(await attempt('timed', generatedShape), ['incorrect_password', 'hmac-sha256']);
+    assert.deepEqual(await attempt('no-such-user', generatedShape), ['invalid_username', 'hmac-sha256']);
+    // A human-typed secret can only match a scrypt hash: the known user without one and the unknown user both pay one.
+    assert.deepEqual(await attempt('timed', 'letmein'), ['incorrect_password', 'scrypt']);
+    assert.deepEqual(await attempt('no-such-user', 'letmein'), ['invalid_username', 'scrypt']);
   });
 });

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ResponseCache } from '../../src/http/response-cache.ts';
+import { ResponseCache, type CachedReply } from '../../src/http/response-cache.ts';
 
-const reply = (bytes: number) => ({ status: 200, headers: {}, payload: Buffer.alloc(bytes) });
+const reply = (bytes: number): CachedReply => ({ status: 200, headers: {}, type: 'application/json; charset=UTF-8', payload: Buffer.alloc(bytes) });
 
 describe('ResponseCache', () => {
   it('serves an entry only for the same data version and within one second', () => {
@@ -27,6 +27,18 @@ describe('ResponseCache', () => {
     assert.equal(cache.get('/big', 'v', 1), undefined);
     cache.set('/big', 'v', 0, reply(300 * 1024));
     assert.equal(cache.get('/big', 'v', 1), undefined, 'answers over 256 KiB are not kept');
+  });
+
+  it('keeps answers of any type, and answers without a body, within the same memory bound', () => {
+    const cache = new ResponseCache();
+    const calendar: CachedReply = { status: 200, headers: { ETag: '"1"' }, type: 'text/calendar; charset=utf-8', payload: Buffer.from('BEGIN:VCALENDAR\r\n') };
+    cache.set('/feed.ics', 'v', 0, calendar);
+    assert.deepEqual(cache.get('/feed.ics', 'v', 1), { ...calendar, version: 'v', at: 0, size: cache.bytes });
+    cache.set('/item\nif-none-match: "1"', 'v', 0, { status: 304, headers: { ETag: '"1"' }, type: null, payload: null });
+    assert.equal(cache.get('/item\nif-none-match: "1"', 'v', 1)?.payload, null);
+    // Bodiless and tiny answers under long URLs count their keys and headers too: a flood of them stays bounded.
+    for (let index = 0; index < 10_000; index++) cache.set(`/${index}/${'x'.repeat(4000)}`, 'v', 0, { status: 304, headers: {}, type: null, payload: null });
+    assert.ok(cache.bytes <= 16 * 1024 * 1024, `${cache.bytes} bytes`);
   });
 
   it('computes an answer once for simultaneous misses, and not again while it is fresh', async () => {

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { sql } from 'kysely';
 import { firstLoad, insertEventsBulk, insertOrganizersBulk, insertTermsBulk, insertVenuesBulk } from '../../src/import/bulk.ts';
-import { postgresBulkLoadUpkeep } from '../../src/store/postgres.ts';
-import { sqliteBulkLoadUpkeep } from '../../src/store/sqlite.ts';
+import { bulkLoadUpkeep as postgresBulkLoadUpkeep } from '../../src/store/postgres/bulk-load.ts';
+import { bulkLoadUpkeep as sqliteBulkLoadUpkeep } from '../../src/store/sqlite/bulk-load.ts';
 import { describeEachDatabase } from '../helpers/harness.ts';
 
 describeEachDatabase('batch import', (h) => {

@@ -88,8 +88,8 @@ describeEachDatabase('Discovery: every route answers as the OpenAPI document say
   }
 
   for (const [collection, label] of [['categories', 'Category'], ['tags', 'Tag']] as const) {
-    it(`the ${collection} routes`, async (t) => {
-      if (!has(`/${collection}`)) return t.skip(`the ${collection} routes are not registered yet`);
+    it(`the ${collection} routes`, async () => {
+      assert.ok(has(`/${collection}`), `the document describes /${collection}`);
       const term = await call('POST', `/${collection}`, 201, { as: admin(), body: { name: `Contract ${label}`, description: 'Described' } });
       if (collection === 'categories') {
         await call('POST', '/categories', 201, { as: admin(), body: { name: 'Contract Child', parent: term.id } });
@@ -104,8 +104,8 @@ describeEachDatabase('Discovery: every route answers as the OpenAPI document say
     });
   }
 
-  it('the events routes', async (t) => {
-    if (!has('/events')) return t.skip('the events routes are not registered yet');
+  it('the events routes', async () => {
+    assert.ok(has('/events'), 'the document describes /events');
     const venue = await call('POST', '/venues', 201, { as: admin(), body: { venue: 'Contract Event Hall', city: 'Rome', geo_lat: 41.9, geo_lng: 12.5 } });
     const organizer = await call('POST', '/organizers', 201, { as: admin(), body: { organizer: 'Contract Event Org', email: 'org@example.com' } });
     const fields = {

@@ -1,7 +1,7 @@
 // Events seen from the other resources: the venue and organizer list filters that involve events (§6, D11), unlinking
 // a trashed venue or organizer (§7.4), and term counts and filters as events change (§3.5, §9.1).
 import assert from 'node:assert/strict';
-import { before, it } from 'node:test';
+import { before, beforeEach, it } from 'node:test';
 import { describeEachDatabase, type Credentials, type Harness } from '../helpers/harness.ts';
 import { createEvent, EXAMPLE_NOW } from './events-support.ts';
 import { assertInvalidParams, createLinked, idsOf, queryPairs } from './support.ts';
@@ -16,6 +16,8 @@ const names = async (h: Harness, collection: 'venues' | 'organizers', query: Rec
 describeEachDatabase('Venue and organizer lists filtered by their events (§6, D11)', (h) => {
   const e: Record<string, number> = {};
 
+  // The fixtures and every test read the examples' clock (the harness lets it run again after each test).
+  beforeEach(() => h().setNow(EXAMPLE_NOW));
   before(async () => {
     h().setNow(EXAMPLE_NOW);
     const { editor } = h().users;

@@ -1,7 +1,7 @@
 // GET /events (§4, D9–D14, D19): the date window, every filter, visibility, password blanking, order, paging, the
 // envelope and its links, and the cost of a page.
 import assert from 'node:assert/strict';
-import { before, it } from 'node:test';
+import { before, beforeEach, it } from 'node:test';
 import { describeEachDatabase, type Credentials, type Harness } from '../helpers/harness.ts';
 import { createEvent, EXAMPLE_NOW, eventIds } from './events-support.ts';
 import { assertInvalidParams, createLinked, queryPairs, readExample } from './support.ts';
@@ -20,6 +20,8 @@ describeEachDatabase('GET /events: the date window (§4.2, D9)', (h) => {
     e[key] = (await createEvent(h(), { title: `Window ${key}`, start_date: start, end_date: end, ...extra })).id;
   };
 
+  // The fixtures and every test read the examples' clock (the harness lets it run again after each test).
+  beforeEach(() => h().setNow(EXAMPLE_NOW));
   before(async () => {
     h().setNow(EXAMPLE_NOW);
     await at('yesterday', '2026-11-21 09:00', '2026-11-21 10:00');
@@ -115,6 +117,8 @@ describeEachDatabase('GET /events: filters (§4.1, D13, D14)', (h) => {
   const e: Record<string, number> = {};
   const t: Record<string, number> = {};
 
+  // The fixtures and every test read the examples' clock (the harness lets it run again after each test).
+  beforeEach(() => h().setNow(EXAMPLE_NOW));
   before(async () => {
     h().setNow(EXAMPLE_NOW);
     const editor = h().users.editor;
@@ -233,6 +237,8 @@ describeEachDatabase('GET /events: filters (§4.1, D13, D14)', (h) => {
 describeEachDatabase('GET /events: statuses and passwords (§4.4, §10, §11, D19)', (h) => {
   const e: Record<string, number> = {};
 
+  // The fixtures and every test read the examples' clock (the harness lets it run again after each test).
+  beforeEach(() => h().setNow(EXAMPLE_NOW));
   before(async () => {
     h().setNow(EXAMPLE_NOW);
     const { editor, author, contributor } = h().users;
@@ -291,6 +297,8 @@ describeEachDatabase('GET /events: statuses and passwords (§4.4, §10, §11, D1
 });
 
 describeEachDatabase('GET /events: paging, envelope and cost (§4.5, D10–D12)', (h) => {
+  // The fixtures and every test read the examples' clock (the harness lets it run again after each test).
+  beforeEach(() => h().setNow(EXAMPLE_NOW));
   before(async () => {
     h().setNow(EXAMPLE_NOW);
     for (let index = 1; index <= 12; index++) {

@@ -5,8 +5,11 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Credentials, Harness } from '../helpers/harness.ts';
 
-/** The recorded examples of the contract, in the shared folder beside this repository (CONTRACT_EXAMPLES overrides). */
-export const EXAMPLES_DIRECTORY = process.env.CONTRACT_EXAMPLES ?? fileURLToPath(new URL('../../../shared/contract/examples', import.meta.url));
+/**
+ * The recorded examples of the contract the tests use, copied byte for byte into `test/fixtures/contract-examples/`
+ * so the repository's tests stand alone. CONTRACT_EXAMPLES points them at another copy (e.g. a newer recording).
+ */
+export const EXAMPLES_DIRECTORY = process.env.CONTRACT_EXAMPLES ?? fileURLToPath(new URL('../fixtures/contract-examples', import.meta.url));
 
 export interface RecordedExample {
   request: { method: string; path: string; body: Record<string, unknown> | null };

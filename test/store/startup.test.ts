@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -12,48 +10,7 @@ import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { openStore } from '../../src/store/store.ts';
 import { POSTGRES_AVAILABLE, TEST_DATABASE_URL } from '../helpers/harness.ts';
-
-const NODE = process.execPath;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-interface Started { child: ChildProcess; port: number; output: () => string }
-
-async function startService(env: Record<string, string>): Promise<Started> {
-  const port = await freePort();
-  let output = '';
-  const child = spawn(NODE, ['src/main.ts'], { env: { ...process.env, LOG_LEVEL: 'info', ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', (chunk) => { output += chunk; });
-  child.stderr!.on('data', (chunk) => { output += chunk; });
-  return { child, port, output: () => output };
-}
-
-async function waitForHealth(started: Started, timeoutMs = 20_000): Promise<number> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (started.child.exitCode !== null) throw new Error(`service exited: ${started.output()}`);
-    try {
-      const response = await fetch(`http://127.0.0.1:${started.port}/health`);
-      return response.status;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-  throw new Error(`service did not answer: ${started.output()}`);
-}
-
-const stop = (started: Started) => new Promise<void>((resolve) => {
-  if (started.child.exitCode !== null) return resolve();
-  started.child.once('exit', () => resolve());
-  started.child.kill('SIGTERM');
-});
+import { startService, stopService as stop, waitForHealth, type Started } from '../helpers/service-process.ts';
 
 describe('start-up', () => {
   const directories: string[] = [];

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { Config } from '../../config.ts';
 import { noRoute } from '../../http/errors.ts';
 
@@ -70,11 +70,15 @@ const contentSecurityPolicy = (config: Config) => [
   "frame-ancestors 'none'",
 ].join('; ');
 
+export interface DocsUiOptions {
+  config: Config;
+}
+
 /**
  * Swagger UI at `{api}/docs/`, reading `{api}/doc`. Its assets come from the swagger-ui-dist package and are read
  * once, on first use (the bundle is large and most processes never serve it).
  */
-export function registerDocsUi(app: FastifyInstance, config: Config): void {
+export const docsUi: FastifyPluginAsync<DocsUiOptions> = async (app, { config }) => {
   const base = config.apiPath + DOCS_SEGMENT;
   const loaded = new Map<string, Promise<string | Buffer>>();
   const policy = contentSecurityPolicy(config);
@@ -101,4 +105,4 @@ export function registerDocsUi(app: FastifyInstance, config: Config): void {
     return serve('', reply);
   });
   app.get<{ Params: { file: string } }>(`${base}/:file`, async (request, reply) => serve(request.params.file, reply));
-}
+};

@@ -2,7 +2,7 @@
 // added to the linked routes through their ListFilter hook.
 import { sql, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { listStatusesAllowed, type PostStatus } from '../../domain/access.ts';
-import { formatWp } from '../../domain/dates.ts';
+import { formatWp } from '../../domain/dates/stored-format.ts';
 import { arg } from '../../http/args.ts';
 import type { RequestContext } from '../../http/context.ts';
 import type { Database } from '../../store/schema.ts';

@@ -2,7 +2,7 @@
 // events come, and what the list URLs echo — before any SQL is written. Pure, so the window rules are unit-tested.
 import type { DateTime } from 'luxon';
 import { listStatusesAllowed, type PostStatus, type Viewer } from '../../domain/access.ts';
-import { defaultListWindow, inclusiveBound, strictBound } from '../../domain/dates.ts';
+import { defaultListWindow, inclusiveBound, strictBound } from '../../domain/dates/list-window.ts';
 import { coerceTruthy } from '../../http/args.ts';
 import type { ParamIssue } from '../../http/errors.ts';
 import { clampPerPage, type EchoedQuery } from '../../http/list.ts';

@@ -1,6 +1,6 @@
 // The event routes (§2 rows 3–8): thin handlers over the schema, the list plan, the service and the serializer.
-import { blankProtectedFields, canAccessProtected, canCreatePosts, canDeletePost, canEditPost, canReadPost } from '../../domain/access.ts';
-import { formatWp } from '../../domain/dates.ts';
+import { canAccessProtected, canCreatePosts, canDeletePost, canEditPost, canReadPost } from '../../domain/access.ts';
+import { formatWp } from '../../domain/dates/stored-format.ts';
 import type { Args } from '../../http/args.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { ApiError, invalidParams } from '../../http/errors.ts';
@@ -11,19 +11,24 @@ import { forceArg, loadPost, loadPostBySlug } from '../posts/args.ts';
 import { mayAssignAuthor, postLike } from '../posts/fields.ts';
 import type { PostRow } from '../posts/store.ts';
 import { coordinateIssue, planEventList } from './list-query.ts';
+import { blankProtectedFields } from './protected.ts';
 import { EVENT_RESPONSES } from './response.ts';
 import { deletePasswordArg, eventFieldArgs, eventListArgs, existingSlugArg, filterTermIds, idArg, passwordArg, slugArg } from './schema.ts';
 import { loadEventBundle, serializeEvent } from './serialize.ts';
-import { createEvent, deleteEvent, trashEvent, updateEvent, type Sent } from './service.ts';
-import { findEventPage, loadEventRecords } from './store.ts';
+import { linkedInput } from './linked-input.ts';
+import { createEvent, deleteEvent, trashEvent, updateEvent, type EventInput } from './service.ts';
+import { organizerKind } from '../organizers/kind.ts';
+import { venueKind } from '../venues/kind.ts';
+import type { Db } from '../../store/store.ts';
+import { findEventPage } from './store.ts';
 
 const notFound = (id: number) => new ApiError(404, 'rest-event-not-found', `Event with ID ${id} does not exist.`);
 const notAnEvent = () => new ApiError(400, 'rest-invalid-event-id', 'The specified ID is not a valid event.');
 
 const nowUtc = (ctx: RequestContext) => formatWp(ctx.now);
 
-async function readEvent(ctx: RequestContext, id: number, single: boolean): Promise<Record<string, unknown>> {
-  return serializeEvent(ctx, await loadEventBundle(ctx, [id]), id, { single });
+async function readEvent(ctx: RequestContext, id: number, single: boolean, db: Db = ctx.store.db): Promise<Record<string, unknown>> {
+  return serializeEvent(ctx, await loadEventBundle(db, ctx, [id]), id, { single });
 }
 
 /** §11: no password, `context=edit` with edit rights, or the right password (compared in constant time). */
@@ -36,8 +41,13 @@ function canSeeProtected(ctx: RequestContext, post: PostRow, password: unknown, 
   });
 }
 
-const sentFields = (params: Record<string, unknown>, exclude: readonly string[]): Sent =>
-  Object.fromEntries(Object.entries(params).filter(([key, value]) => value !== undefined && !exclude.includes(key)));
+/** What the request sent, for the core: inline venues and organizers as validated (linked-input.ts). */
+async function eventInput(ctx: RequestContext, params: Record<string, unknown>, exclude: readonly string[]): Promise<EventInput> {
+  const input: EventInput = Object.fromEntries(Object.entries(params).filter(([key, value]) => value !== undefined && !exclude.includes(key)));
+  if (params.venue !== undefined) input.venue = (await linkedInput(ctx, venueKind, params.venue))!;
+  if (params.organizer !== undefined) input.organizer = (await linkedInput(ctx, organizerKind, params.organizer))!;
+  return input;
+}
 
 const writeResponses = (success: number, description: string) => ({
   [success]: { description, schema: EVENT_RESPONSES.item },
@@ -71,11 +81,11 @@ const list = endpoint({
       categoryIds: categoryIds ?? undefined,
       tagIds: tagIds ?? undefined,
     });
-    const { total, ids } = await findEventPage(ctx, plan);
+    const { total, ids } = await findEventPage(ctx.store, ctx, plan);
     if (ids.length === 0 && plan.page > 1) {
       throw new ApiError(404, 'event-archive-page-not-found', 'The requested event archive page does not exist');
     }
-    const bundle = await loadEventBundle(ctx, ids);
+    const bundle = await loadEventBundle(ctx.store.db, ctx, ids);
     const events = ids.map((id) => {
       const event = serializeEvent(ctx, bundle, id, { single: false });
       return canSeeProtected(ctx, bundle.records.get(id)!.post, params.password, raw) ? event : blankProtectedFields(event);
@@ -92,7 +102,7 @@ const create = endpoint({
   allows: (ctx) => canCreatePosts(ctx.viewer),
   permission: (ctx, params) => canCreatePosts(ctx.viewer) && mayAssignAuthor(ctx, params.author as number | undefined),
   async handler(ctx, params) {
-    const id = await ctx.store.transaction((trx) => createEvent(trx, ctx, sentFields(params, [])));
+    const id = await createEvent(ctx.store, ctx, await eventInput(ctx, params, []));
     return { status: 201, body: await readEvent(ctx, id, false), headers: { Location: `${ctx.config.apiRoot}/events/${id}` } };
   },
 });
@@ -160,11 +170,10 @@ function itemEndpoints(key: 'id' | 'slug'): Endpoint<any>[] {
       async handler(ctx, params) {
         const post = await requireEvent(ctx, params);
         if (params.force) {
-          const previous = await readEvent(ctx, post.id, false);
-          await ctx.store.transaction((trx) => deleteEvent(trx, post.id));
+          const previous = await deleteEvent(ctx.store, ctx, post.id, (trx) => readEvent(ctx, post.id, false, trx));
           return { body: { deleted: true, previous } };
         }
-        await ctx.store.transaction((trx) => trashEvent(trx, ctx, post.id));
+        await trashEvent(ctx.store, ctx, post.id);
         return { body: await readEvent(ctx, post.id, false) };
       },
     }),
@@ -178,8 +187,7 @@ function itemEndpoints(key: 'id' | 'slug'): Endpoint<any>[] {
       async handler(ctx, params) {
         const { id } = await requireEvent(ctx, params);
         // By slug, the path's slug names the event and cannot rename it (§5.3).
-        const sent = sentFields(params, [key]);
-        await ctx.store.transaction(async (trx) => updateEvent(trx, ctx, (await loadEventRecords(trx, [id])).get(id)!, sent));
+        await updateEvent(ctx.store, ctx, id, await eventInput(ctx, params, [key]));
         return { body: await readEvent(ctx, id, false) };
       },
     }),

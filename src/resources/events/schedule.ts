@@ -1,7 +1,9 @@
 // When an event happens, as written by create and update (§5.2 "Dates", D2, D3, D8): pure, so the merge rules can be
 // tested without a database.
 import type { DateTime } from 'luxon';
-import { formatWp, parseDateInput, parseWp, snapAllDay, timezoneAbbr } from '../../domain/dates.ts';
+import { parseDateInput } from '../../domain/dates/input-grammar.ts';
+import { formatWp, parseWp, snapAllDay } from '../../domain/dates/stored-format.ts';
+import { timezoneAbbr } from '../../domain/dates/zones.ts';
 
 /** What an event stores about its time: wall-clock values in `timezone`, and the same instants in UTC. */
 export interface EventSchedule {

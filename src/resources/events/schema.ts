@@ -1,9 +1,11 @@
 // The arguments of the event routes (§4.1, §5.1–§5.4, D5, D9, D13, D14), in the reference's order.
 import Type from 'typebox';
 import { parseCost } from '../../domain/cost.ts';
-import { defaultListWindow, isValidTimezone } from '../../domain/dates.ts';
+import { defaultListWindow } from '../../domain/dates/list-window.ts';
+import { isValidTimezone } from '../../domain/dates/zones.ts';
 import { sanitizeTitle } from '../../domain/html.ts';
-import { arg, coerceBoolean, toList, type Args, type Validator } from '../../http/args.ts';
+import { toList } from '../../domain/lists.ts';
+import { arg, coerceBoolean, type Args, type Validator } from '../../http/args.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { typeIssue } from '../../http/errors.ts';
 import { isTime, nonEmptyString } from '../../http/validators.ts';

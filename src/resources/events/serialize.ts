@@ -1,11 +1,12 @@
 // The event object of §3.1, built for many events from a constant number of queries.
 import { costValues, formatCost } from '../../domain/cost.ts';
-import { dateDetails, isoWithOffset } from '../../domain/dates.ts';
+import { dateDetails, isoWithOffset } from '../../domain/dates/stored-format.ts';
 import { escapeHtml, renderContent } from '../../domain/html.ts';
-import type { RequestContext } from '../../http/context.ts';
+import type { Actor } from '../../domain/actor.ts';
+import type { Db } from '../../store/store.ts';
 import { loadImages, serializeImage, type ImageRow } from '../images/images.ts';
 import type { LinkedPostKind } from '../linked/kind.ts';
-import { loadLinked, serializeLinked, type LinkedRecord } from '../linked/service.ts';
+import { loadLinked, serializeLinked, type LinkedRecord } from '../linked/serialize.ts';
 import { organizerKind } from '../organizers/kind.ts';
 import { globalId, postHead } from '../posts/fields.ts';
 import { loadEmbeddedTerms } from '../terms/service.ts';
@@ -24,12 +25,11 @@ export interface EventBundle {
   terms: Awaited<ReturnType<typeof loadEmbeddedTerms>>;
 }
 
-export async function loadEventBundle(ctx: RequestContext, ids: readonly number[]): Promise<EventBundle> {
-  const db = ctx.store.db;
+export async function loadEventBundle(db: Db, actor: Actor, ids: readonly number[]): Promise<EventBundle> {
   const [records, organizerIds, terms] = await Promise.all([
     loadEventRecords(db, ids),
     loadOrganizerIds(db, ids),
-    loadEmbeddedTerms(ctx, ids),
+    loadEmbeddedTerms({ now: actor.now, config: actor.config, store: { db } }, ids),
   ]);
   const venueIds = [...records.values()].flatMap(({ event }) => (event.venue_id === null ? [] : [event.venue_id]));
   const [images, venues, organizers] = await Promise.all([
@@ -46,7 +46,7 @@ const flag = (value: number) => value === 1;
  * §3.1 in the contract's key order; `single` adds `json_ld` (§3.9) to the event and to its venue and organizers.
  * Embedded venues and organizers are shown whatever their status (§10).
  */
-export function serializeEvent(ctx: RequestContext, bundle: EventBundle, id: number, options: { single: boolean }): Record<string, unknown> {
+export function serializeEvent(ctx: Actor, bundle: EventBundle, id: number, options: { single: boolean }): Record<string, unknown> {
   const { config } = ctx;
   const { post, event } = bundle.records.get(id)!;
   const head = postHead(config, post, ctx.now);
@@ -113,7 +113,7 @@ export function serializeEvent(ctx: RequestContext, bundle: EventBundle, id: num
 
 /** §3.9, best effort: keys without data are left out. */
 function eventJsonLd(
-  ctx: RequestContext,
+  ctx: Actor,
   input: { record: EventRecord; url: string; costs: { values: string[] }; venue?: Record<string, unknown>; organizers: Record<string, unknown>[] },
 ): Record<string, unknown> {
   const { post, event } = input.record;

@@ -1,28 +1,34 @@
-// Event writes (§5.2–§5.4, D2, D3, D5, D16–D18): each runs inside the caller's transaction, so a failure leaves
-// nothing behind (no event, no inline venue, no new term).
+// Event writes (§5.2–§5.4, D2, D3, D5, D16–D18) on the one post lifecycle (posts/lifecycle.ts). Each entry point
+// runs one transaction, so a failure leaves nothing behind (no event, no inline venue, no new term, no change-log row).
 import type { Updateable } from 'kysely';
-import { scaleBackStatus } from '../../domain/access.ts';
-import { utcToLocal } from '../../domain/dates.ts';
+import { canDeletePost, canEditPost } from '../../domain/access.ts';
+import type { Actor } from '../../domain/actor.ts';
+import { formatWp, utcToLocal } from '../../domain/dates/stored-format.ts';
+import { DomainError, invalidField, notAllowed } from '../../domain/errors.ts';
 import { sanitizeHtml, sanitizeTitle } from '../../domain/html.ts';
-import { slugify, trashedSlug } from '../../domain/slugs.ts';
-import { toList } from '../../http/args.ts';
-import type { RequestContext } from '../../http/context.ts';
-import { ApiError, invalidParam } from '../../http/errors.ts';
+import { toList } from '../../domain/lists.ts';
+import { slugify } from '../../domain/slugs.ts';
 import type { EventsTable } from '../../store/schema.ts';
-import type { Trx } from '../../store/store.ts';
+import type { Store, Trx } from '../../store/store.ts';
 import type { LinkedPostKind } from '../linked/kind.ts';
-import { createLinked, writeImage, type Sent } from '../linked/service.ts';
+import { createLinked, type Sent } from '../linked/service.ts';
 import { organizerKind } from '../organizers/kind.ts';
-import { nowStamp, postChanges, publicationDate, scheduleStatus, type PublicationDate } from '../posts/fields.ts';
-import { changeSlug, deletePost, findPostById, insertPost, restorePost, trashPost, updatePost, type PostRow } from '../posts/store.ts';
+import { replaceOccurrences, refreshListing } from '../occurrences/store.ts';
+import { nowStamp, postChanges, postLike, publicationDate, type PublicationDate } from '../posts/fields.ts';
+import { claimExisting, createPost, deletePostForever, trashPostById, updatePostRow } from '../posts/lifecycle.ts';
+import type { PostRow } from '../posts/store.ts';
 import { countNewEvents, withTermCounts } from '../terms/counts.ts';
 import { resolveTermsForWrite, setEventTerms, type Taxonomy } from '../terms/service.ts';
 import { venueKind } from '../venues/kind.ts';
-import { linkedInput } from './linked-input.ts';
+import type { LinkedInput } from './linked-input.ts';
 import { isWpValue, resolveSchedule, type EventSchedule, type ScheduleResult, type StoredSchedule } from './schedule.ts';
-import { costColumns, insertEventRow, refreshListing, scheduleColumns, setOrganizers, updateEventRow, writeOccurrences, type EventRecord } from './store.ts';
+import { costColumns, insertEventRow, loadEventRecords, scheduleColumns, setOrganizers, updateEventRow, type EventRecord } from './store.ts';
 
-export type { Sent };
+/**
+ * The fields a write sent (validated), with `venue` and `organizer` already read into a {@link LinkedInput} by the
+ * surface (the HTTP edge validates inline items as their own endpoints would).
+ */
+export type EventInput = Sent & { venue?: LinkedInput; organizer?: LinkedInput };
 
 const FLAGS = ['show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured'] as const;
 const TAXONOMY_PARAMS: ReadonlyArray<[param: 'categories' | 'tags', taxonomy: Taxonomy]> = [['categories', 'event_category'], ['tags', 'event_tag']];
@@ -31,9 +37,9 @@ const TAXONOMY_PARAMS: ReadonlyArray<[param: 'categories' | 'tags', taxonomy: Ta
 function scheduleOrThrow(result: ScheduleResult): EventSchedule {
   if (result.ok) return result.schedule;
   if (result.problem === 'range') {
-    throw invalidParam('end_date', { code: 'rest_invalid_date_range', message: 'end_date must not be before start_date.', data: { param: 'end_date' } });
+    throw invalidField('end_date', { code: 'rest_invalid_date_range', message: 'end_date must not be before start_date.', data: { param: 'end_date' } });
   }
-  throw invalidParam(result.problem);
+  throw invalidField(result.problem);
 }
 
 const scheduleInput = (sent: Sent) => ({
@@ -44,23 +50,24 @@ const scheduleInput = (sent: Sent) => ({
 });
 
 /** §5.2: the publication date is read in the event's zone; the post keeps it in the site's. */
-function eventPublicationDate(sent: Sent, zone: string, ctx: RequestContext): PublicationDate | undefined {
-  const published = publicationDate(sent, zone, ctx.now);
+function eventPublicationDate(sent: Sent, zone: string, actor: Actor): PublicationDate | undefined {
+  const published = publicationDate(sent, zone, actor.now);
   if (!published) return undefined;
-  const local = isWpValue(published.utc) ? utcToLocal(published.utc, ctx.config.siteTimezone) : '';
-  if (!isWpValue(local)) throw invalidParam(sent.date_utc !== undefined ? 'date_utc' : 'date');
+  const local = isWpValue(published.utc) ? utcToLocal(published.utc, actor.config.siteTimezone) : '';
+  if (!isWpValue(local)) throw invalidField(sent.date_utc !== undefined ? 'date_utc' : 'date');
   return { utc: published.utc, local };
 }
 
 const couldNotCreate = (kind: LinkedPostKind) =>
-  new ApiError(400, `could-not-create-${kind.type}`, `The ${kind.type} could not be created from the provided data`);
+  new DomainError('invalid', `could-not-create-${kind.type}`, `The ${kind.type} could not be created from the provided data`);
+const notFound = (id: number) => () => new DomainError('not_found', 'rest-event-not-found', `Event with ID ${id} does not exist.`);
+const inTrash = () => new DomainError('gone', 'event-is-in-trash', 'The event is already trashed');
 
-/** The ids a validated `venue`/`organizer` field names, creating (or de-duplicating, D16) inline items. */
-async function linkedIds(trx: Trx, ctx: RequestContext, kind: LinkedPostKind, value: unknown): Promise<number[]> {
-  const input = (await linkedInput(ctx, kind, value))!;
+/** The ids a `venue`/`organizer` field names, creating (or de-duplicating, D16) inline items. */
+async function linkedIds(trx: Trx, store: Store, actor: Actor, kind: LinkedPostKind, input: LinkedInput): Promise<number[]> {
   if ('csv' in input) throw couldNotCreate(kind);
   const ids: number[] = [];
-  for (const ref of input.refs) ids.push('id' in ref ? ref.id : (await createLinked(trx, ctx, kind, ref.fields)).id);
+  for (const ref of input.refs) ids.push('id' in ref ? ref.id : (await createLinked(trx, store, actor, kind, ref.fields)).id);
   return ids;
 }
 
@@ -68,12 +75,12 @@ async function linkedIds(trx: Trx, ctx: RequestContext, kind: LinkedPostKind, va
 const termValues = (value: unknown) => toList(value)!.map((item) => (/^\d+$/.test(item) ? Number(item) : item));
 
 /** Replaces the sent taxonomies; an unknown name the caller may not create is a 400 (D16). */
-async function writeTerms(trx: Trx, ctx: RequestContext, eventId: number, sent: Sent): Promise<void> {
+async function writeTerms(trx: Trx, store: Store, actor: Actor, eventId: number, sent: Sent): Promise<void> {
   for (const [param, taxonomy] of TAXONOMY_PARAMS) {
     if (sent[param] === undefined) continue;
-    const result = await resolveTermsForWrite(trx, ctx, taxonomy, termValues(sent[param]));
+    const result = await resolveTermsForWrite(trx, { ...actor, store }, taxonomy, termValues(sent[param]));
     if (!result.ok) {
-      throw invalidParam(param, { code: 'rest_term_not_creatable', message: `"${result.name}" does not exist, and you are not allowed to create it.`, data: { param } });
+      throw invalidField(param, { code: 'rest_term_not_creatable', message: `"${result.name}" does not exist, and you are not allowed to create it.`, data: { param } });
     }
     await setEventTerms(trx, eventId, taxonomy, result.ids);
   }
@@ -87,34 +94,32 @@ function sentEventColumns(sent: Sent): Updateable<EventsTable> {
   return columns;
 }
 
-/** §5.2; returns the new event's id. */
-export async function createEvent(trx: Trx, ctx: RequestContext, sent: Sent): Promise<number> {
-  const siteZone = ctx.config.siteTimezone;
-  const schedule = scheduleOrThrow(resolveSchedule(scheduleInput(sent), null, siteZone, ctx.now));
+/** The single occurrence of a one-off event; a series will give several (occurrences/store.ts owns them). */
+const spansOf = (schedule: EventSchedule) => [{
+  startLocal: schedule.startLocal, endLocal: schedule.endLocal, startUtc: schedule.startUtc, endUtc: schedule.endUtc,
+}];
+
+/** §5.2 in `trx`; returns the new event's id. */
+async function insertEvent(trx: Trx, store: Store, actor: Actor, input: EventInput): Promise<number> {
+  const siteZone = actor.config.siteTimezone;
+  const schedule = scheduleOrThrow(resolveSchedule(scheduleInput(input), null, siteZone, actor.now));
   // Linked items first: a CSV string of ids is refused before anything is written.
-  const venueIds = sent.venue === undefined ? [] : await linkedIds(trx, ctx, venueKind, sent.venue);
-  const organizerIds = sent.organizer === undefined ? [] : await linkedIds(trx, ctx, organizerKind, sent.organizer);
+  const venueIds = input.venue === undefined ? [] : await linkedIds(trx, store, actor, venueKind, input.venue);
+  const organizerIds = input.organizer === undefined ? [] : await linkedIds(trx, store, actor, organizerKind, input.organizer);
 
-  const stamp = nowStamp(ctx.now, siteZone);
-  const published = eventPublicationDate(sent, schedule.timezone, ctx) ?? stamp;
-  const authorId = (sent.author as number | undefined) ?? ctx.viewer!.id;
-  const title = sanitizeTitle(String(sent.title));
-  const post = await insertPost(trx, {
+  const title = sanitizeTitle(String(input.title));
+  const post = await createPost(trx, actor, {
     type: 'event',
-    author_id: authorId,
-    status: scheduleStatus(scaleBackStatus(ctx.viewer, sent.status as string | undefined), published.utc, ctx.now),
+    author_id: (input.author as number | undefined) ?? actor.viewer!.id,
+    status: input.status as string | undefined,
     title,
-    content: sent.description === undefined ? '' : sanitizeHtml(String(sent.description)),
-    excerpt: sent.excerpt === undefined ? '' : sanitizeHtml(String(sent.excerpt)),
-    password: (sent.password as string | undefined) ?? '',
-    date_local: published.local,
-    date_utc: published.utc,
-    modified_local: stamp.local,
-    modified_utc: stamp.utc,
-  }, slugify(String(sent.slug ?? '')) || slugify(title) || 'event');
-
-  const imageId = await writeImage(trx, sent, authorId, ctx);
-  if (imageId) await updatePost(trx, post.id, { image_id: imageId });
+    content: input.description === undefined ? '' : sanitizeHtml(String(input.description)),
+    excerpt: input.excerpt === undefined ? '' : sanitizeHtml(String(input.excerpt)),
+    password: (input.password as string | undefined) ?? '',
+    published: eventPublicationDate(input, schedule.timezone, actor),
+    slugBase: slugify(String(input.slug ?? '')) || slugify(title) || 'event',
+    image: input.image,
+  });
   await insertEventRow(trx, {
     id: post.id,
     ...scheduleColumns(schedule),
@@ -128,15 +133,19 @@ export async function createEvent(trx: Trx, ctx: RequestContext, sent: Sent): Pr
     hide_from_listings: 0,
     sticky: 0,
     featured: 0,
-    ...sentEventColumns(sent),
+    ...sentEventColumns(input),
     venue_id: venueIds[0] ?? null,
   });
-  await writeOccurrences(trx, post.id, schedule);
+  await replaceOccurrences(trx, post.id, spansOf(schedule));
   await setOrganizers(trx, post.id, organizerIds);
-  await writeTerms(trx, ctx, post.id, sent);
+  await writeTerms(trx, store, actor, post.id, input);
   await countNewEvents(trx, [post.id]);
-  await refreshListing(trx, [post.id]);
   return post.id;
+}
+
+/** POST /events: returns the new event's id. */
+export function createEvent(store: Store, actor: Actor, input: EventInput): Promise<number> {
+  return store.transaction((trx) => insertEvent(trx, store, actor, input));
 }
 
 const storedSchedule = (record: EventRecord): StoredSchedule => ({
@@ -150,82 +159,82 @@ const sameSchedule = (columns: ReturnType<typeof scheduleColumns>, stored: Event
   (Object.keys(columns) as Array<keyof typeof columns>).every((key) => columns[key] === stored[key]);
 
 /**
+ * Every write to existing events goes through here: the event's row is claimed first (so that concurrent writes of
+ * one event apply one after the other, each on what the previous committed) and the caller's right checked on it as
+ * it now is; then, in the same transaction, term counts follow (terms/counts.ts) and the listing copies on
+ * occurrences are refreshed.
+ */
+function writeExisting<T>(
+  store: Store,
+  actor: Actor,
+  id: number,
+  may: typeof canEditPost,
+  write: (trx: Trx, row: PostRow) => Promise<T>,
+): Promise<T> {
+  return store.transaction(async (trx) => {
+    const row = await claimExisting(trx, id, notFound(id));
+    if (!may(actor.viewer, postLike(row), formatWp(actor.now))) throw notAllowed();
+    const result = await withTermCounts(trx, [id], () => write(trx, row));
+    await refreshListing(trx, [id]);
+    return result;
+  });
+}
+
+/**
  * D2: a merge. What was not sent keeps its stored value; `modified` always advances; `status` changes only when sent
  * (scaled back for contributors), a non-trash status restoring a trashed event; the UTC values always follow the
  * local ones and the zone.
  */
-/**
- * Every write to existing events goes through here: in the same transaction, term counts follow (terms/counts.ts)
- * and the listing copies on occurrences are refreshed (store.ts refreshListing).
- */
-async function keepDerivedData<T>(trx: Trx, eventIds: readonly number[], write: () => Promise<T>): Promise<T> {
-  const result = await withTermCounts(trx, eventIds, write);
-  await refreshListing(trx, eventIds);
-  return result;
+export function updateEvent(store: Store, actor: Actor, id: number, input: EventInput): Promise<void> {
+  return writeExisting(store, actor, id, canEditPost, async (trx, post) => {
+    const { event } = (await loadEventRecords(trx, [id])).get(id)!;
+    await applyUpdate(trx, store, actor, { post, event }, input);
+  });
 }
 
-export function updateEvent(trx: Trx, ctx: RequestContext, record: EventRecord, sent: Sent): Promise<void> {
-  return keepDerivedData(trx, [record.post.id], () => applyUpdate(trx, ctx, record, sent));
-}
-
-async function applyUpdate(trx: Trx, ctx: RequestContext, record: EventRecord, sent: Sent): Promise<void> {
+async function applyUpdate(trx: Trx, store: Store, actor: Actor, record: EventRecord, input: EventInput): Promise<void> {
   const { post, event } = record;
-  const siteZone = ctx.config.siteTimezone;
-  const schedule = scheduleOrThrow(resolveSchedule(scheduleInput(sent), storedSchedule(record), siteZone, ctx.now));
-  const venueIds = sent.venue === undefined ? undefined : await linkedIds(trx, ctx, venueKind, sent.venue);
-  const organizerIds = sent.organizer === undefined ? undefined : await linkedIds(trx, ctx, organizerKind, sent.organizer);
+  const siteZone = actor.config.siteTimezone;
+  const schedule = scheduleOrThrow(resolveSchedule(scheduleInput(input), storedSchedule(record), siteZone, actor.now));
+  const venueIds = input.venue === undefined ? undefined : await linkedIds(trx, store, actor, venueKind, input.venue);
+  const organizerIds = input.organizer === undefined ? undefined : await linkedIds(trx, store, actor, organizerKind, input.organizer);
 
-  const stamp = nowStamp(ctx.now, siteZone);
-  const published = eventPublicationDate(sent, schedule.timezone, ctx);
-  const changes = postChanges(
-    { title: sent.title, content: sent.description, excerpt: sent.excerpt, author: sent.author, password: sent.password }, published, stamp);
-  const imageId = await writeImage(trx, sent, post.author_id, ctx);
-  if (imageId !== undefined) changes.image_id = imageId;
-  await updatePost(trx, post.id, changes);
-
-  const status = sent.status === undefined
-    ? undefined
-    : scheduleStatus(scaleBackStatus(ctx.viewer, sent.status as string), published?.utc ?? post.date_utc, ctx.now);
-  const staysTrashed = post.status === 'trash' && (status === undefined || status === 'trash');
-  let current: PostRow = post;
-  if (sent.slug !== undefined) {
-    const base = slugify(String(sent.slug)) || post.slug;
-    current = { ...post, slug: await changeSlug(trx, post, staysTrashed ? trashedSlug(base) : base) };
-  }
-  if (status === 'trash' && post.status !== 'trash') await trashPost(trx, current, stamp);
-  else if (post.status === 'trash' && status !== undefined && status !== 'trash') await restorePost(trx, current, status);
-  else if (status !== undefined && status !== 'trash') await updatePost(trx, post.id, { status });
+  const published = eventPublicationDate(input, schedule.timezone, actor);
+  await updatePostRow(trx, actor, 'event', post, {
+    changes: postChanges(
+      { title: input.title, content: input.description, excerpt: input.excerpt, author: input.author, password: input.password },
+      published,
+      nowStamp(actor.now, siteZone),
+    ),
+    status: input.status as string | undefined,
+    slugBase: input.slug === undefined ? undefined : slugify(String(input.slug)) || post.slug,
+    image: input.image,
+  });
 
   const columns = scheduleColumns(schedule);
   const scheduleChanged = !sameSchedule(columns, event);
   await updateEventRow(trx, post.id, {
     ...(scheduleChanged ? columns : {}),
-    ...sentEventColumns(sent),
+    ...sentEventColumns(input),
     ...(venueIds === undefined ? {} : { venue_id: venueIds[0] ?? null }),
   });
-  if (scheduleChanged) await writeOccurrences(trx, post.id, schedule);
+  if (scheduleChanged) await replaceOccurrences(trx, post.id, spansOf(schedule));
   if (organizerIds !== undefined) await setOrganizers(trx, post.id, organizerIds);
-  await writeTerms(trx, ctx, post.id, sent);
+  await writeTerms(trx, store, actor, post.id, input);
 }
 
-/**
- * §5.4: to the trash, with the `__trashed` slug. The first write claims the row (it waits for a concurrent delete and
- * then sees its result), so of two concurrent deletes exactly one answers 410.
- */
-export function trashEvent(trx: Trx, ctx: RequestContext, id: number): Promise<void> {
-  return keepDerivedData(trx, [id], () => moveToTrash(trx, ctx, id));
+/** §5.4: to the trash, with the `__trashed` slug; of two simultaneous trashes exactly one answers 410. */
+export function trashEvent(store: Store, actor: Actor, id: number): Promise<void> {
+  return writeExisting(store, actor, id, canDeletePost, (trx) => trashPostById(trx, actor, 'event', id, inTrash));
 }
 
-/** D18: gone for good, with its occurrences, links and term counts. */
-export function deleteEvent(trx: Trx, id: number): Promise<void> {
-  return withTermCounts(trx, [id], () => deletePost(trx, id));
-}
-
-async function moveToTrash(trx: Trx, ctx: RequestContext, id: number): Promise<void> {
-  const stamp = nowStamp(ctx.now, ctx.config.siteTimezone);
-  const claimed = await trx.updateTable('posts').set({ modified_local: stamp.local, modified_utc: stamp.utc })
-    .where('id', '=', id).where('status', '!=', 'trash')
-    .executeTakeFirst();
-  if (Number(claimed.numUpdatedRows) === 0) throw new ApiError(410, 'event-is-in-trash', 'The event is already trashed');
-  await trashPost(trx, (await findPostById(trx, id))!, stamp);
+/** D18: gone for good, with its occurrences, links and term counts; `snapshot` reads what it was first. */
+export function deleteEvent<T>(store: Store, actor: Actor, id: number, snapshot: (trx: Trx) => Promise<T>): Promise<T> {
+  return store.transaction(async (trx) => {
+    const row = await claimExisting(trx, id, notFound(id));
+    if (!canDeletePost(actor.viewer, postLike(row), formatWp(actor.now))) throw notAllowed();
+    const previous = await snapshot(trx);
+    await withTermCounts(trx, [id], () => deletePostForever(trx, 'event', id));
+    return previous;
+  });
 }

@@ -1,10 +1,10 @@
 // Event rows: batch reads, the writes that keep `occurrences` in step with `events`, and the list query (§4).
 import { sql, type Expression, type Insertable, type Selectable, type SqlBool, type Updateable } from 'kysely';
 import { parseCost } from '../../domain/cost.ts';
-import { formatWp } from '../../domain/dates.ts';
-import type { RequestContext } from '../../http/context.ts';
+import { formatWp } from '../../domain/dates/stored-format.ts';
+import type { Actor } from '../../domain/actor.ts';
 import type { EventsTable } from '../../store/schema.ts';
-import type { Db, Trx } from '../../store/store.ts';
+import type { Db, Store, Trx } from '../../store/store.ts';
 import type { PostRow } from '../posts/store.ts';
 import { visibleInList, type StatusColumns } from '../posts/visibility.ts';
 import type { EventListPlan } from './list-query.ts';
@@ -75,18 +75,6 @@ export async function updateEventRow(trx: Trx, id: number, changes: Updateable<E
   await trx.updateTable('events').set(changes).where('id', '=', id).execute();
 }
 
-/** Lists read `occurrences`: one row per event for now (a recurring series will write one per occurrence). */
-export async function writeOccurrences(trx: Trx, eventId: number, schedule: EventSchedule): Promise<void> {
-  await trx.deleteFrom('occurrences').where('event_id', '=', eventId).execute();
-  await trx.insertInto('occurrences').values({
-    event_id: eventId,
-    start_local: schedule.startLocal,
-    end_local: schedule.endLocal,
-    start_utc: schedule.startUtc,
-    end_utc: schedule.endUtc,
-  }).execute();
-}
-
 /** Replaces the organizers, in the order given (an id given twice is kept once). */
 export async function setOrganizers(trx: Trx, eventId: number, organizerIds: number[]): Promise<void> {
   await trx.deleteFrom('event_organizers').where('event_id', '=', eventId).execute();
@@ -125,9 +113,9 @@ const OCCURRENCE_COLUMNS: StatusColumns = { status: 'occurrences.status', publis
  * The filtered set of §4, before ordering and paging. Occurrences carry what every list filters and sorts on, so the
  * usual page and its total come from one index; posts and events are joined only for the filters that need them.
  */
-function filteredOccurrences(ctx: RequestContext, plan: EventListPlan) {
-  const db = ctx.store.db;
-  const nowUtc = formatWp(ctx.now);
+function filteredOccurrences(store: Store, actor: Actor, plan: EventListPlan) {
+  const db = store.db;
+  const nowUtc = formatWp(actor.now);
   const needsPosts = plan.searchTerms !== undefined || plan.parentId !== undefined;
   const needsEvents = plan.venueIds !== undefined || plan.featured !== undefined || plan.geoloc !== undefined || plan.near !== undefined;
   // SQLite keeps the written order of a CROSS JOIN, so the occurrences index drives the query (its planner would
@@ -138,7 +126,7 @@ function filteredOccurrences(ctx: RequestContext, plan: EventListPlan) {
   if (needsEvents) joined = joined.crossJoin('events').whereRef('events.id', '=', 'occurrences.event_id') as typeof joined;
   let query = joined
     .where('occurrences.hidden', '=', 0)
-    .where((eb) => visibleInList(eb as never, ctx.viewer, plan.statuses, nowUtc, OCCURRENCE_COLUMNS));
+    .where((eb) => visibleInList(eb as never, actor.viewer, plan.statuses, nowUtc, OCCURRENCE_COLUMNS));
 
   for (const condition of plan.dates) {
     query = query.where(condition.column === 'start' ? 'occurrences.start_local' : 'occurrences.end_local', condition.operator, condition.value);
@@ -151,7 +139,7 @@ function filteredOccurrences(ctx: RequestContext, plan: EventListPlan) {
   if (plan.searchTerms !== undefined) {
     const terms = plan.searchTerms;
     query = query.where(terms.length === 0 ? sql<SqlBool>`1 = 0` : sql<SqlBool>`(${sql.join(terms.map((term) => {
-      const fields = ['posts.title', 'posts.excerpt', 'posts.content'].map((column) => ctx.store.containsText(sql.ref(column), term));
+      const fields = ['posts.title', 'posts.excerpt', 'posts.content'].map((column) => store.containsText(sql.ref(column), term));
       return sql`(${sql.join(fields, sql` or `)})`;
     }), sql` and `)})`);
   }
@@ -182,30 +170,16 @@ function filteredOccurrences(ctx: RequestContext, plan: EventListPlan) {
 const joinBoth = (db: Db) => db.selectFrom('occurrences').crossJoin('posts').crossJoin('events');
 
 /** The two queries of a list page: the size of the whole filtered set, and one page of ids in list order. */
-export function eventListQueries(ctx: RequestContext, plan: EventListPlan) {
-  const filtered = filteredOccurrences(ctx, plan);
+export function eventListQueries(store: Store, actor: Actor, plan: EventListPlan) {
+  const filtered = filteredOccurrences(store, actor, plan);
   let page = filtered.select('occurrences.event_id as id');
   if (plan.order === 'start') page = page.orderBy('occurrences.start_local');
   page = page.orderBy('occurrences.published_utc').orderBy('occurrences.event_id').limit(plan.perPage).offset((plan.page - 1) * plan.perPage);
   return { count: filtered.select((eb) => eb.fn.countAll<number | string>().as('total')), page };
 }
 
-export async function findEventPage(ctx: RequestContext, plan: EventListPlan): Promise<{ total: number; ids: number[] }> {
-  const queries = eventListQueries(ctx, plan);
+export async function findEventPage(store: Store, actor: Actor, plan: EventListPlan): Promise<{ total: number; ids: number[] }> {
+  const queries = eventListQueries(store, actor, plan);
   const [count, rows] = await Promise.all([queries.count.executeTakeFirstOrThrow(), queries.page.execute()]);
   return { total: Number(count.total), ids: rows.map((row) => row.id) };
-}
-
-/** Copies each event's status, publication date, author and hidden flag onto its occurrences (after every write). */
-export async function refreshListing(trx: Trx, eventIds: readonly number[]): Promise<void> {
-  if (eventIds.length === 0) return;
-  await trx.updateTable('occurrences')
-    .set((eb) => ({
-      status: eb.selectFrom('posts').select('posts.status').whereRef('posts.id', '=', 'occurrences.event_id'),
-      published_utc: eb.selectFrom('posts').select('posts.date_utc').whereRef('posts.id', '=', 'occurrences.event_id'),
-      author_id: eb.selectFrom('posts').select('posts.author_id').whereRef('posts.id', '=', 'occurrences.event_id'),
-      hidden: eb.selectFrom('events').select('events.hide_from_listings').whereRef('events.id', '=', 'occurrences.event_id'),
-    }))
-    .where('event_id', 'in', [...new Set(eventIds)])
-    .execute();
 }

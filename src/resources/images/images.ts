@@ -1,7 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { RequestContext } from '../../http/context.ts';
-import type { Validator } from '../../http/args.ts';
-import { isAbsoluteUrl } from '../../http/validators.ts';
+import { isAbsoluteUrl } from '../../domain/urls.ts';
 import { slugify } from '../../domain/slugs.ts';
 import type { Db, Trx } from '../../store/store.ts';
 import type { ImagesTable } from '../../store/schema.ts';
@@ -22,15 +20,9 @@ export function readImageInput(value: unknown): ImageInput | undefined {
   return isAbsoluteUrl(trimmed) ? { url: trimmed } : undefined;
 }
 
-async function isImageId(db: Db, id: number): Promise<boolean> {
+export async function isImageId(db: Db, id: number): Promise<boolean> {
   return (await db.selectFrom('images').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
 }
-
-export const validImage: Validator<unknown> = async (value, ctx: RequestContext) => {
-  const input = readImageInput(value);
-  if (!input) return false;
-  return 'id' in input ? isImageId(ctx.store.db, input.id) : true;
-};
 
 function extensionOf(url: string): string {
   const match = /\.([A-Za-z0-9]{1,8})$/.exec(new URL(url).pathname);

@@ -1,6 +1,6 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import { canCreatePosts, canDeletePost, canEditPost, canReadPost, listStatusesAllowed } from '../../domain/access.ts';
-import { formatWp } from '../../domain/dates.ts';
+import { formatWp } from '../../domain/dates/stored-format.ts';
 import { arg, type Args } from '../../http/args.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { ApiError } from '../../http/errors.ts';
@@ -11,11 +11,11 @@ import type { Db } from '../../store/store.ts';
 import { forceArg, isPostOfType, isSlugOfType, listStatusArg, loadPost, loadPostBySlug, pagingArgs, postWriteArgs, searchArg } from '../posts/args.ts';
 import { mayAssignAuthor, postLike } from '../posts/fields.ts';
 import type { PostRow } from '../posts/store.ts';
-import { deletePost } from '../posts/store.ts';
 import { visibleInList } from '../posts/visibility.ts';
 import type { LinkedPostKind } from './kind.ts';
 import { linkedResponseSchemas } from './response.ts';
-import { createLinked, loadLinked, serializeLinked, trashLinked, updateLinked, type Sent } from './service.ts';
+import { loadLinked, serializeLinked } from './serialize.ts';
+import { createLinkedItem, deleteLinkedItem, trashLinkedItem, updateLinkedItem, type Sent } from './service.ts';
 
 /** Extra list filters a later slice adds (the event-related ones): args, a WHERE clause and what rest_url echoes. */
 export interface ListFilter {
@@ -55,13 +55,12 @@ const inEchoOrder = (query: EchoedQuery): EchoedQuery => {
 
 export function linkedPostRoutes(kind: LinkedPostKind, listFilters: ListFilter[] = []): RouteGroup[] {
   const [notAccessibleCode, notAccessibleMessage] = kind.messages.notAccessible;
-  const [inTrashCode, inTrashMessage] = kind.messages.inTrash;
   const [pageCode, pageMessage] = kind.messages.pageNotFound;
   const collectionUrl = (ctx: RequestContext) => `${ctx.config.apiRoot}/${kind.collection}`;
   const schemas = linkedResponseSchemas(kind);
 
-  const serializeOne = async (ctx: RequestContext, id: number, single: boolean) => {
-    const record = (await loadLinked(ctx.store.db, kind, [id])).get(id)!;
+  const serializeOne = async (ctx: RequestContext, id: number, single: boolean, db: Db = ctx.store.db) => {
+    const record = (await loadLinked(db, kind, [id])).get(id)!;
     return serializeLinked(ctx, kind, record, { single });
   };
 
@@ -128,7 +127,7 @@ export function linkedPostRoutes(kind: LinkedPostKind, listFilters: ListFilter[]
     permission: (ctx, params) => canCreatePosts(ctx.viewer) && mayAssignAuthor(ctx, params.author as number | undefined),
     async handler(ctx, params) {
       const sent = sentFields(params, []);
-      const { id } = await ctx.store.transaction((trx) => createLinked(trx, ctx, kind, sent));
+      const { id } = await createLinkedItem(ctx.store, ctx, kind, sent);
       return { status: 201, body: await serializeOne(ctx, id, false), headers: { Location: `${collectionUrl(ctx)}/${id}` } };
     },
   });
@@ -164,12 +163,10 @@ export function linkedPostRoutes(kind: LinkedPostKind, listFilters: ListFilter[]
         async handler(ctx, params) {
           const post = await row(ctx, params);
           if (params.force) {
-            const previous = await serializeOne(ctx, post.id, false);
-            await ctx.store.transaction((trx) => deletePost(trx, post.id));
+            const previous = await deleteLinkedItem(ctx.store, ctx, kind, post.id, (trx) => serializeOne(ctx, post.id, false, trx));
             return { body: { deleted: true, previous } };
           }
-          if (post.status === 'trash') throw new ApiError(410, inTrashCode, inTrashMessage);
-          await ctx.store.transaction((trx) => trashLinked(trx, ctx, kind, post));
+          await trashLinkedItem(ctx.store, ctx, kind, post.id);
           return { body: await serializeOne(ctx, post.id, false) };
         },
       }),
@@ -185,7 +182,7 @@ export function linkedPostRoutes(kind: LinkedPostKind, listFilters: ListFilter[]
         async handler(ctx, params) {
           const post = await row(ctx, params);
           const sent = sentFields(params, ['id', 'slug']);
-          await ctx.store.transaction((trx) => updateLinked(trx, ctx, kind, post, sent));
+          await updateLinkedItem(ctx.store, ctx, kind, post.id, sent);
           return { body: await serializeOne(ctx, post.id, false) };
         },
       }),

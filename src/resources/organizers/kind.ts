@@ -50,7 +50,8 @@ export const organizerKind: LinkedPostKind = {
   },
 
   async unlinkFromEvents(trx, id) {
-    await trx.deleteFrom('event_organizers').where('organizer_id', '=', id).execute();
+    const rows = await trx.deleteFrom('event_organizers').where('organizer_id', '=', id).returning('event_id').execute();
+    return [...new Set(rows.map((row) => row.event_id))];
   },
 
   messages: {

@@ -2,12 +2,19 @@ import { listStatusesAllowed, POST_STATUSES } from '../../domain/access.ts';
 import { arg, type Validator } from '../../http/args.ts';
 import { isTime, nonEmptyString, positiveInteger } from '../../http/validators.ts';
 import { findUserById } from '../../users/store.ts';
-import { validImage } from '../images/images.ts';
+import { isImageId, readImageInput } from '../images/images.ts';
 import { findPostById, findPostBySlug, type PostRow, type PostType } from './store.ts';
 
 export const isRegisteredStatus: Validator<string> = (value) => (POST_STATUSES as readonly string[]).includes(value);
 
 export const isExistingUser: Validator<number> = async (value, ctx) => value > 0 && (await findUserById(ctx.store.db, value)) !== undefined;
+
+/** D6: empty (clears), an absolute http(s) URL, or the id of an existing image record. */
+export const validImage: Validator<unknown> = async (value, ctx) => {
+  const input = readImageInput(value);
+  if (!input) return false;
+  return 'id' in input ? isImageId(ctx.store.db, input.id) : true;
+};
 
 /** The list `status` filter: what the caller may ask for (§10, D19). */
 export const allowedListStatus: Validator<string[]> = (value, ctx) => listStatusesAllowed(ctx.viewer, value).ok;

@@ -4,7 +4,8 @@ import { sanitizeHtml, sanitizeTitle } from '../../domain/html.ts';
 import type { PostsTable } from '../../store/schema.ts';
 import type { Config } from '../../config.ts';
 import { canEditPost, effectiveStatus, type PostLike, type Viewer } from '../../domain/access.ts';
-import { formatWp, parseDateInput, utcToLocal } from '../../domain/dates.ts';
+import { parseDateInput } from '../../domain/dates/input-grammar.ts';
+import { formatWp, utcToLocal } from '../../domain/dates/stored-format.ts';
 import type { PostRow } from './store.ts';
 
 /** Public page prefixes (D1). */

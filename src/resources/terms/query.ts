@@ -40,8 +40,7 @@ export const termSortDirection = (order: string | undefined): 'asc' | 'desc' =>
  */
 export async function queryTerms(store: Store, info: TaxonomyInfo, nowUtc: string, filters: TermListQuery): Promise<{ rows: Array<TermRow & { uses: number }>; total: number }> {
   const db = store.db;
-  const textOrder = (expression: RawBuilder<string> | Expression<string>) =>
-    store.dialect === 'postgres' ? sql<string>`${expression} collate "C"` : expression;
+  const textOrder = (expression: RawBuilder<string> | Expression<string>) => store.orderByCodePoint(expression);
 
   let query = db.selectFrom('terms')
     .leftJoin(publishedUsage(db, nowUtc).as('usage'), 'usage.term_id', 'terms.id')

@@ -1,7 +1,7 @@
 import { canEditPost, canReadPost } from '../../domain/access.ts';
-import { formatWp } from '../../domain/dates.ts';
+import { formatWp } from '../../domain/dates/stored-format.ts';
 import type { RequestContext } from '../../http/context.ts';
-import { ApiError, forbidden, invalidParam } from '../../http/errors.ts';
+import { forbidden } from '../../http/errors.ts';
 import { buildUrl, clampPerPage, listHeaders, totalPages, type EchoedQuery, type ListLinks } from '../../http/list.ts';
 import { hasParam, type ParamMap } from '../../http/params.ts';
 import { endpoint, type RouteGroup } from '../../http/routes.ts';
@@ -10,7 +10,7 @@ import { postLike } from '../posts/fields.ts';
 import { queryTerms } from './query.ts';
 import { TERM_RESPONSES } from './response.ts';
 import { listArgs, loadTerm, loadTermRefs, termIdArg, writeArgs } from './schema.ts';
-import { createTerm, removeTerm, serializeTerms, updateTerm, type TermInput } from './service.ts';
+import { createTerm, notHierarchical, removeTerm, serializeTerms, updateTerm, type TermInput } from './service.ts';
 import type { TermRow } from './store.ts';
 import { TAXONOMIES, type Taxonomy, type TaxonomyInfo } from './taxonomies.ts';
 
@@ -43,9 +43,7 @@ function termListLinks(base: string, query: EchoedQuery, page: number, pages: nu
 
 /** §9.3: tags have no hierarchy; WordPress refuses a `parent` in the handler, after the permission check. */
 function refuseParentOnFlatTaxonomy(info: TaxonomyInfo, raw: ParamMap): void {
-  if (!info.hierarchical && hasParam(raw, 'parent')) {
-    throw new ApiError(400, 'rest_taxonomy_not_hierarchical', 'Cannot set parent term, taxonomy is not hierarchical.');
-  }
+  if (!info.hierarchical && hasParam(raw, 'parent')) throw notHierarchical();
 }
 
 /**
@@ -70,7 +68,7 @@ export function termRoutes(taxonomy: Taxonomy): RouteGroup[] {
   const noun = info.collection === 'categories' ? 'event category' : 'event tag';
   const collectionUrl = (ctx: RequestContext) => `${ctx.config.apiRoot}/${info.collection}`;
   const mayManage = (ctx: RequestContext) => info.canManage(ctx.viewer);
-  const serializeOne = async (ctx: RequestContext, row: TermRow) => (await serializeTerms(ctx, info, [row]))[0];
+  const serializeOne = async (ctx: RequestContext, row: TermRow) => (await serializeTerms(ctx.store.db, ctx, info, [row]))[0];
   const idArgs = { id: termIdArg(info) };
   const schemas = TERM_RESPONSES[info.collection];
 
@@ -107,7 +105,7 @@ export function termRoutes(taxonomy: Taxonomy): RouteGroup[] {
         page: params.page,
         perPage,
       });
-      const items = await serializeTerms(ctx, info, rows, new Map(rows.map((row) => [row.id, row.uses])));
+      const items = await serializeTerms(ctx.store.db, ctx, info, rows, new Map(rows.map((row) => [row.id, row.uses])));
 
       const echoed: EchoedQuery = [
         ['page', params.page],
@@ -145,7 +143,7 @@ export function termRoutes(taxonomy: Taxonomy): RouteGroup[] {
     permission: mayManage,
     async handler(ctx, params, raw) {
       refuseParentOnFlatTaxonomy(info, raw);
-      const row = await ctx.store.transaction((trx) => createTerm(trx, ctx, info, { ...termInput(params), name: params.name as string }));
+      const row = await createTerm(ctx.store, ctx, info, { ...termInput(params), name: params.name as string });
       return { status: 201, body: await serializeOne(ctx, row), headers: { Location: `${collectionUrl(ctx)}/${row.id}` } };
     },
   });
@@ -174,7 +172,7 @@ export function termRoutes(taxonomy: Taxonomy): RouteGroup[] {
     permission: mayManage,
     async handler(ctx, params, raw) {
       refuseParentOnFlatTaxonomy(info, raw);
-      const row = await ctx.store.transaction((trx) => updateTerm(trx, ctx, info, params.id as number, termInput(params)));
+      const row = await updateTerm(ctx.store, ctx, info, params.id as number, termInput(params));
       return { body: await serializeOne(ctx, row) };
     },
   });
@@ -193,8 +191,7 @@ export function termRoutes(taxonomy: Taxonomy): RouteGroup[] {
     permission: mayManage,
     async handler(ctx, params) {
       const previous = await serializeOne(ctx, (await loadTerm(ctx, info, params.id))!);
-      const deleted = await ctx.store.transaction((trx) => removeTerm(trx, ctx, info, params.id));
-      if (!deleted) throw invalidParam('id');
+      await removeTerm(ctx.store, ctx, info, params.id);
       return { body: previous };
     },
   });

@@ -1,10 +1,14 @@
+// The categories and tags core: term writes (each in its own transaction, logged in the change log), what event writes
+// and event reads need of terms, and the endpoint form of many terms. Functions of (store or transaction, actor,
+// input); they throw the domain errors of src/domain/errors.ts, which the HTTP edge maps to the contract's answers.
 import { sql } from 'kysely';
-import { formatWp } from '../../domain/dates.ts';
+import { recordChange, recordChanges } from '../../changes/log.ts';
+import type { Actor } from '../../domain/actor.ts';
+import { formatWp } from '../../domain/dates/stored-format.ts';
+import { DomainError, invalidField, notAllowed } from '../../domain/errors.ts';
 import { sanitizeHtml, sanitizeTitle } from '../../domain/html.ts';
 import { slugify } from '../../domain/slugs.ts';
-import type { RequestContext } from '../../http/context.ts';
-import { ApiError, invalidParam } from '../../http/errors.ts';
-import { isRowId, type Db, type Trx } from '../../store/store.ts';
+import { isRowId, type Db, type Store, type Trx } from '../../store/store.ts';
 import { byName, serializeEmbeddedTerm, serializeTerm } from './serialize.ts';
 import {
   ancestorSlugs, chooseTermSlug, deleteTerm, findNameClash, findTerm, findTermsByNames, findTermsByRefs, insertTerm,
@@ -13,6 +17,48 @@ import {
 import { TAXONOMIES, type Taxonomy, type TaxonomyInfo } from './taxonomies.ts';
 
 export type { Taxonomy };
+
+/**
+ * An actor and the store it works on: what the functions that run inside another write's transaction need, because
+ * name matching and locking follow the database (an HTTP `RequestContext` is one).
+ */
+export type StoreActor = Actor & { readonly store: Store };
+
+/** What a read needs: the clock (scheduled events count once due), the configuration (URLs) and the database. */
+export type TermReader = Pick<Actor, 'now' | 'config'> & { readonly store: Pick<Store, 'db'> };
+
+// ---------------------------------------------------------------------------------------------------------------------
+// The change log (D21). A term's own create, update and delete are logged; so is every other item whose representation
+// the write changes: descendants whose public URL (it holds every ancestor's slug) or parent changes, and events whose
+// embedded term (§3.5: name, slug, description, parent, urls) changes or goes. Count changes are not logged.
+
+const changeType = (info: TaxonomyInfo) => (info.hierarchical ? 'category' : 'tag');
+
+const logTermChange = (trx: Trx, info: TaxonomyInfo, id: number, action: 'created' | 'updated' | 'deleted') =>
+  recordChange(trx, { type: changeType(info), id, action });
+
+/** Logs `ids` (other terms of the taxonomy whose representation changed) as updated, in id order. */
+const logTermsUpdated = (trx: Trx, info: TaxonomyInfo, ids: readonly number[]) =>
+  recordChanges(trx, changeType(info), [...ids].sort((a, b) => a - b), 'updated');
+
+/** The events that carry one of `termIds`, in id order. */
+async function eventsCarrying(trx: Trx, termIds: readonly number[]): Promise<number[]> {
+  if (termIds.length === 0) return [];
+  const rows = await trx.selectFrom('event_terms').select('event_id').distinct()
+    .where('term_id', 'in', [...new Set(termIds)])
+    .orderBy('event_id')
+    .execute();
+  return rows.map((row) => row.event_id);
+}
+
+/** Logs `eventIds` as updated: their embedded terms changed. */
+const logEventsUpdated = (trx: Trx, eventIds: readonly number[]) => recordChanges(trx, 'event', eventIds, 'updated');
+
+/** The descendants of a category (itself excluded). */
+async function descendantsOf(trx: Trx, info: TaxonomyInfo, id: number): Promise<number[]> {
+  if (!info.hierarchical) return [];
+  return (await withDescendants(trx, [id])).filter((descendant) => descendant !== id);
+}
 
 // ---------------------------------------------------------------------------------------------------------------------
 // What event writes, event lists and event serialization use.
@@ -34,21 +80,23 @@ function writeRefs(values: ReadonlyArray<string | number>): string[] {
   return refs;
 }
 
+type ResolvedTerms = { ok: true; ids: number[] } | { ok: false; name: string };
+
 /**
- * Event writes (§5.2 categories/tags): values are term ids, slugs or names (CSV already split). Unknown numeric ids are
- * skipped; unknown names/slugs are created (name as given, slug from it) when the caller may manage that taxonomy
- * (D16: canManageCategories / canManageTags), otherwise the result is { ok: false, name } so the route answers 400
- * rest_invalid_param on `categories`/`tags`. Duplicates removed, order kept.
+ * Event writes (§5.2 categories/tags), inside the event write's transaction: values are term ids, slugs or names (CSV
+ * already split). Unknown numeric ids are skipped; unknown names/slugs are created (name as given, slug from it, logged
+ * as created) when the actor may manage that taxonomy (D16: canManageCategories / canManageTags), otherwise the result
+ * is { ok: false, name } so the caller answers 400 rest_invalid_param on `categories`/`tags`. Duplicates removed, order
+ * kept.
  */
-export async function resolveTermsForWrite(
-  trx: Trx, ctx: RequestContext, taxonomy: Taxonomy, values: Array<string | number>,
-): Promise<{ ok: true; ids: number[] } | { ok: false; name: string }> {
+export async function resolveTermsForWrite(trx: Trx, actor: StoreActor, taxonomy: Taxonomy, values: Array<string | number>): Promise<ResolvedTerms> {
+  const { store } = actor;
   const info = TAXONOMIES[taxonomy];
   const refs = writeRefs(values);
   const byRef = await findTermsByRefs(trx, taxonomy, refs);
   const unresolved = () => refs.filter((ref) => !/^\d+$/.test(ref) && !byRef.has(ref));
   const addNames = async () => {
-    const byName = await findTermsByNames(ctx.store, trx, taxonomy, unresolved());
+    const byName = await findTermsByNames(store, trx, taxonomy, unresolved());
     for (const ref of unresolved()) {
       const row = byName.get(ref.toLowerCase());
       if (row) byRef.set(ref, row);
@@ -57,14 +105,17 @@ export async function resolveTermsForWrite(
   await addNames();
 
   if (unresolved().length > 0) {
-    if (!info.canManage(ctx.viewer)) return { ok: false, name: unresolved()[0] };
-    await lockTaxonomy(trx, ctx.store.dialect, taxonomy);
+    if (!info.canManage(actor.viewer)) return { ok: false, name: unresolved()[0] };
+    await lockTaxonomy(trx, store, taxonomy);
     await addNames(); // a concurrent writer may have created some of them meanwhile
     for (const ref of unresolved()) {
       const name = sanitizeTitle(ref);
       if (name === '') return { ok: false, name: ref };
-      const row = (await findNameClash(ctx.store, trx, taxonomy, name, info.hierarchical ? 0 : undefined))
-        ?? await insertTerm(trx, { taxonomy, name, description: '', parent_id: 0 }, slugify(name) || info.fallbackSlug, []);
+      let row = await findNameClash(store, trx, taxonomy, name, info.hierarchical ? 0 : undefined);
+      if (!row) {
+        row = await insertTerm(trx, { taxonomy, name, description: '', parent_id: 0 }, slugify(name) || info.fallbackSlug, []);
+        logTermChange(trx, info, row.id, 'created');
+      }
       byRef.set(ref, row);
     }
   }
@@ -106,37 +157,40 @@ export async function resolveTermsForFilter(db: Db, taxonomy: Taxonomy, values: 
  * sorted by name (case-insensitive), categories and tags apart. Events without terms map to empty arrays.
  */
 export async function loadEmbeddedTerms(
-  ctx: RequestContext, eventIds: readonly number[],
+  reader: TermReader, eventIds: readonly number[],
 ): Promise<Map<number, { categories: Record<string, unknown>[]; tags: Record<string, unknown>[] }>> {
+  const db = reader.store.db;
   const wanted = [...new Set(eventIds)];
   const stored = wanted.filter(isRowId);
   const result = new Map(wanted.map((id) => [id, { categories: [] as Record<string, unknown>[], tags: [] as Record<string, unknown>[] }]));
   if (stored.length === 0) return result;
-  const rows = await ctx.store.db.selectFrom('event_terms')
+  const rows = await db.selectFrom('event_terms')
     .innerJoin('terms', 'terms.id', 'event_terms.term_id')
     .selectAll('terms')
     .select('event_terms.event_id')
     .where('event_terms.event_id', 'in', stored)
     .execute();
-  const counts = await publishedEventCounts(ctx.store.db, rows.map((row) => row.id), formatWp(ctx.now));
+  const counts = await publishedEventCounts(db, rows.map((row) => row.id), formatWp(reader.now));
   rows.sort(byName);
   for (const { event_id: eventId, ...term } of rows) {
     const info = TAXONOMIES[term.taxonomy];
-    result.get(eventId)![info.collection].push(serializeEmbeddedTerm(ctx.config, info, term, counts.get(term.id) ?? 0));
+    result.get(eventId)![info.collection].push(serializeEmbeddedTerm(reader.config, info, term, counts.get(term.id) ?? 0));
   }
   return result;
 }
 
 // ---------------------------------------------------------------------------------------------------------------------
-// What the term routes use.
+// Reads and writes of terms themselves.
 
 /** The endpoint form (§3.4) of many terms of one taxonomy, in two queries whatever their number. */
-export async function serializeTerms(ctx: RequestContext, info: TaxonomyInfo, rows: readonly TermRow[], counts?: ReadonlyMap<number, number>): Promise<Record<string, unknown>[]> {
+export async function serializeTerms(
+  db: Db, actor: Pick<Actor, 'now' | 'config'>, info: TaxonomyInfo, rows: readonly TermRow[], counts?: ReadonlyMap<number, number>,
+): Promise<Record<string, unknown>[]> {
   const [usage, hierarchy] = await Promise.all([
-    counts ?? publishedEventCounts(ctx.store.db, rows.map((row) => row.id), formatWp(ctx.now)),
-    info.hierarchical ? loadHierarchy(ctx.store.db, rows.map((row) => row.parent_id)) : new Map(),
+    counts ?? publishedEventCounts(db, rows.map((row) => row.id), formatWp(actor.now)),
+    info.hierarchical ? loadHierarchy(db, rows.map((row) => row.parent_id)) : new Map(),
   ]);
-  return rows.map((row) => serializeTerm(ctx.config, info, row, usage.get(row.id) ?? 0, hierarchy));
+  return rows.map((row) => serializeTerm(actor.config, info, row, usage.get(row.id) ?? 0, hierarchy));
 }
 
 export interface TermInput {
@@ -147,89 +201,132 @@ export interface TermInput {
   parent?: number;
 }
 
+/** §9.3: a name already used at the same level; the reference repeats the id in `additional_data`. */
 const termExists = (info: TaxonomyInfo, existingId: number) =>
-  new ApiError(400, 'term_exists', info.termExistsMessage, { term_id: existingId }, { extra: { additional_data: [existingId, existingId] } });
+  new DomainError('invalid', 'term_exists', info.termExistsMessage, { term_id: existingId }, { additional_data: [existingId, existingId] });
 
-const emptyName = () => new ApiError(400, 'empty_term_name', 'A name is required for this term.');
+const emptyName = () => new DomainError('invalid', 'empty_term_name', 'A name is required for this term.');
 
 /** D7: 400 where the reference answers 500 with `data: null`. */
 const duplicateSlug = (slug: string) =>
-  new ApiError(400, 'duplicate_term_slug', `The slug &#8220;${slug}&#8221; is already in use by another term.`);
+  new DomainError('invalid', 'duplicate_term_slug', `The slug &#8220;${slug}&#8221; is already in use by another term.`);
 
-const parentLoop = () => invalidParam('parent', {
+/** §9.3: tags have no hierarchy. */
+export const notHierarchical = () =>
+  new DomainError('invalid', 'rest_taxonomy_not_hierarchical', 'Cannot set parent term, taxonomy is not hierarchical.');
+
+const parentLoop = () => invalidField('parent', {
   code: 'rest_term_parent_loop',
   message: 'A category cannot be placed under itself or under one of its descendants.',
   data: { param: 'parent' },
 });
 
+/** §1.5: author or above manage categories, editor or above tags; then a parent is refused on a flat taxonomy. */
+function checkWrite(actor: Actor, info: TaxonomyInfo, input: TermInput): void {
+  if (!info.canManage(actor.viewer)) throw notAllowed();
+  if (!info.hierarchical && input.parent !== undefined) throw notHierarchical();
+}
+
 /** Re-read under the taxonomy lock: a concurrent delete may have removed the parent since validation. */
 async function requireParent(trx: Trx, info: TaxonomyInfo, parentId: number): Promise<void> {
-  if (parentId !== 0 && !(await findTerm(trx, info.taxonomy, parentId))) throw invalidParam('parent');
+  if (parentId !== 0 && !(await findTerm(trx, info.taxonomy, parentId))) throw invalidField('parent');
 }
 
 async function parentSlugsOf(trx: Trx, parentId: number): Promise<string[]> {
   return parentId === 0 ? [] : ancestorSlugs(await loadHierarchy(trx, [parentId]), parentId);
 }
 
-/** §9.3: a name already used at the same level is refused; a taken slug is made unique. */
-export async function createTerm(trx: Trx, ctx: RequestContext, info: TaxonomyInfo, input: TermInput & { name: string }): Promise<TermRow> {
-  await lockTaxonomy(trx, ctx.store.dialect, info.taxonomy);
-  const name = sanitizeTitle(input.name);
-  if (name === '') throw emptyName();
-  const parentId = input.parent ?? 0;
-  await requireParent(trx, info, parentId);
-  const clash = await findNameClash(ctx.store, trx, info.taxonomy, name, info.hierarchical ? parentId : undefined);
-  if (clash) throw termExists(info, clash.id);
-  const base = slugify(input.slug ?? '') || slugify(name) || info.fallbackSlug;
-  return insertTerm(trx, {
-    taxonomy: info.taxonomy,
-    name,
-    description: input.description === undefined ? '' : sanitizeHtml(input.description),
-    parent_id: parentId,
-  }, base, await parentSlugsOf(trx, parentId));
+/** §9.3, in its own transaction: a name already used at the same level is refused; a taken slug is made unique. */
+export async function createTerm(store: Store, actor: Actor, info: TaxonomyInfo, input: TermInput & { name: string }): Promise<TermRow> {
+  checkWrite(actor, info, input);
+  return store.transaction(async (trx) => {
+    await lockTaxonomy(trx, store, info.taxonomy);
+    const name = sanitizeTitle(input.name);
+    if (name === '') throw emptyName();
+    const parentId = input.parent ?? 0;
+    await requireParent(trx, info, parentId);
+    const clash = await findNameClash(store, trx, info.taxonomy, name, info.hierarchical ? parentId : undefined);
+    if (clash) throw termExists(info, clash.id);
+    const base = slugify(input.slug ?? '') || slugify(name) || info.fallbackSlug;
+    const row = await insertTerm(trx, {
+      taxonomy: info.taxonomy,
+      name,
+      description: input.description === undefined ? '' : sanitizeHtml(input.description),
+      parent_id: parentId,
+    }, base, await parentSlugsOf(trx, parentId));
+    logTermChange(trx, info, row.id, 'created');
+    return row;
+  });
 }
 
 /**
- * §9.4: only what was sent changes. A name or parent that would clash at the new level is refused as on create; a
- * parent that would make a cycle is refused; a slug another term holds is `duplicate_term_slug` (D7).
+ * §9.4, in its own transaction: only what was sent changes. A name or parent that would clash at the new level is
+ * refused as on create; a parent that would make a cycle is refused; a slug another term holds is
+ * `duplicate_term_slug` (D7). A term that is not there (any more) is an invalid `id`.
  */
-export async function updateTerm(trx: Trx, ctx: RequestContext, info: TaxonomyInfo, id: number, input: TermInput): Promise<TermRow> {
-  await lockTaxonomy(trx, ctx.store.dialect, info.taxonomy);
-  const current = await findTerm(trx, info.taxonomy, id);
-  if (!current) throw invalidParam('id');
-  const name = input.name === undefined ? current.name : sanitizeTitle(input.name);
-  if (name === '') throw emptyName();
-  const parentId = input.parent ?? current.parent_id;
+export async function updateTerm(store: Store, actor: Actor, info: TaxonomyInfo, id: number, input: TermInput): Promise<TermRow> {
+  checkWrite(actor, info, input);
+  return store.transaction(async (trx) => {
+    await lockTaxonomy(trx, store, info.taxonomy);
+    const current = await findTerm(trx, info.taxonomy, id);
+    if (!current) throw invalidField('id');
+    const name = input.name === undefined ? current.name : sanitizeTitle(input.name);
+    if (name === '') throw emptyName();
+    const parentId = input.parent ?? current.parent_id;
 
-  if (parentId !== current.parent_id) {
-    await requireParent(trx, info, parentId);
-    if (parentId !== 0 && await wouldCreateCycle(trx, current.id, parentId)) throw parentLoop();
-  }
-  if (input.name !== undefined || parentId !== current.parent_id) {
-    const clash = await findNameClash(ctx.store, trx, info.taxonomy, name, info.hierarchical ? parentId : undefined, current.id);
-    if (clash) throw termExists(info, clash.id);
-  }
+    if (parentId !== current.parent_id) {
+      await requireParent(trx, info, parentId);
+      if (parentId !== 0 && await wouldCreateCycle(trx, current.id, parentId)) throw parentLoop();
+    }
+    if (input.name !== undefined || parentId !== current.parent_id) {
+      const clash = await findNameClash(store, trx, info.taxonomy, name, info.hierarchical ? parentId : undefined, current.id);
+      if (clash) throw termExists(info, clash.id);
+    }
 
-  if (input.slug !== undefined) {
-    const explicit = slugify(input.slug);
-    // A slug that sanitises to nothing is read as "derive it from the name", as WordPress does.
-    const slug = explicit
-      || await chooseTermSlug(trx, info.taxonomy, slugify(name) || info.fallbackSlug, await parentSlugsOf(trx, parentId), current.slug);
-    if (!(await setTermSlug(trx, current, slug))) throw duplicateSlug(slug);
-  }
-  const changes: Partial<Pick<TermRow, 'name' | 'description' | 'parent_id'>> = {};
-  if (input.name !== undefined) changes.name = name;
-  if (input.description !== undefined) changes.description = sanitizeHtml(input.description);
-  if (parentId !== current.parent_id) changes.parent_id = parentId;
-  if (Object.keys(changes).length > 0) await trx.updateTable('terms').set(changes).where('id', '=', current.id).execute();
-  return (await findTerm(trx, info.taxonomy, current.id))!;
+    if (input.slug !== undefined) {
+      const explicit = slugify(input.slug);
+      // A slug that sanitises to nothing is read as "derive it from the name", as WordPress does.
+      const slug = explicit
+        || await chooseTermSlug(trx, info.taxonomy, slugify(name) || info.fallbackSlug, await parentSlugsOf(trx, parentId), current.slug);
+      if (!(await setTermSlug(trx, current, slug))) throw duplicateSlug(slug);
+    }
+    const changes: Partial<Pick<TermRow, 'name' | 'description' | 'parent_id'>> = {};
+    if (input.name !== undefined) changes.name = name;
+    if (input.description !== undefined) changes.description = sanitizeHtml(input.description);
+    if (parentId !== current.parent_id) changes.parent_id = parentId;
+    if (Object.keys(changes).length > 0) await trx.updateTable('terms').set(changes).where('id', '=', current.id).execute();
+    const updated = (await findTerm(trx, info.taxonomy, current.id))!;
+
+    logTermChange(trx, info, updated.id, 'updated');
+    // The public URL of every descendant holds this category's slug, under its ancestors' slugs.
+    const moved = updated.slug !== current.slug || updated.parent_id !== current.parent_id;
+    if (moved) logTermsUpdated(trx, info, await descendantsOf(trx, info, updated.id));
+    const embeddedChanged = moved || updated.name !== current.name || updated.description !== current.description;
+    if (embeddedChanged) logEventsUpdated(trx, await eventsCarrying(trx, [updated.id]));
+    return updated;
+  });
 }
 
-/** §9.5: permanent delete; false when the term was already gone (a concurrent delete won). */
-export async function removeTerm(trx: Trx, ctx: RequestContext, info: TaxonomyInfo, id: number): Promise<boolean> {
-  await lockTaxonomy(trx, ctx.store.dialect, info.taxonomy);
-  const current = await findTerm(trx, info.taxonomy, id);
-  if (!current) return false;
-  await deleteTerm(trx, current);
-  return true;
+/**
+ * §9.5, in its own transaction: permanent; the term leaves every event and its children move up to its parent.
+ * Answers the row as it was; a term that is not there (any more: a concurrent delete won) is an invalid `id`.
+ */
+export async function removeTerm(store: Store, actor: Actor, info: TaxonomyInfo, id: number): Promise<TermRow> {
+  checkWrite(actor, info, {});
+  return store.transaction(async (trx) => {
+    await lockTaxonomy(trx, store, info.taxonomy);
+    const current = await findTerm(trx, info.taxonomy, id);
+    if (!current) throw invalidField('id');
+    // Its descendants' public URLs lose its slug; its children also get a new parent, and so do the events carrying them.
+    const descendants = await descendantsOf(trx, info, current.id);
+    const children = info.hierarchical
+      ? (await trx.selectFrom('terms').select('id').where('taxonomy', '=', info.taxonomy).where('parent_id', '=', current.id).execute()).map((row) => row.id)
+      : [];
+    const carriers = await eventsCarrying(trx, [current.id, ...children]);
+    await deleteTerm(trx, current);
+    logTermChange(trx, info, current.id, 'deleted');
+    logTermsUpdated(trx, info, descendants);
+    logEventsUpdated(trx, carriers);
+    return current;
+  });
 }

@@ -1,5 +1,4 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
-import type { Dialect } from '../../store/dialect.ts';
 import type { TermsTable } from '../../store/schema.ts';
 import { isRowId, isUniqueViolation, type Db, type Store, type Trx } from '../../store/store.ts';
 import { hasEffectiveStatus } from '../posts/visibility.ts';
@@ -156,17 +155,12 @@ export async function withDescendants(db: Db, ids: readonly number[]): Promise<n
   return rows.map((row) => Number(row.id));
 }
 
-const TERM_LOCK_CLASS = 20_480;
-const TERM_LOCK_KEYS: Record<Taxonomy, number> = { event_category: 1, event_tag: 2 };
-
 /**
  * Serialises term writes of one taxonomy until the transaction ends, so that two writers cannot both pass the name
- * and hierarchy checks. SQLite needs nothing: its writers are serialised, and a writer whose snapshot went stale is
- * retried by `Store.transaction`.
+ * and hierarchy checks (Store.lock: nothing to do on SQLite, whose writers are serialised).
  */
-export async function lockTaxonomy(trx: Trx, dialect: Dialect, taxonomy: Taxonomy): Promise<void> {
-  if (dialect !== 'postgres') return;
-  await sql`select pg_advisory_xact_lock(${sql.lit(TERM_LOCK_CLASS)}, ${sql.lit(TERM_LOCK_KEYS[taxonomy])})`.execute(trx);
+export async function lockTaxonomy(trx: Trx, store: Pick<Store, 'lock'>, taxonomy: Taxonomy): Promise<void> {
+  await store.lock(trx, `terms:${taxonomy}`);
 }
 
 /**

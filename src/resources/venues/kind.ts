@@ -96,7 +96,7 @@ export const venueKind: LinkedPostKind = {
   },
 
   async unlinkFromEvents(trx, id) {
-    await trx.updateTable('events').set({ venue_id: null }).where('venue_id', '=', id).execute();
+    return (await trx.updateTable('events').set({ venue_id: null }).where('venue_id', '=', id).returning('id').execute()).map((row) => row.id);
   },
 
   checkFields: (sent) => checkCoordinates(sent),

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { FixedOffsetZone, IANAZone } from 'luxon';
-import { offsetAt } from '../../src/domain/zone-offsets.ts';
+import { offsetAt } from '../../../src/domain/dates/zone-offsets.ts';
 
 describe('offsetAt', () => {
   it('agrees with Intl on thousands of instants across zones with and without DST', () => {

@@ -1,0 +1,50 @@
+/**
+ * Wall-clock times in a zone: which instant `YYYY-MM-DD HH:MM:SS` names in a given zone.
+ *
+ * Wall-clock times are DST-correct. A local time that does not exist (spring-forward gap) moves
+ * forward by the gap, Luxon's default: 2026-03-08 02:30 in New York is 03:30 EDT. A local time that
+ * occurs twice (fall-back) is its first occurrence, as in PHP: 2026-11-01 01:30 in New York is EDT
+ * (Luxon alone would pick EST).
+ */
+import { DateTime, FixedOffsetZone } from 'luxon';
+import type { Zone } from 'luxon';
+import { offsetAt } from './zone-offsets.ts';
+
+export interface WallClockFields {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+}
+
+/** A wall-clock time in `zone`, with the gap and overlap rules of the module comment. */
+export function wallClock(fields: WallClockFields, zone: Zone): DateTime {
+  const checked = fromFields(fields, FixedOffsetZone.utcInstance);
+  if (!checked.isValid) return checked;
+  return DateTime.fromMillis(wallClockInstant(checked.toMillis(), zone), { zone });
+}
+
+const HALF_DAY_MS = 12 * 60 * 60 * 1000;
+
+/**
+ * The instant a wall-clock time (given as if it were UTC) names in `zone`, without Luxon's costly
+ * getPossibleOffsets: the offsets in force half a day either side are the only candidates. A repeated
+ * time takes its first occurrence (PHP); a time in a spring-forward gap is read with the offset before
+ * the gap, which moves it forward by the gap (Luxon's and PHP's reading).
+ */
+export function wallClockInstant(asUtcMillis: number, zone: Zone): number {
+  const before = offsetAt(zone, asUtcMillis - HALF_DAY_MS);
+  const after = offsetAt(zone, asUtcMillis + HALF_DAY_MS);
+  const candidates = [before, after]
+    .map((offset) => asUtcMillis - offset * 60_000)
+    .filter((instant, index) => offsetAt(zone, instant) === [before, after][index]);
+  return candidates.length > 0 ? Math.min(...candidates) : asUtcMillis - before * 60_000;
+}
+
+/** Like DateTime.fromObject, without the ISO `24:00:00` that Luxon accepts as the next midnight. */
+export function fromFields(fields: WallClockFields, zone: Zone): DateTime {
+  if (fields.hour > 23) return DateTime.invalid('hour out of range');
+  return DateTime.fromObject(fields, { zone });
+}

@@ -1,0 +1,53 @@
+// The errors of the core. They say what went wrong in the domain's terms; the HTTP edge (src/http/errors.ts
+// `toApiError`) turns each into a status and the contract's error body, other surfaces into their own messages.
+
+/** What kind of failure: decides the HTTP status at the edge. */
+export type DomainErrorKind =
+  /** The input cannot be accepted (400). */
+  | 'invalid'
+  /** The caller may not do this (401 for anonymous callers, 403 otherwise). */
+  | 'forbidden'
+  /** The caller may not see this item (403 whoever the caller is). */
+  | 'not_accessible'
+  | 'not_found'
+  /** The item is in the trash (410). */
+  | 'gone'
+  | 'conflict';
+
+export class DomainError extends Error {
+  readonly kind: DomainErrorKind;
+  readonly code: string;
+  /** Extra members of the error body's `data` (the reference puts e.g. `term_id` there). */
+  readonly data: Record<string, unknown>;
+  /** Extra top-level members of the error body (the reference's `additional_data`). */
+  readonly extra: Record<string, unknown> | undefined;
+
+  constructor(kind: DomainErrorKind, code: string, message: string, data: Record<string, unknown> = {}, extra?: Record<string, unknown>) {
+    super(message);
+    this.kind = kind;
+    this.code = code;
+    this.data = data;
+    this.extra = extra;
+  }
+}
+
+/** A field's own problem: its message and the `details` entry the edge reports for it. */
+export interface FieldIssue {
+  code: string;
+  message: string;
+  data?: unknown;
+}
+
+/** One or more fields are invalid (`rest_invalid_param` at the edge); `null` is a plain "Invalid parameter.". */
+export class InvalidFields extends Error {
+  readonly fields: Record<string, FieldIssue | null>;
+
+  constructor(fields: Record<string, FieldIssue | null>) {
+    super(`Invalid parameter(s): ${Object.keys(fields).join(', ')}`);
+    this.fields = fields;
+  }
+}
+
+export const invalidField = (name: string, issue: FieldIssue | null = null) => new InvalidFields({ [name]: issue });
+
+export const notAllowed = () => new DomainError('forbidden', 'rest_forbidden', 'Sorry, you are not allowed to do that.');

@@ -1,0 +1,65 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
+import { NAMESPACE } from '../config.ts';
+import type { AppDeps } from '../http/context.ts';
+import { corsPreflightHeaders } from '../http/cors.ts';
+import { emptyParams, mergeParams, type ParamMap } from '../http/params.ts';
+import { allowedMethods, runEndpoint, type Endpoint, type RouteGroup } from '../http/routes.ts';
+import { encodeReply, sendReply } from './reply.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The API route group a route serves (the `Allow` header and the response checks read it). */
+    group?: RouteGroup;
+  }
+}
+
+export interface ApiRoutesOptions {
+  deps: AppDeps;
+  groups: RouteGroup[];
+}
+
+/** Query string, then body, then path parameters: later sources win (§1.2). */
+const gatherParams = (request: FastifyRequest): ParamMap =>
+  mergeParams(
+    request.query as ParamMap,
+    (request.body as ParamMap | undefined) ?? emptyParams(),
+    request.params as ParamMap,
+  );
+
+/**
+ * The route table under the namespace: each endpoint of each group runs the WordPress check order (`runEndpoint`) and
+ * answers whatever `Reply` it returns (JSON, another type, or no body). Reads go through the read cache; every group
+ * also answers OPTIONS with its methods and the CORS preflight headers.
+ */
+const apiRoutes: FastifyPluginAsync<ApiRoutesOptions> = async (app, { deps, groups }) => {
+  const run = (definition: Endpoint, request: FastifyRequest) =>
+    runEndpoint(definition, gatherParams(request), request.ctx).then(encodeReply);
+
+  const read = (definition: Endpoint): RouteHandlerMethod => async (request, reply) =>
+    sendReply(reply, await app.readThrough(request, () => run(definition, request)));
+  const write = (definition: Endpoint): RouteHandlerMethod => async (request, reply) =>
+    sendReply(reply, await run(definition, request));
+
+  for (const group of groups) {
+    const url = deps.config.apiPath + group.path;
+    for (const definition of group.endpoints) {
+      app.route({
+        method: [...definition.methods],
+        url,
+        config: { group },
+        handler: definition.methods.includes('GET') ? read(definition) : write(definition),
+      });
+    }
+    app.route({
+      method: 'OPTIONS',
+      url,
+      config: { group },
+      handler: async (request: FastifyRequest, reply: FastifyReply) => {
+        reply.headers(corsPreflightHeaders());
+        return sendReply(reply, encodeReply({ body: { namespace: NAMESPACE, methods: allowedMethods(group, request.ctx) } }));
+      },
+    });
+  }
+};
+
+export default apiRoutes;

@@ -1,0 +1,28 @@
+import fp from 'fastify-plugin';
+import { formatWp } from '../domain/dates/stored-format.ts';
+import { Authenticator } from '../http/auth.ts';
+import { createRequestContext, type AppDeps, type RequestContext } from '../http/context.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who is asking and when: set by the authentication hook before anything else runs. */
+    ctx: RequestContext;
+  }
+}
+
+export interface AuthOptions {
+  deps: AppDeps;
+}
+
+/**
+ * D15: credentials are checked before anything else, on every route (unknown ones included). A bad credential is
+ * 401 (or 429) at once, through the error handler; a good one or none gives `request.ctx`.
+ */
+export default fp<AuthOptions>(async (app, { deps }) => {
+  const authenticator = new Authenticator(deps.store.db, deps.config.authFailures);
+  app.decorateRequest('ctx', null as unknown as RequestContext);
+  app.addHook('onRequest', async (request) => {
+    const viewer = await authenticator.authenticate(request.headers.authorization, request.ip, formatWp(deps.clock()));
+    request.ctx = createRequestContext(deps, viewer, request.log);
+  });
+}, { name: 'auth', fastify: '5.x', dependencies: ['errors'] });

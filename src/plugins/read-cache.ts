@@ -1,0 +1,49 @@
+import type { FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { ResponseCache, type CachedReply } from '../http/response-cache.ts';
+import type { Store } from '../store/store.ts';
+import type { EncodedReply } from './reply.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * An anonymous read's answer from the cache while the data and the clock allow (http/response-cache.ts), else the
+     * one `compute` gives, which is then kept. Authenticated reads always compute and are never kept.
+     */
+    readThrough(request: FastifyRequest, compute: () => Promise<EncodedReply>): Promise<EncodedReply>;
+  }
+}
+
+export interface ReadCacheOptions {
+  store: Store;
+}
+
+/**
+ * Request headers an anonymous answer may depend on besides the URL: a conditional GET's validators (one caller
+ * gets 304, the next, without them, the full answer). Whatever else a handler reads must be in the URL.
+ */
+const VARYING_REQUEST_HEADERS = ['if-none-match', 'if-modified-since'] as const;
+
+/** The URL, then each varying header that was sent (a URL never holds a line break, so the parts cannot collide). */
+export function cacheKey(request: Pick<FastifyRequest, 'url' | 'headers'>): string {
+  let key = request.url;
+  for (const name of VARYING_REQUEST_HEADERS) {
+    const value = request.headers[name];
+    if (value !== undefined) key += `\n${name}: ${value}`;
+  }
+  return key;
+}
+
+const toCached = (encoded: EncodedReply): CachedReply => ({
+  ...encoded,
+  payload: typeof encoded.payload === 'string' ? Buffer.from(encoded.payload) : encoded.payload,
+});
+
+export default fp<ReadCacheOptions>(async (app, { store }) => {
+  const cache = new ResponseCache();
+  app.decorate('readThrough', async (request: FastifyRequest, compute: () => Promise<EncodedReply>): Promise<EncodedReply> => {
+    if (request.ctx.viewer !== null) return compute();
+    const version = await store.dataVersion();
+    return cache.answer(cacheKey(request), version, request.ctx.now.toMillis(), async () => toCached(await compute()));
+  });
+}, { name: 'read-cache', fastify: '5.x', dependencies: ['auth'] });

@@ -1,0 +1,34 @@
+import type { FastifyReply } from 'fastify';
+import type { Reply } from '../http/routes.ts';
+
+/** The Content-Type of every JSON answer, errors included (WordPress spells the charset this way). */
+export const JSON_TYPE = 'application/json; charset=UTF-8';
+
+/** A handler's `Reply` as it goes on the wire: what the read cache keeps and what `sendReply` writes. */
+export interface EncodedReply {
+  status: number;
+  headers: Record<string, string>;
+  /** The Content-Type; null for an answer without a body. */
+  type: string | null;
+  payload: string | Buffer | null;
+}
+
+const BODILESS = new Set([204, 304]);
+
+/** Serialises a handler's answer once: JSON bodies to their text, other payloads as they are, 204/304 to nothing. */
+export function encodeReply(result: Reply): EncodedReply {
+  const status = result.status ?? 200;
+  const headers = result.headers ?? {};
+  if ('type' in result) return { status, headers, type: result.type, payload: result.payload };
+  if (result.body === undefined && BODILESS.has(status)) return { status, headers, type: null, payload: null };
+  return { status, headers, type: JSON_TYPE, payload: JSON.stringify(result.body) };
+}
+
+export function sendReply(reply: FastifyReply, encoded: EncodedReply): FastifyReply {
+  reply.headers(encoded.headers).code(encoded.status);
+  if (encoded.type !== null) reply.type(encoded.type);
+  return encoded.payload === null ? reply.send() : reply.send(encoded.payload);
+}
+
+/** Whether a status carries no body at all, so no Content-Type either (RFC 9110 §15.3.5, §15.4.5). */
+export const isBodiless = (status: number) => BODILESS.has(status);

@@ -1,0 +1,90 @@
+// The one owner of `occurrences`, the rows event lists read: one per single event today, one per occurrence of a
+// series later. API writes, the batch import and user deletion all write them through here, so the copies they carry
+// (status, publication date, author, hidden flag) cannot drift from the events they list.
+import type { Insertable } from 'kysely';
+import type { OccurrencesTable } from '../../store/schema.ts';
+import type { Store, Trx } from '../../store/store.ts';
+
+/** When one occurrence takes place: local wall-clock times in the event's zone and their UTC instants. */
+export interface OccurrenceSpan {
+  startLocal: string;
+  endLocal: string;
+  startUtc: string;
+  endUtc: string;
+}
+
+/** What lists filter on besides the dates, copied from the event's post and event rows. */
+export interface ListingCopy {
+  status: string;
+  publishedUtc: string;
+  authorId: number;
+  hidden: boolean;
+}
+
+function occurrenceRow(eventId: number, span: OccurrenceSpan, listing: ListingCopy): Insertable<OccurrencesTable> {
+  return {
+    event_id: eventId,
+    start_local: span.startLocal,
+    end_local: span.endLocal,
+    start_utc: span.startUtc,
+    end_utc: span.endUtc,
+    status: listing.status,
+    published_utc: listing.publishedUtc,
+    author_id: listing.authorId,
+    hidden: listing.hidden ? 1 : 0,
+  };
+}
+
+/**
+ * Replaces an event's occurrences with `spans`, their listing copies read from the event's rows as they stand in `trx`
+ * (a later write of the post runs {@link refreshListing}).
+ */
+export async function replaceOccurrences(trx: Trx, eventId: number, spans: readonly OccurrenceSpan[]): Promise<void> {
+  await trx.deleteFrom('occurrences').where('event_id', '=', eventId).execute();
+  for (const span of spans) {
+    await trx.insertInto('occurrences')
+      .columns(['event_id', 'start_local', 'end_local', 'start_utc', 'end_utc', 'status', 'published_utc', 'author_id', 'hidden'])
+      .expression((eb) => eb.selectFrom('posts').innerJoin('events', 'events.id', 'posts.id')
+        .select((select) => [
+          'posts.id',
+          select.val(span.startLocal).as('start_local'),
+          select.val(span.endLocal).as('end_local'),
+          select.val(span.startUtc).as('start_utc'),
+          select.val(span.endUtc).as('end_utc'),
+          'posts.status',
+          'posts.date_utc',
+          'posts.author_id',
+          'events.hide_from_listings',
+        ])
+        .where('posts.id', '=', eventId))
+      .execute();
+  }
+}
+
+/** Copies each event's status, publication date, author and hidden flag onto its occurrences. */
+export async function refreshListing(trx: Trx, eventIds: readonly number[]): Promise<void> {
+  if (eventIds.length === 0) return;
+  await trx.updateTable('occurrences')
+    .set((eb) => ({
+      status: eb.selectFrom('posts').select('posts.status').whereRef('posts.id', '=', 'occurrences.event_id'),
+      published_utc: eb.selectFrom('posts').select('posts.date_utc').whereRef('posts.id', '=', 'occurrences.event_id'),
+      author_id: eb.selectFrom('posts').select('posts.author_id').whereRef('posts.id', '=', 'occurrences.event_id'),
+      hidden: eb.selectFrom('events').select('events.hide_from_listings').whereRef('events.id', '=', 'occurrences.event_id'),
+    }))
+    .where('event_id', 'in', [...new Set(eventIds)])
+    .execute();
+}
+
+/** The batch write path: occurrences of new events whose listing copies the import already knows. */
+export async function insertOccurrencesBulk(
+  store: Store,
+  trx: Trx,
+  occurrences: ReadonlyArray<{ eventId: number; span: OccurrenceSpan; listing: ListingCopy }>,
+): Promise<void> {
+  await store.insertRows(trx, 'occurrences', occurrences.map(({ eventId, span, listing }) => occurrenceRow(eventId, span, listing)));
+}
+
+/** A deleted user's events pass to their heir: the author copies follow (the posts were reassigned in `trx`). */
+export async function reassignListingAuthor(trx: Trx, fromUserId: number, toUserId: number): Promise<void> {
+  await trx.updateTable('occurrences').set({ author_id: toUserId }).where('author_id', '=', fromUserId).execute();
+}

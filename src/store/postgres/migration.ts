@@ -1,0 +1,32 @@
+import { sql, type Kysely } from 'kysely';
+import { Migrator, type Migration, type MigrationResultSet } from 'kysely/migration';
+import type { SchemaDialect } from '../dialect.ts';
+
+export const schema: SchemaDialect = {
+  serialId: (column) => column.primaryKey().generatedByDefaultAsIdentity(),
+  serialBigKey: { type: 'bigint', tweak: (column) => column.primaryKey().generatedByDefaultAsIdentity() },
+  dataVersionTable: true,
+};
+
+/** Several processes may start at once: the migrator serialises them with an advisory lock. */
+export async function migrate(db: Kysely<any>, migrations: Record<string, Migration>): Promise<void> {
+  // Kysely looks for its bookkeeping tables in every schema it can see; naming ours keeps another schema's tables
+  // (another application's, or another test's) from being mistaken for them.
+  const migrationTableSchema = (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0].schema;
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, migrationTableSchema });
+  const result = await retryWhileCatalogChanges(() => migrator.migrateToLatest());
+  if (result.error) throw result.error;
+}
+
+/**
+ * Kysely's migrator lists the tables of every schema it can see; a schema dropped by someone else during that listing
+ * makes it fail (`3F000`/`42P01`) although nothing is wrong with ours, so the attempt is simply made again.
+ */
+async function retryWhileCatalogChanges(attempt: () => Promise<MigrationResultSet>): Promise<MigrationResultSet> {
+  for (let tries = 1; ; tries++) {
+    const result = await attempt();
+    const code = (result.error as { code?: string } | undefined)?.code;
+    if ((code !== '3F000' && code !== '42P01') || tries >= 5) return result;
+    await new Promise((resolve) => setTimeout(resolve, 50 * tries));
+  }
+}

@@ -1,0 +1,69 @@
+import type { Transaction } from 'kysely';
+import type { Database } from './schema.ts';
+import type { Store } from './store.ts';
+
+type Trx = Transaction<Database>;
+
+/** What a transaction of Store.transaction runs besides its work, collected while the work runs. */
+interface TransactionHooks {
+  readonly store: Store;
+  readonly beforeCommit: Array<(trx: Trx) => Promise<void>>;
+  readonly afterCommit: Array<() => void>;
+  phase: 'work' | 'committing' | 'committed';
+}
+
+const open = new WeakMap<Trx, TransactionHooks>();
+
+function hooksOf(trx: Trx): TransactionHooks {
+  const hooks = open.get(trx);
+  if (!hooks) throw new Error('not a transaction of Store.transaction (or Store.batchTransaction)');
+  return hooks;
+}
+
+/**
+ * Runs `hook` as one of the last statements of `trx`, after its work and once it holds the commit-order lock (see
+ * StoreDialect.enterCommitOrder): what a hook allocates (change seqs) is in commit order. Other writers wait meanwhile:
+ * keep hooks to a statement or two. A hook that throws rolls the transaction back. A hook may add another.
+ */
+export function beforeCommit(trx: Trx, hook: (trx: Trx) => Promise<void>): void {
+  const hooks = hooksOf(trx);
+  if (hooks.phase === 'committed') throw new Error('beforeCommit: the transaction has already committed');
+  hooks.beforeCommit.push(hook);
+}
+
+/**
+ * Runs `hook` once `trx` has committed (never when it rolls back, nor for an attempt SQLite runs again), in the order
+ * registered. A hook's error does not undo the commit: it is reported as a process warning.
+ */
+export function afterCommit(trx: Trx, hook: () => void): void {
+  const hooks = hooksOf(trx);
+  if (hooks.phase === 'committed') throw new Error('afterCommit: the transaction has already committed');
+  hooks.afterCommit.push(hook);
+}
+
+/** The store whose transaction `trx` is. */
+export const storeOf = (trx: Trx): Store => hooksOf(trx).store;
+
+/** Store.transaction's side: registers the hooks of a new transaction (one per attempt). */
+export function openHooks(trx: Trx, store: Store): TransactionHooks {
+  const hooks: TransactionHooks = { store, beforeCommit: [], afterCommit: [], phase: 'work' };
+  open.set(trx, hooks);
+  return hooks;
+}
+
+export async function runBeforeCommit(trx: Trx, hooks: TransactionHooks): Promise<void> {
+  hooks.phase = 'committing';
+  for (let hook = hooks.beforeCommit.shift(); hook; hook = hooks.beforeCommit.shift()) await hook(trx);
+}
+
+export function runAfterCommit(trx: Trx, hooks: TransactionHooks): void {
+  hooks.phase = 'committed';
+  open.delete(trx);
+  for (const hook of hooks.afterCommit) {
+    try {
+      hook();
+    } catch (error) {
+      process.emitWarning(error instanceof Error ? error : new Error(String(error)), { code: 'AFTER_COMMIT_HOOK' });
+    }
+  }
+}

@@ -1,0 +1,58 @@
+// Real service processes (`node src/main.ts`) for tests that need what one process cannot show: start-up races, and
+// concurrent writes from several processes on one database.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+
+const NODE = process.execPath;
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface Started { child: ChildProcess; port: number; output: () => string }
+
+export async function startService(env: Record<string, string>): Promise<Started> {
+  const port = await freePort();
+  let output = '';
+  const child = spawn(NODE, ['src/main.ts'], { env: { ...process.env, LOG_LEVEL: 'info', ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout!.on('data', (chunk) => { output += chunk; });
+  child.stderr!.on('data', (chunk) => { output += chunk; });
+  return { child, port, output: () => output };
+}
+
+export async function waitForHealth(started: Started, timeoutMs = 20_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (started.child.exitCode !== null) throw new Error(`service exited: ${started.output()}`);
+    try {
+      const response = await fetch(`http://127.0.0.1:${started.port}/health`);
+      return response.status;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  throw new Error(`service did not answer: ${started.output()}`);
+}
+
+export const stopService = (started: Started) => new Promise<void>((resolve) => {
+  if (started.child.exitCode !== null) return resolve();
+  started.child.once('exit', () => resolve());
+  started.child.kill('SIGTERM');
+});
+
+/** `count` processes serving one database, started at once and answering /health. */
+export async function startServices(count: number, env: Record<string, string>): Promise<Started[]> {
+  const started = await Promise.all(Array.from({ length: count }, () => startService(env)));
+  try {
+    for (const service of started) if ((await waitForHealth(service)) !== 200) throw new Error(`service unhealthy: ${service.output()}`);
+  } catch (error) {
+    await Promise.all(started.map(stopService));
+    throw error;
+  }
+  return started;
+}
