@@ -4,8 +4,7 @@
 // none and the seqs of committed rows increase in commit order (see flush below).
 import type { Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
-import { afterCommit, beforeCommit, storeOf } from '../store/transaction-hooks.ts';
-import type { Store, Trx } from '../store/store.ts';
+import { afterCommit, beforeCommit, storeOf, type Store, type Trx } from '../store/store.ts';
 
 export type ChangeType = 'event' | 'venue' | 'organizer' | 'category' | 'tag';
 export type ChangeAction = 'created' | 'updated' | 'trashed' | 'restored' | 'deleted';

@@ -115,7 +115,7 @@ export class FailureLimiter {
         return { retryAfter: await this.#retryAfterRace(address, login) };
       }
     }
-    await this.#cleanUp();
+    this.#cleanUp().catch(() => {});
     return reservation;
   }
 
@@ -160,7 +160,7 @@ export class FailureLimiter {
     return Math.max(1, await this.retryAfter(address, login));
   }
 
-  /** Ended windows are deleted at most once a window per process, by a range on an index. */
+  /** Ended windows are deleted at most once a window per process, by a range on an index, without waiting for it. */
   async #cleanUp(): Promise<void> {
     const now = this.#clock();
     if (now - this.#lastCleanUp < this.#windowMs) return;

@@ -6,9 +6,9 @@ import { migrations } from './migrations.ts';
 import { openPostgresDialect } from './postgres/dialect.ts';
 import type { Database } from './schema.ts';
 import { openSqliteDialect } from './sqlite/dialect.ts';
-import { afterCommit, beforeCommit, openHooks, runAfterCommit, runBeforeCommit } from './transaction-hooks.ts';
+import { afterCommit, openHooks, runAfterCommit, runBeforeCommit } from './transaction-hooks.ts';
 
-export { afterCommit, beforeCommit } from './transaction-hooks.ts';
+export { afterCommit, beforeCommit, storeOf } from './transaction-hooks.ts';
 export { escapeLike } from './text.ts';
 
 export type Db = Kysely<Database>;

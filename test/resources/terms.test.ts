@@ -655,12 +655,12 @@ describeEachDatabase('terms service for events', (harness) => {
 
   it('resolves ids, slugs and names, skips unknown ids and creates unknown names for those who may', async () => {
     const ctx = contextFor(h(), h().users.author);
-    const existing = await h().store.transaction((trx) => resolveTermsForWrite(trx, ctx, 'event_category', ['Ñandú Música']));
+    const existing = await h().store.transaction((trx) => resolveTermsForWrite(trx, h().store, ctx, 'event_category', ['Ñandú Música']));
     assert.equal(existing.ok, true);
     const [nanduId] = (existing as { ids: number[] }).ids;
 
     const result = await h().store.transaction((trx) =>
-      resolveTermsForWrite(trx, ctx, 'event_category', [nanduId, 'nandu-musica', 'ñANDÚ música', '999999', -3, '1.5', 3000000000, ' ', 'Brand New', ` ${nanduId} `]));
+      resolveTermsForWrite(trx, h().store, ctx, 'event_category', [nanduId, 'nandu-musica', 'ñANDÚ música', '999999', -3, '1.5', 3000000000, ' ', 'Brand New', ` ${nanduId} `]));
     assert.equal(result.ok, true);
     const ids = (result as { ids: number[] }).ids;
     assert.equal(ids.length, 2, 'duplicates removed, unknown or impossible ids skipped');
@@ -671,23 +671,23 @@ describeEachDatabase('terms service for events', (harness) => {
 
   it('refuses to create terms for callers who may not manage the taxonomy (D16)', async () => {
     const author = contextFor(h(), h().users.author);
-    const refused = await h().store.transaction((trx) => resolveTermsForWrite(trx, author, 'event_tag', ['Existing?', 'Nope']));
+    const refused = await h().store.transaction((trx) => resolveTermsForWrite(trx, h().store, author, 'event_tag', ['Existing?', 'Nope']));
     assert.deepEqual(refused, { ok: false, name: 'Existing?' });
     const editorCtx = contextFor(h(), h().users.editor);
-    const made = await h().store.transaction((trx) => resolveTermsForWrite(trx, editorCtx, 'event_tag', ['Existing?']));
+    const made = await h().store.transaction((trx) => resolveTermsForWrite(trx, h().store, editorCtx, 'event_tag', ['Existing?']));
     assert.equal(made.ok, true);
-    const found = await h().store.transaction((trx) => resolveTermsForWrite(trx, author, 'event_tag', ['existing?']));
+    const found = await h().store.transaction((trx) => resolveTermsForWrite(trx, h().store, author, 'event_tag', ['existing?']));
     assert.deepEqual(found, made, 'existing names resolve for anyone');
     const contributor = contextFor(h(), h().users.contributor);
-    const none = await h().store.transaction((trx) => resolveTermsForWrite(trx, contributor, 'event_category', ['Not there']));
+    const none = await h().store.transaction((trx) => resolveTermsForWrite(trx, h().store, contributor, 'event_category', ['Not there']));
     assert.deepEqual(none, { ok: false, name: 'Not there' });
   });
 
   it('replaces one taxonomy of an event at a time', async () => {
     const ctx = contextFor(h(), h().users.editor);
     const event = await insertEvent(h());
-    const cats = await h().store.transaction((trx) => resolveTermsForWrite(trx, ctx, 'event_category', ['Cat one', 'Cat two']));
-    const tags = await h().store.transaction((trx) => resolveTermsForWrite(trx, ctx, 'event_tag', ['Tag one']));
+    const cats = await h().store.transaction((trx) => resolveTermsForWrite(trx, h().store, ctx, 'event_category', ['Cat one', 'Cat two']));
+    const tags = await h().store.transaction((trx) => resolveTermsForWrite(trx, h().store, ctx, 'event_tag', ['Tag one']));
     assert.ok(cats.ok && tags.ok);
     await h().store.transaction(async (trx) => {
       await setEventTerms(trx, event, 'event_category', cats.ids);
@@ -722,16 +722,16 @@ describeEachDatabase('terms service for events', (harness) => {
     h().setNow(NOW);
     const ctx = contextFor(h(), null);
     const editorCtx = contextFor(h(), h().users.editor);
-    const parent = await h().store.transaction((trx) => resolveTermsForWrite(trx, editorCtx, 'event_category', ['Embed parent']));
+    const parent = await h().store.transaction((trx) => resolveTermsForWrite(trx, h().store, editorCtx, 'event_category', ['Embed parent']));
     assert.ok(parent.ok);
     const child = (await h().request('POST', '/categories', { as: h().users.editor, body: { name: 'embed child', parent: parent.ids[0], description: 'Desc' } })).json();
-    const tags = await h().store.transaction((trx) => resolveTermsForWrite(trx, editorCtx, 'event_tag', ['Zeta embed', 'alpha embed']));
+    const tags = await h().store.transaction((trx) => resolveTermsForWrite(trx, h().store, editorCtx, 'event_tag', ['Zeta embed', 'alpha embed']));
     assert.ok(tags.ok);
     const first = await insertEvent(h(), { categories: [parent.ids[0], child.id], tags: tags.ids });
     const second = await insertEvent(h(), { status: 'draft', categories: [child.id] });
     const bare = await insertEvent(h());
 
-    const embedded = await loadEmbeddedTerms(ctx, [first, second, bare, first]);
+    const embedded = await loadEmbeddedTerms(h().store.db, ctx, [first, second, bare, first]);
     assert.deepEqual([...embedded.keys()], [first, second, bare]);
     assert.deepEqual(embedded.get(bare), { categories: [], tags: [] });
     const api = h().config.apiRoot;
@@ -752,6 +752,6 @@ describeEachDatabase('terms service for events', (harness) => {
     assert.deepEqual(embedded.get(first)!.tags.map((term) => [term.name, term.taxonomy, term.parent]), [['alpha embed', 'event_tag', 0], ['Zeta embed', 'event_tag', 0]]);
     assert.deepEqual(embedded.get(second)!.categories.map((term) => term.id), [child.id]);
     assert.deepEqual(embedded.get(second)!.tags, []);
-    assert.deepEqual(await loadEmbeddedTerms(ctx, []), new Map());
+    assert.deepEqual(await loadEmbeddedTerms(h().store.db, ctx, []), new Map());
   });
 });

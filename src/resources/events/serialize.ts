@@ -29,7 +29,7 @@ export async function loadEventBundle(db: Db, actor: Actor, ids: readonly number
   const [records, organizerIds, terms] = await Promise.all([
     loadEventRecords(db, ids),
     loadOrganizerIds(db, ids),
-    loadEmbeddedTerms({ now: actor.now, config: actor.config, store: { db } }, ids),
+    loadEmbeddedTerms(db, actor, ids),
   ]);
   const venueIds = [...records.values()].flatMap(({ event }) => (event.venue_id === null ? [] : [event.venue_id]));
   const [images, venues, organizers] = await Promise.all([

@@ -78,7 +78,7 @@ const termValues = (value: unknown) => toList(value)!.map((item) => (/^\d+$/.tes
 async function writeTerms(trx: Trx, store: Store, actor: Actor, eventId: number, sent: Sent): Promise<void> {
   for (const [param, taxonomy] of TAXONOMY_PARAMS) {
     if (sent[param] === undefined) continue;
-    const result = await resolveTermsForWrite(trx, { ...actor, store }, taxonomy, termValues(sent[param]));
+    const result = await resolveTermsForWrite(trx, store, actor, taxonomy, termValues(sent[param]));
     if (!result.ok) {
       throw invalidField(param, { code: 'rest_term_not_creatable', message: `"${result.name}" does not exist, and you are not allowed to create it.`, data: { param } });
     }

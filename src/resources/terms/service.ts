@@ -18,14 +18,6 @@ import { TAXONOMIES, type Taxonomy, type TaxonomyInfo } from './taxonomies.ts';
 
 export type { Taxonomy };
 
-/**
- * An actor and the store it works on: what the functions that run inside another write's transaction need, because
- * name matching and locking follow the database (an HTTP `RequestContext` is one).
- */
-export type StoreActor = Actor & { readonly store: Store };
-
-/** What a read needs: the clock (scheduled events count once due), the configuration (URLs) and the database. */
-export type TermReader = Pick<Actor, 'now' | 'config'> & { readonly store: Pick<Store, 'db'> };
 
 // ---------------------------------------------------------------------------------------------------------------------
 // The change log (D21). A term's own create, update and delete are logged; so is every other item whose representation
@@ -89,8 +81,9 @@ type ResolvedTerms = { ok: true; ids: number[] } | { ok: false; name: string };
  * is { ok: false, name } so the caller answers 400 rest_invalid_param on `categories`/`tags`. Duplicates removed, order
  * kept.
  */
-export async function resolveTermsForWrite(trx: Trx, actor: StoreActor, taxonomy: Taxonomy, values: Array<string | number>): Promise<ResolvedTerms> {
-  const { store } = actor;
+export async function resolveTermsForWrite(
+  trx: Trx, store: Store, actor: Actor, taxonomy: Taxonomy, values: Array<string | number>,
+): Promise<ResolvedTerms> {
   const info = TAXONOMIES[taxonomy];
   const refs = writeRefs(values);
   const byRef = await findTermsByRefs(trx, taxonomy, refs);
@@ -157,9 +150,8 @@ export async function resolveTermsForFilter(db: Db, taxonomy: Taxonomy, values: 
  * sorted by name (case-insensitive), categories and tags apart. Events without terms map to empty arrays.
  */
 export async function loadEmbeddedTerms(
-  reader: TermReader, eventIds: readonly number[],
+  db: Db, reader: Pick<Actor, 'now' | 'config'>, eventIds: readonly number[],
 ): Promise<Map<number, { categories: Record<string, unknown>[]; tags: Record<string, unknown>[] }>> {
-  const db = reader.store.db;
   const wanted = [...new Set(eventIds)];
   const stored = wanted.filter(isRowId);
   const result = new Map(wanted.map((id) => [id, { categories: [] as Record<string, unknown>[], tags: [] as Record<string, unknown>[] }]));
