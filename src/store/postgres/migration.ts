@@ -18,15 +18,19 @@ export async function migrate(db: Kysely<any>, migrations: Record<string, Migrat
   if (result.error) throw result.error;
 }
 
+/** What a listing of the catalog answers when another schema's tables are dropped under it. */
+const CATALOG_RACES = new Set(['3F000', '42P01', '42703']);
+
 /**
- * Kysely's migrator lists the tables of every schema it can see; a schema dropped by someone else during that listing
- * makes it fail (`3F000`/`42P01`) although nothing is wrong with ours, so the attempt is simply made again.
+ * Kysely's migrator lists the tables (and, through pg_get_serial_sequence, the columns) of every schema it can see; a
+ * schema dropped by someone else during that listing makes it fail (`3F000`, `42P01`, or `42703` "column … does not
+ * exist") although nothing is wrong with ours, so the attempt is simply made again.
  */
 async function retryWhileCatalogChanges(attempt: () => Promise<MigrationResultSet>): Promise<MigrationResultSet> {
   for (let tries = 1; ; tries++) {
     const result = await attempt();
     const code = (result.error as { code?: string } | undefined)?.code;
-    if ((code !== '3F000' && code !== '42P01') || tries >= 5) return result;
+    if (!code || !CATALOG_RACES.has(code) || tries >= 5) return result;
     await new Promise((resolve) => setTimeout(resolve, 50 * tries));
   }
 }
