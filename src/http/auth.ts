@@ -211,8 +211,7 @@ export class Authenticator {
   readonly #verified = new Map<string, VerifiedCredential>();
   /**
    * Checks under way, by header digest: a client opening several connections at once sends the same new header on
-   * each, and one check (for scrypt, 16 MiB and tens of milliseconds) answers them all. Each attempt is still counted
-   * on its own.
+   * each, and one check (for scrypt, 16 MiB and tens of milliseconds) answers them all (see #join for how they count).
    */
   readonly #checking = new Map<string, Promise<Caller>>();
 
@@ -246,12 +245,23 @@ export class Authenticator {
       this.#verified.delete(digest);
     }
 
+    if (!credentials) return this.#counted(client, login, () => Promise.reject(wrongPassword()));
+    const inFlight = this.#checking.get(digest);
+    if (inFlight) return this.#join(inFlight, client, login);
+    // Registered before the first await, so that every simultaneous attempt with this header joins it.
+    const attempt = this.#counted(client, login, () => this.#check(digest, credentials.login, credentials.secret, nowUtc));
+    this.#checking.set(digest, attempt);
+    attempt.finally(() => this.#checking.delete(digest)).catch(() => {});
+    return attempt;
+  }
+
+  /** D33: the attempt is counted before its check starts, and given back if the credential was right. */
+  async #counted(client: string, login: string, check: () => Promise<Caller>): Promise<Caller> {
     const reservation = await this.#limiter.reserve(client, login);
     if ('retryAfter' in reservation) throw tooManyAttempts(reservation.retryAfter);
     let caller: Caller;
     try {
-      if (!credentials) throw wrongPassword();
-      caller = await this.#checkOnce(digest, credentials.login, credentials.secret, nowUtc);
+      caller = await check();
     } catch (error) {
       if (!(error instanceof ApiError && error.status === 401)) await this.#limiter.release(reservation).catch(() => {});
       throw error;
@@ -260,14 +270,20 @@ export class Authenticator {
     return caller;
   }
 
-  #checkOnce(digest: string, login: string, secret: string, nowUtc: string): Promise<Caller> {
-    let checking = this.#checking.get(digest);
-    if (!checking) {
-      checking = this.#check(digest, login, secret, nowUtc);
-      this.#checking.set(digest, checking);
-      checking.finally(() => this.#checking.delete(digest)).catch(() => {});
+  /**
+   * An attempt with a header whose check is under way shares its outcome: a client opening many connections with a
+   * right credential is never refused for their number, while each attempt of a wrong one still counts as a failure
+   * of its own (so a burst of identical wrong headers meets the limit as a burst of different ones does).
+   */
+  async #join(inFlight: Promise<Caller>, client: string, login: string): Promise<Caller> {
+    try {
+      return await inFlight;
+    } catch (error) {
+      if (!(error instanceof ApiError && error.status === 401)) throw error;
+      const reservation = await this.#limiter.reserve(client, login);
+      if ('retryAfter' in reservation) throw tooManyAttempts(reservation.retryAfter);
+      throw error;
     }
-    return checking;
   }
 
   async #check(digest: string, login: string, secret: string, nowUtc: string): Promise<Caller> {

@@ -99,6 +99,21 @@ describeEachDatabase('failed authentications, default limits (D29)', (h) => {
     assert.ok(hashes <= 10, `${hashes} hash checks`);
   });
 
+  it('never refuses a burst of one right credential for its size, and counts a burst of one wrong header in full', async () => {
+    // A process that has not verified the credential yet (a fresh Authenticator): 40 connections at once share one check.
+    const fresh = new Authenticator(h().store.db);
+    const right = await Promise.all(Array.from({ length: 40 }, () => codeOf(fresh.authenticate(h().users.editor.authorization, '203.0.113.42', NOW))));
+    assert.deepEqual(right, Array(40).fill('ok'));
+
+    const wrong = await Promise.all(Array.from({ length: 40 }, () =>
+      codeOf(new Authenticator(h().store.db).authenticate(basicAuth('editor', 'the same guess'), '203.0.113.43', NOW))));
+    assert.ok(wrong.filter((code) => code === 'incorrect_password').length <= 10, wrong.join());
+    const shared = new Authenticator(h().store.db);
+    const joined = await Promise.all(Array.from({ length: 40 }, () => codeOf(shared.authenticate(basicAuth('author', 'the same guess'), '203.0.113.44', NOW))));
+    assert.ok(joined.filter((code) => code === 'incorrect_password').length <= 10, joined.join());
+    assert.ok(joined.includes('rest_too_many_login_attempts'));
+  });
+
   it('gives a successful check its counted failure back', async () => {
     const address = '203.0.113.50';
     const { editor } = h().users;
