@@ -44,7 +44,7 @@ async function inlineFields(ctx: RequestContext, kind: LinkedPostKind, object: R
     throw error;
   }
   const sent: Sent = Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined));
-  return kind.checkFields?.(sent, ctx) ? null : sent;
+  return kind.checkFields?.(sent) ? null : sent;
 }
 
 async function readItem(ctx: RequestContext, kind: LinkedPostKind, value: unknown): Promise<LinkedRef | 'empty' | null> {

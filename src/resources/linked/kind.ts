@@ -1,6 +1,6 @@
 import type { TProperties } from 'typebox';
 import type { Args } from '../../http/args.ts';
-import type { RequestContext } from '../../http/context.ts';
+import type { FieldIssue } from '../../domain/errors.ts';
 import type { Trx } from '../../store/store.ts';
 
 /** A venue or organizer row of its own table, without the id. */
@@ -37,7 +37,7 @@ export interface LinkedPostKind {
   /** §7.4: a trashed item leaves every event that referenced it; answers those events' ids. */
   unlinkFromEvents(trx: Trx, id: number): Promise<number[]>;
   /** Cross-field checks a schema cannot express (D13 coordinates); null when fine. */
-  checkFields?(sent: Record<string, unknown>, ctx: RequestContext): Record<string, import('../../http/errors.ts').ParamIssue | null> | null;
+  checkFields?(sent: Record<string, unknown>): Record<string, FieldIssue | null> | null;
   messages: {
     notAccessible: [code: string, message: string];
     inTrash: [code: string, message: string];

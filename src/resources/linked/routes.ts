@@ -3,7 +3,7 @@ import { canCreatePosts, canDeletePost, canEditPost, canReadPost, listStatusesAl
 import { formatWp } from '../../domain/dates/stored-format.ts';
 import { arg, type Args } from '../../http/args.ts';
 import type { RequestContext } from '../../http/context.ts';
-import { ApiError } from '../../http/errors.ts';
+import { ApiError, invalidParams as invalidFields } from '../../http/errors.ts';
 import { clampPerPage, postListReply, type EchoedQuery } from '../../http/list.ts';
 import { endpoint, type Endpoint, type RouteGroup } from '../../http/routes.ts';
 import { nonEmptyString, stringOrEmpty } from '../../http/validators.ts';
@@ -70,8 +70,8 @@ export function linkedPostRoutes(kind: LinkedPostKind, listFilters: ListFilter[]
     return sent;
   };
 
-  const checkFields = (ctx: RequestContext, params: Record<string, unknown>) => {
-    const problems = kind.checkFields?.(params, ctx);
+  const checkFields = (_ctx: RequestContext, params: Record<string, unknown>) => {
+    const problems = kind.checkFields?.(params);
     if (problems) throw invalidFields(problems);
   };
 
@@ -196,4 +196,3 @@ export function linkedPostRoutes(kind: LinkedPostKind, listFilters: ListFilter[]
   ];
 }
 
-import { invalidParams as invalidFields } from '../../http/errors.ts';
