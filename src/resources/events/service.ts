@@ -15,7 +15,7 @@ import { createLinked, type Sent } from '../linked/service.ts';
 import { organizerKind } from '../organizers/kind.ts';
 import { replaceOccurrences, refreshListing } from '../occurrences/store.ts';
 import { nowStamp, postChanges, postLike, publicationDate, type PublicationDate } from '../posts/fields.ts';
-import { claimExisting, createPost, deletePostForever, trashPostById, updatePostRow } from '../posts/lifecycle.ts';
+import { claimExisting, createPost, deletePostForever, trashPostById, updatePostRow, type WriteOptions } from '../posts/lifecycle.ts';
 import type { PostRow } from '../posts/store.ts';
 import { countNewEvents, withTermCounts } from '../terms/counts.ts';
 import { resolveTermsForWrite, setEventTerms, type Taxonomy } from '../terms/service.ts';
@@ -169,11 +169,11 @@ function writeExisting<T>(
   actor: Actor,
   id: number,
   may: typeof canEditPost,
+  options: WriteOptions,
   write: (trx: Trx, row: PostRow) => Promise<T>,
 ): Promise<T> {
   return store.transaction(async (trx) => {
-    const row = await claimExisting(trx, id, notFound(id));
-    if (!may(actor.viewer, postLike(row), formatWp(actor.now))) throw notAllowed();
+    const row = await claimFor(trx, actor, id, may, options);
     const result = await withTermCounts(trx, [id], () => write(trx, row));
     await refreshListing(trx, [id]);
     return result;
@@ -185,8 +185,16 @@ function writeExisting<T>(
  * (scaled back for contributors), a non-trash status restoring a trashed event; the UTC values always follow the
  * local ones and the zone.
  */
-export function updateEvent(store: Store, actor: Actor, id: number, input: EventInput): Promise<void> {
-  return writeExisting(store, actor, id, canEditPost, async (trx, post) => {
+/** The event's row claimed, the caller's right checked on it as it now is, then the surface's precondition. */
+async function claimFor(trx: Trx, actor: Actor, id: number, may: typeof canEditPost, options: WriteOptions): Promise<PostRow> {
+  const row = await claimExisting(trx, id, notFound(id));
+  if (!may(actor.viewer, postLike(row), formatWp(actor.now))) throw notAllowed();
+  await options.precondition?.(trx);
+  return row;
+}
+
+export function updateEvent(store: Store, actor: Actor, id: number, input: EventInput, options: WriteOptions = {}): Promise<void> {
+  return writeExisting(store, actor, id, canEditPost, options, async (trx, post) => {
     const { event } = (await loadEventRecords(trx, [id])).get(id)!;
     await applyUpdate(trx, store, actor, { post, event }, input);
   });
@@ -224,15 +232,14 @@ async function applyUpdate(trx: Trx, store: Store, actor: Actor, record: EventRe
 }
 
 /** §5.4: to the trash, with the `__trashed` slug; of two simultaneous trashes exactly one answers 410. */
-export function trashEvent(store: Store, actor: Actor, id: number): Promise<void> {
-  return writeExisting(store, actor, id, canDeletePost, (trx) => trashPostById(trx, actor, 'event', id, inTrash));
+export function trashEvent(store: Store, actor: Actor, id: number, options: WriteOptions = {}): Promise<void> {
+  return writeExisting(store, actor, id, canDeletePost, options, (trx) => trashPostById(trx, actor, 'event', id, inTrash));
 }
 
 /** D18: gone for good, with its occurrences, links and term counts; `snapshot` reads what it was first. */
-export function deleteEvent<T>(store: Store, actor: Actor, id: number, snapshot: (trx: Trx) => Promise<T>): Promise<T> {
+export function deleteEvent<T>(store: Store, actor: Actor, id: number, snapshot: (trx: Trx) => Promise<T>, options: WriteOptions = {}): Promise<T> {
   return store.transaction(async (trx) => {
-    const row = await claimExisting(trx, id, notFound(id));
-    if (!canDeletePost(actor.viewer, postLike(row), formatWp(actor.now))) throw notAllowed();
+    await claimFor(trx, actor, id, canDeletePost, options);
     const previous = await snapshot(trx);
     await withTermCounts(trx, [id], () => deletePostForever(trx, 'event', id));
     return previous;

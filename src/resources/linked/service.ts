@@ -11,7 +11,7 @@ import { slugify, trashedSlug } from '../../domain/slugs.ts';
 import { recordChange } from '../../changes/log.ts';
 import type { Store, Trx } from '../../store/store.ts';
 import { nowStamp, postChanges, postLike, publicationDate } from '../posts/fields.ts';
-import { claimExisting, createPost, deletePostForever, trashPostById, updatePostRow, type OnTrash } from '../posts/lifecycle.ts';
+import { claimExisting, createPost, deletePostForever, trashPostById, updatePostRow, type OnTrash, type WriteOptions } from '../posts/lifecycle.ts';
 import type { PostRow } from '../posts/store.ts';
 import type { LinkedPostKind } from './kind.ts';
 
@@ -93,29 +93,35 @@ export function createLinkedItem(store: Store, actor: Actor, kind: LinkedPostKin
   return store.transaction((trx) => createLinked(trx, store, actor, kind, sent));
 }
 
-/** The rights are checked again on the row as claimed: it may have changed since the request read it. */
-async function claimFor(trx: Trx, actor: Actor, kind: LinkedPostKind, id: number, may: typeof canEditPost): Promise<PostRow> {
+/**
+ * The rights are checked again on the row as claimed (it may have changed since the request read it), then the
+ * surface's precondition.
+ */
+async function claimFor(trx: Trx, actor: Actor, kind: LinkedPostKind, id: number, may: typeof canEditPost, options: WriteOptions): Promise<PostRow> {
   const row = await claimExisting(trx, id, notFound(kind));
   if (!may(actor.viewer, postLike(row), formatWp(actor.now))) throw notAllowed();
+  await options.precondition?.(trx);
   return row;
 }
 
-export function updateLinkedItem(store: Store, actor: Actor, kind: LinkedPostKind, id: number, sent: Sent): Promise<void> {
-  return store.transaction(async (trx) => updateLinked(trx, actor, kind, await claimFor(trx, actor, kind, id, canEditPost), sent));
+export function updateLinkedItem(store: Store, actor: Actor, kind: LinkedPostKind, id: number, sent: Sent, options: WriteOptions = {}): Promise<void> {
+  return store.transaction(async (trx) => updateLinked(trx, actor, kind, await claimFor(trx, actor, kind, id, canEditPost, options), sent));
 }
 
 /** §7.4: to the trash, leaving every event that referenced it; of two simultaneous trashes one is `gone` (410). */
-export function trashLinkedItem(store: Store, actor: Actor, kind: LinkedPostKind, id: number): Promise<void> {
+export function trashLinkedItem(store: Store, actor: Actor, kind: LinkedPostKind, id: number, options: WriteOptions = {}): Promise<void> {
   return store.transaction(async (trx) => {
-    await claimFor(trx, actor, kind, id, canDeletePost);
+    await claimFor(trx, actor, kind, id, canDeletePost, options);
     await trashPostById(trx, actor, kind.type, id, inTrash(kind), unlinkAndLog(kind));
   });
 }
 
 /** D18: deleted for good; `snapshot` reads what it was, in the same transaction, before it goes. */
-export function deleteLinkedItem<T>(store: Store, actor: Actor, kind: LinkedPostKind, id: number, snapshot: (trx: Trx) => Promise<T>): Promise<T> {
+export function deleteLinkedItem<T>(
+  store: Store, actor: Actor, kind: LinkedPostKind, id: number, snapshot: (trx: Trx) => Promise<T>, options: WriteOptions = {},
+): Promise<T> {
   return store.transaction(async (trx) => {
-    await claimFor(trx, actor, kind, id, canDeletePost);
+    await claimFor(trx, actor, kind, id, canDeletePost, options);
     const previous = await snapshot(trx);
     await unlinkAndLog(kind)(trx, { id } as PostRow);
     await deletePostForever(trx, kind.type, id);

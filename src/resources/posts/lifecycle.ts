@@ -19,6 +19,14 @@ import type { PostsTable } from '../../store/schema.ts';
 
 export type LifecyclePostType = 'event' | 'venue' | 'organizer';
 
+/**
+ * What a surface may check inside a write's transaction, once the item is claimed and before anything changes (D22:
+ * `If-Match` compared with the item as the caller would read it now); it throws to refuse the write.
+ */
+export interface WriteOptions {
+  precondition?: (trx: Trx) => Promise<void>;
+}
+
 /** The current row, locked until the transaction ends; undefined when there is no such post (any more). */
 export async function claimPost(trx: Trx, id: number): Promise<PostRow | undefined> {
   return trx.updateTable('posts').set((eb) => ({ id: eb.ref('id') })).where('id', '=', id).returningAll().executeTakeFirst();

@@ -15,6 +15,7 @@ import {
   loadHierarchy, lockTaxonomy, publishedEventCounts, setTermSlug, withDescendants, wouldCreateCycle, type TermRow,
 } from './store.ts';
 import { TAXONOMIES, type Taxonomy, type TaxonomyInfo } from './taxonomies.ts';
+import type { WriteOptions } from '../posts/lifecycle.ts';
 
 export type { Taxonomy };
 
@@ -256,12 +257,15 @@ export async function createTerm(store: Store, actor: Actor, info: TaxonomyInfo,
  * refused as on create; a parent that would make a cycle is refused; a slug another term holds is
  * `duplicate_term_slug` (D7). A term that is not there (any more) is an invalid `id`.
  */
-export async function updateTerm(store: Store, actor: Actor, info: TaxonomyInfo, id: number, input: TermInput): Promise<TermRow> {
+export async function updateTerm(
+  store: Store, actor: Actor, info: TaxonomyInfo, id: number, input: TermInput, options: WriteOptions = {},
+): Promise<TermRow> {
   checkWrite(actor, info, input);
   return store.transaction(async (trx) => {
     await lockTaxonomy(trx, store, info.taxonomy);
     const current = await findTerm(trx, info.taxonomy, id);
     if (!current) throw invalidField('id');
+    await options.precondition?.(trx);
     const name = input.name === undefined ? current.name : sanitizeTitle(input.name);
     if (name === '') throw emptyName();
     const parentId = input.parent ?? current.parent_id;
@@ -303,12 +307,13 @@ export async function updateTerm(store: Store, actor: Actor, info: TaxonomyInfo,
  * §9.5, in its own transaction: permanent; the term leaves every event and its children move up to its parent.
  * Answers the row as it was; a term that is not there (any more: a concurrent delete won) is an invalid `id`.
  */
-export async function removeTerm(store: Store, actor: Actor, info: TaxonomyInfo, id: number): Promise<TermRow> {
+export async function removeTerm(store: Store, actor: Actor, info: TaxonomyInfo, id: number, options: WriteOptions = {}): Promise<TermRow> {
   checkWrite(actor, info, {});
   return store.transaction(async (trx) => {
     await lockTaxonomy(trx, store, info.taxonomy);
     const current = await findTerm(trx, info.taxonomy, id);
     if (!current) throw invalidField('id');
+    await options.precondition?.(trx);
     // Its descendants' public URLs lose its slug; its children also get a new parent, and so do the events carrying them.
     const descendants = await descendantsOf(trx, info, current.id);
     const children = info.hierarchical
