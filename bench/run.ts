@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -84,6 +84,14 @@ const rssMb = (pid: number) => {
   return Math.round(kb / 1024);
 };
 
+const CLOCK_TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+/** CPU time (user + system) a process has used, in microseconds: `/proc/<pid>/stat` fields 14 and 15. */
+const cpuMicros = (pid: number) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND) * 1e6;
+};
+
 interface Scenario {
   name: string;
   url: string;
@@ -93,6 +101,8 @@ interface Scenario {
   makeBody?: () => string;
   authorized?: boolean;
   connections?: number;
+  /** Extra request headers (a conditional GET's If-None-Match). */
+  headers?: Record<string, string>;
 }
 
 interface Measured {
@@ -101,9 +111,16 @@ interface Measured {
   p50: number;
   p99: number;
   non2xx: number;
+  /** 3xx answers (the 304s of a conditional GET, which autocannon also counts as non-2xx). */
+  responses3xx: number;
   errors: number;
   ratioToCeiling: number | null;
   serverRssMb: number | null;
+  /**
+   * CPU time the serving process spent per answer, in microseconds: what an answer costs, whatever else shares the
+   * machine (req/s and latencies move with the load of other processes; this does much less).
+   */
+  serverCpuUsPerRequest: number;
 }
 
 async function main(): Promise<void> {
@@ -128,7 +145,12 @@ async function main(): Promise<void> {
     await waitFor(`http://127.0.0.1:${SERVICE_PORT}/health`);
     const sample = await (await fetch(`${api}/events?per_page=1`)).json() as { events: Array<{ id: number }> };
     const eventId = sample.events[0].id;
-    const single = await (await fetch(`${api}/events/${eventId}`)).text();
+    const singleResponse = await fetch(`${api}/events/${eventId}`);
+    const single = await singleResponse.text();
+    // D22: the tags of the item and of a list as their 200s send them, for conditional GETs answered 304.
+    const singleTag = singleResponse.headers.get('etag')!;
+    const authorizedTag = (await fetch(`${api}/events/${eventId}`, { headers: { authorization } })).headers.get('etag')!;
+    const listTag = (await fetch(`${api}/events?per_page=50`)).headers.get('etag')!;
     const ceiling = start('bench/ceiling.ts', { PORT: String(CEILING_PORT), BODY_SIZE: String(Buffer.byteLength(single)) });
     try {
       await waitFor(`http://127.0.0.1:${CEILING_PORT}/fixed`);
@@ -139,9 +161,13 @@ async function main(): Promise<void> {
       const scenarios: Scenario[] = [
         { name: 'ceiling: bare Fastify, fixed body', url: `http://127.0.0.1:${CEILING_PORT}/fixed` },
         { name: 'GET /events/{id}', url: `${api}/events/${eventId}` },
+        { name: 'GET /events/{id}, If-None-Match: current tag → 304', url: `${api}/events/${eventId}`, headers: { 'if-none-match': singleTag } },
+        { name: 'GET /events/{id} (authenticated) → 200', url: `${api}/events/${eventId}`, authorized: true },
+        { name: 'GET /events/{id} (authenticated), If-None-Match → 304', url: `${api}/events/${eventId}`, authorized: true, headers: { 'if-none-match': authorizedTag } },
         { name: 'GET /events (default window, 10)', url: `${api}/events` },
         { name: 'GET /events?categories&search', url: `${api}/events?categories=${seeded.sampleCategory}&search=jazz` },
         { name: 'GET /events?per_page=50', url: `${api}/events?per_page=50` },
+        { name: 'GET /events?per_page=50, If-None-Match → 304', url: `${api}/events?per_page=50`, headers: { 'if-none-match': listTag } },
         { name: 'GET /venues', url: `${api}/venues` },
         { name: 'POST /events (authenticated)', url: `${api}/events`, method: 'POST', makeBody: newEvent, authorized: true },
         { name: 'PATCH /events/{id}', url: `${api}/events/${eventId}`, method: 'PATCH', body: JSON.stringify({ title: 'Renamed by the benchmark' }), authorized: true },
@@ -150,9 +176,11 @@ async function main(): Promise<void> {
       const results: Measured[] = [];
       let ceilingRate = 0;
       for (const scenario of scenarios) {
-        const headers: Record<string, string> = {};
+        const headers: Record<string, string> = { ...scenario.headers };
         if (scenario.body || scenario.makeBody) headers['content-type'] = 'application/json';
         if (scenario.authorized) headers.authorization = authorization;
+        const served = results.length === 0 ? ceiling.pid! : service.pid!;
+        const cpuBefore = cpuMicros(served);
         const run = await autocannon({
           url: scenario.url, method: scenario.method ?? 'GET', body: scenario.body, headers,
           ...(scenario.makeBody ? { requests: [{ setupRequest: (request: autocannon.Request) => ({ ...request, body: scenario.makeBody!() }) }] } : {}),
@@ -166,20 +194,22 @@ async function main(): Promise<void> {
           p50: run.latency.p50,
           p99: run.latency.p99,
           non2xx: run.non2xx,
+          responses3xx: run['3xx'],
           errors: run.errors,
           ratioToCeiling: isCeiling ? 1 : Math.round((run.requests.average / ceilingRate) * 1000) / 1000,
           serverRssMb: isCeiling ? null : rssMb(service.pid!),
+          serverCpuUsPerRequest: Math.round((cpuMicros(served) - cpuBefore) / Math.max(1, run.requests.total)),
         };
         results.push(measured);
-        console.log(`${measured.name}: ${measured.requestsPerSecond} req/s, p50 ${measured.p50} ms, p99 ${measured.p99} ms`);
+        console.log(`${measured.name}: ${measured.requestsPerSecond} req/s, p50 ${measured.p50} ms, p99 ${measured.p99} ms, ${measured.serverCpuUsPerRequest} µs CPU/request`);
       }
 
       const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
       console.log(`\n${options.database}, ${eventCount} events, ${connections} connections, ${duration} s per scenario — ${machine}\n`);
-      console.log('| scenario | req/s | p50 ms | p99 ms | vs ceiling | server RSS MB | non-2xx |');
-      console.log('|---|---:|---:|---:|---:|---:|---:|');
+      console.log('| scenario | req/s | p50 ms | p99 ms | vs ceiling | server CPU µs/request | server RSS MB | non-2xx | of which 3xx |');
+      console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
       for (const row of results) {
-        console.log(`| ${row.name} | ${row.requestsPerSecond} | ${row.p50} | ${row.p99} | ${row.ratioToCeiling === null ? '' : `${Math.round(row.ratioToCeiling * 100)} %`} | ${row.serverRssMb ?? ''} | ${row.non2xx} |`);
+        console.log(`| ${row.name} | ${row.requestsPerSecond} | ${row.p50} | ${row.p99} | ${row.ratioToCeiling === null ? '' : `${Math.round(row.ratioToCeiling * 100)} %`} | ${row.serverCpuUsPerRequest} | ${row.serverRssMb ?? ''} | ${row.non2xx} | ${row.responses3xx} |`);
       }
       mkdirSync('bench/results', { recursive: true });
       const file = `bench/results/${options.database}-${eventCount}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;

@@ -6,10 +6,12 @@ import type { RouteGroup } from './http/routes.ts';
 import apiRoutes from './plugins/api-routes.ts';
 import auth from './plugins/auth.ts';
 import body from './plugins/body.ts';
+import conditional from './plugins/conditional.ts';
 import cors from './plugins/cors.ts';
 import errors, { answerClientError, answerFrameworkError } from './plugins/errors.ts';
 import headers from './plugins/headers.ts';
 import health from './plugins/health.ts';
+import idempotency from './plugins/idempotency.ts';
 import readCache from './plugins/read-cache.ts';
 import responseValidation from './plugins/response-validation.ts';
 import { docsUi } from './resources/discovery/docs-ui.ts';
@@ -29,7 +31,11 @@ export interface AppOptions {
  *    everything after it (D15);
  * 4. cors, 5. headers: onSend hooks on every answer, errors and 404s included;
  * 6. read-cache: `readThrough` for the routes' reads (needs `request.ctx`);
- * 7. response-validation (VALIDATE_RESPONSES): the last onSend hook, so it checks the answer as it will leave;
+ *    idempotency: `idempotentCreate` for the POST creates (D23; needs `request.ctx`);
+ * 7. response-validation (VALIDATE_RESPONSES): it checks the answer as it will leave (conditional only tags it or
+ *    drops its body);
+ *    conditional (D22): parses If-Match/If-None-Match before the handler; the last onSend hook, so the ETag is the
+ *    hash of the bytes that leave, and a 304 or 412 replaces them there, after the read cache;
  * 8. the routes: the API route table, the documentation UI, /health.
  */
 export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise<FastifyInstance> {
@@ -55,7 +61,9 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   await app.register(cors, { config });
   await app.register(headers);
   await app.register(readCache, { store });
+  await app.register(idempotency, { store });
   if (config.validateResponses) await app.register(responseValidation);
+  await app.register(conditional);
 
   await app.register(apiRoutes, { deps, groups: [...apiRouteGroups(deps), ...(options.extraRouteGroups ?? [])] });
   await app.register(docsUi, { config });

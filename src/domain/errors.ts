@@ -12,7 +12,9 @@ export type DomainErrorKind =
   | 'not_found'
   /** The item is in the trash (410). */
   | 'gone'
-  | 'conflict';
+  | 'conflict'
+  /** A condition the caller set on the write (D22 `If-Match`) does not hold: nothing changed (412). */
+  | 'precondition_failed';
 
 export class DomainError extends Error {
   readonly kind: DomainErrorKind;
@@ -51,3 +53,7 @@ export class InvalidFields extends Error {
 export const invalidField = (name: string, issue: FieldIssue | null = null) => new InvalidFields({ [name]: issue });
 
 export const notAllowed = () => new DomainError('forbidden', 'rest_forbidden', 'Sorry, you are not allowed to do that.');
+
+/** D22: the item is not (any more) the representation the caller's `If-Match` names. */
+export const preconditionFailed = () => new DomainError('precondition_failed', 'rest_precondition_failed',
+  'The item has changed since it was read (If-Match does not match its current ETag): read it again before writing.');

@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Viewer } from '../domain/access.ts';
 import type { Store } from '../store/store.ts';
+import type { TagCondition } from './etag.ts';
 
 /** What the application is built from; tests swap the clock. */
 export interface AppDeps {
@@ -18,6 +19,11 @@ export interface RequestContext extends AppDeps {
   /** Fixed for the whole request, so every check sees the same "now". */
   now: DateTime;
   log: FastifyBaseLogger;
+  /**
+   * D22: the request's `If-Match`, parsed (plugins/conditional.ts; a malformed one never reaches a handler). Item
+   * writes turn it into their transaction's precondition (http/etag.ts `ifMatchPrecondition`).
+   */
+  ifMatch?: TagCondition;
   /** Request-scoped memo: a record a validator loaded is not loaded again by the handler. */
   memo<T>(key: string, load: () => Promise<T>): Promise<T>;
 }

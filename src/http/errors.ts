@@ -79,6 +79,7 @@ const STATUS_OF_KIND: Record<Exclude<DomainErrorKind, 'forbidden'>, number> = {
   not_found: 404,
   gone: 410,
   conflict: 409,
+  precondition_failed: 412,
 };
 
 /** The edge's mapping of the core's errors; anything else is left as it is (an `ApiError`, or a 500 to be). */

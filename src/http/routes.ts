@@ -57,6 +57,8 @@ export interface Endpoint<A extends Args = Args> {
   permission?: (ctx: RequestContext, params: ArgValues<A>) => boolean | Promise<boolean>;
   /** Whether the method belongs in this caller's `Allow` header (a cheap, record-independent check). */
   allows?: (ctx: RequestContext) => boolean;
+  /** D23: a create that accepts `Idempotency-Key` (plugins/idempotency.ts runs it at most once per key). */
+  acceptsIdempotencyKey?: boolean;
   handler: (ctx: RequestContext, params: ArgValues<A>, raw: ParamMap) => Promise<Reply>;
 }
 

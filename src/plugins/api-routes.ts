@@ -38,7 +38,9 @@ const apiRoutes: FastifyPluginAsync<ApiRoutesOptions> = async (app, { deps, grou
   const read = (definition: Endpoint): RouteHandlerMethod => async (request, reply) =>
     sendReply(reply, await app.readThrough(request, () => run(definition, request)));
   const write = (definition: Endpoint): RouteHandlerMethod => async (request, reply) =>
-    sendReply(reply, await run(definition, request));
+    sendReply(reply, await (definition.acceptsIdempotencyKey
+      ? app.idempotentCreate(request, () => run(definition, request))
+      : run(definition, request)));
 
   for (const group of groups) {
     const url = deps.config.apiPath + group.path;

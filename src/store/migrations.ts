@@ -222,5 +222,27 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
         await db.schema.createIndex('auth_failures_window_end').on('auth_failures').column('window_end').execute();
       },
     },
+    // D23: Idempotency-Key claims and the answers they replay (src/idempotency/), shared by every process.
+    '0008_idempotency_keys': {
+      async up(db: Kysely<any>) {
+        await db.schema.createTable('idempotency_keys')
+          .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
+          .addColumn('route', 'text', (c) => c.notNull())
+          .addColumn('key', 'text', (c) => c.notNull())
+          .addColumn('request_hash', 'text', (c) => c.notNull())
+          .addColumn('state', 'text', (c) => c.notNull())
+          .addColumn('claim', 'text', (c) => c.notNull())
+          .addColumn('created_ms', 'bigint', (c) => c.notNull())
+          .addColumn('status', 'integer')
+          .addColumn('headers', 'text')
+          .addColumn('content_type', 'text')
+          .addColumn('body', 'text')
+          .addColumn('body_base64', 'integer', flag)
+          .addPrimaryKeyConstraint('idempotency_keys_pk', ['user_id', 'route', 'key'])
+          .execute();
+        // Expired keys are deleted by age.
+        await db.schema.createIndex('idempotency_keys_created').on('idempotency_keys').column('created_ms').execute();
+      },
+    },
   };
 }

@@ -177,6 +177,33 @@ export interface ChangesTable {
   at: string;
 }
 
+/**
+ * D23: one row per Idempotency-Key a user sent to a create route, written only by src/idempotency/store.ts. A row is
+ * `running` from the claim until the create answers; then `done` with the answer (2xx only), or deleted.
+ */
+export interface IdempotencyKeysTable {
+  user_id: number;
+  /** The method and route pattern, e.g. `POST /calendar/events/v1/events`. */
+  route: string;
+  /** The key as sent: 1–255 characters 0x21–0x7E. */
+  key: string;
+  /** SHA-256 (base64url) of the request's parameters, canonicalised. */
+  request_hash: string;
+  state: 'running' | 'done';
+  /** A random token of the attempt that holds the row: only it stores or deletes the answer. */
+  claim: string;
+  /** When the row was claimed, in milliseconds since the epoch: the lease of `running` rows and the 24 h expiry. */
+  created_ms: number;
+  /** The answer of a `done` row; null while `running`. */
+  status: number | null;
+  /** The handler's own headers (Location, ...), as a JSON object. */
+  headers: string | null;
+  content_type: string | null;
+  body: string | null;
+  /** 1 when `body` holds bytes in base64 (a non-text answer), 0 for text. */
+  body_base64: Generated<Flag>;
+}
+
 export interface Database {
   data_version: DataVersionTable;
   changes: ChangesTable;
@@ -192,4 +219,5 @@ export interface Database {
   users: UsersTable;
   app_passwords: AppPasswordsTable;
   auth_failures: AuthFailuresTable;
+  idempotency_keys: IdempotencyKeysTable;
 }

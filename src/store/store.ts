@@ -90,6 +90,12 @@ export function isUniqueViolation(error: unknown): boolean {
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
+/** A row refers to one that is not there (any more): e.g. an item deleted for good while a write linking it ran. */
+export function isForeignKeyViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+}
+
 /** The one place that knows which implementation of StoreDialect serves which configuration. */
 const DIALECTS: { [K in DatabaseConfig['dialect']]: (config: Extract<DatabaseConfig, { dialect: K }>, options: OpenStoreOptions) => Promise<StoreDialect> } = {
   sqlite: (config) => openSqliteDialect(config.path),

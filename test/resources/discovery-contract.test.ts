@@ -133,6 +133,24 @@ describeEachDatabase('Discovery: every route answers as the OpenAPI document say
     await call('POST', '/events', 400, { as: admin(), body: { start_date: '2030-03-10', end_date: '2030-03-10' } });
   });
 
+  it('the changes route (D24)', async () => {
+    assert.ok(has('/changes'), 'the document describes /changes');
+    const listed = await h().request('GET', '/venues');
+    const since = String(listed.headers['x-sync-cursor']);
+    const venue = await call('POST', '/venues', 201, { as: admin(), body: { venue: 'Contract sync hall' } });
+    const event = await call('POST', '/events', 201, { as: admin(), body: { title: 'Contract sync', start_date: '2030-05-01 10:00', end_date: '2030-05-01 11:00', venue: venue.id, categories: ['Contract sync category'], tags: ['contract-sync-tag'], organizer: { organizer: 'Contract sync host' } } });
+    const secret = await call('POST', '/events', 201, { as: admin(), body: { title: 'Contract sync secret', password: 'x', start_date: '2030-05-01 10:00', end_date: '2030-05-01 11:00' } });
+    await call('DELETE', `/events/${event.id}`, 200, { as: admin() });
+    const page = await call('GET', '/changes', 200, { query: { since } });
+    assert.deepEqual(new Set(page.changes.map((entry: Json) => entry.type)), new Set(['event', 'venue', 'organizer', 'category', 'tag']));
+    assert.ok(page.changes.some((entry: Json) => entry.id === secret.id && entry.action === 'upsert'));
+    assert.ok(page.changes.some((entry: Json) => entry.id === event.id && entry.action === 'remove'));
+    await call('GET', '/changes', 200, { as: admin(), query: { since, per_page: 2 } });
+    await call('GET', '/changes', 200);
+    await call('GET', '/changes', 410, { query: { since: 'not-a-cursor' } });
+    await call('GET', '/changes', 400, { query: { per_page: 0 } });
+  });
+
   it('has called every documented operation, with success, at least once', () => {
     const missing: string[] = [];
     for (const [template, item] of Object.entries<Json>(doc.paths)) {

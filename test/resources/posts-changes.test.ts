@@ -49,8 +49,9 @@ describeEachDatabase('change log of events, venues and organizers', (h) => {
       const linked = await call('POST', `/${collection}`, 201, { [nameKey]: `Leaving ${type}`, status: 'publish' });
       const first = await call('POST', '/events', 201, event({ [type]: type === 'venue' ? linked.id : [linked.id] }));
       const second = await call('POST', '/events', 201, event({ [type]: type === 'venue' ? linked.id : [linked.id] }));
+      // D24: the events that embed it changed too.
       assert.deepEqual(await appendedBy(() => call('PATCH', `/${collection}/${linked.id}`, 200, { website: 'https://example.com' })),
-        [[type, linked.id, 'updated']]);
+        [['event', first.id, 'updated'], ['event', second.id, 'updated'], [type, linked.id, 'updated']]);
       assert.deepEqual(await appendedBy(() => call('DELETE', `/${collection}/${linked.id}`, 200)),
         [['event', first.id, 'updated'], ['event', second.id, 'updated'], [type, linked.id, 'trashed']]);
 

@@ -40,6 +40,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   organizers: 'People and organisations that run events.',
   categories: 'Event categories (hierarchical).',
   tags: 'Event tags.',
+  changes: 'Incremental sync (D24): list everything once, keep its X-Sync-Cursor, then ask what changed since.',
 };
 
 /**
@@ -78,6 +79,19 @@ export class ComponentCollector {
 }
 
 const BODY_METHODS: readonly Method[] = ['POST', 'PUT', 'PATCH'];
+
+/** D23: the header a create accepts (plugins/idempotency.ts), and the answers it adds. */
+const IDEMPOTENCY_KEY_PARAMETER: Json = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description: 'Makes a retried create safe: a repeat of the same request with the same key within 24 hours answers the first answer again (with `Idempotent-Replayed: true`) and creates nothing.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
+};
+const IDEMPOTENCY_RESPONSES: Record<number, string> = {
+  409: 'A request with this Idempotency-Key is still running (rest_idempotency_key_in_use).',
+  422: 'This Idempotency-Key was used with a different request (rest_idempotency_key_mismatch).',
+};
 
 function argSchema(spec: Arg, collector: ComponentCollector, keepDescription: boolean): Json {
   const { description, ...rest } = collector.convert(spec.schema) as Json;
@@ -121,6 +135,9 @@ function responses(definition: Endpoint<any>, collector: ComponentCollector): Js
     const schema = doc.schema ?? (isError ? ErrorSchema : undefined);
     out[status] = schema ? { description: doc.description, content: jsonContent(schema) } : { description: doc.description };
   }
+  if (definition.acceptsIdempotencyKey) {
+    for (const [status, description] of Object.entries(IDEMPOTENCY_RESPONSES)) out[status] ??= { description, content: jsonContent(ErrorSchema) };
+  }
   out.default = {
     description: 'Any other error, in the same envelope: 401 for bad credentials, 413 for a body over 1 MiB, 415 for an unsupported content type, 500 when something breaks.',
     content: jsonContent(ErrorSchema),
@@ -136,6 +153,7 @@ function operation(group: RouteGroup, definition: Endpoint<any>, method: Method,
   const parameters = [
     ...inPath.map(([name, spec]) => parameter(name, spec, 'path', collector)),
     ...(hasBody ? [] : others.map(([name, spec]) => parameter(name, spec, 'query', collector))),
+    ...(definition.acceptsIdempotencyKey ? [IDEMPOTENCY_KEY_PARAMETER] : []),
   ];
   const op: Json = { tags: [tagOf(group.path)], summary: definition.summary, operationId: operationId(method, path) };
   if (parameters.length > 0) op.parameters = parameters;
@@ -154,6 +172,7 @@ const DESCRIPTION = [
   '* Timestamps are `YYYY-MM-DD HH:MM:SS`; every `*_utc` twin holds the same instant in UTC.',
   '* Errors are `{code, message, data: {status, …}}`. Invalid arguments (400) are reported before permission problems (401/403).',
   '* Lists carry their totals in the body and in `X-TEC-Total`/`X-TEC-TotalPages` (also `X-WP-Total`/`X-WP-TotalPages` and a `Link` header).',
+  '* Lists also send `X-Sync-Cursor`: give it to `GET /changes?since=…` to learn, page by page, what changed after that list was read (D24).',
 ].join('\n');
 
 /** §14: the whole API as OpenAPI 3.1, generated from the same route table and schemas that serve and check requests. */

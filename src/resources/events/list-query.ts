@@ -6,6 +6,7 @@ import { defaultListWindow, inclusiveBound, strictBound } from '../../domain/dat
 import { coerceTruthy } from '../../http/args.ts';
 import type { ParamIssue } from '../../http/errors.ts';
 import { clampPerPage, type EchoedQuery } from '../../http/list.ts';
+import { modifiedBounds, modifiedEcho, type ModifiedBounds } from '../changes/modified-filter.ts';
 
 export const DATE_PARAMS = ['start_date', 'end_date', 'starts_before', 'starts_after', 'ends_before', 'ends_after'] as const;
 export type DateParam = (typeof DATE_PARAMS)[number];
@@ -93,6 +94,8 @@ export interface EventListParams {
   geoloc_radius?: number;
   include?: number[];
   post_parent?: number;
+  modified_after?: unknown;
+  modified_before?: unknown;
 }
 
 export interface PlanContext {
@@ -120,6 +123,8 @@ export interface EventListPlan {
   statuses: PostStatus[];
   include?: number[];
   parentId?: number;
+  /** D24: bounds on the post's `modified_utc` (after: exclusive, before: inclusive). */
+  modified?: ModifiedBounds;
   /** D13: true keeps events whose venue has coordinates, false those whose venue has none (or that have no venue). */
   geoloc?: boolean;
   near?: { lat: number; lng: number; radiusKm: number };
@@ -154,6 +159,7 @@ export function planEventList(params: EventListParams, context: PlanContext): Ev
     ? { lat: params.geoloc_lat, lng: params.geoloc_lng, radiusKm: params.geoloc_radius ?? DEFAULT_RADIUS_KM }
     : undefined;
 
+  const modified = modifiedBounds(params, context.siteZone, context.now);
   const dateValue = (param: DateParam) => dates.find((condition) => condition.param === param)?.value;
   const defaultStatus = listStatusesAllowed(context.viewer, undefined);
   const echo: EchoedQuery = [
@@ -176,6 +182,7 @@ export function planEventList(params: EventListParams, context: PlanContext): Ev
     ['geoloc_lat', near?.lat],
     ['geoloc_lng', near?.lng],
     ['geoloc_radius', near?.radiusKm],
+    ...modifiedEcho(modified),
   ];
 
   return {
@@ -191,6 +198,7 @@ export function planEventList(params: EventListParams, context: PlanContext): Ev
     statuses,
     include: params.include,
     parentId: params.post_parent,
+    modified: modified.after === undefined && modified.before === undefined ? undefined : modified,
     geoloc: params.geoloc,
     near,
     order: include ? 'publication' : 'start',

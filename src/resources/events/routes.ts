@@ -4,9 +4,10 @@ import { formatWp } from '../../domain/dates/stored-format.ts';
 import type { Args } from '../../http/args.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { ApiError, invalidParams } from '../../http/errors.ts';
+import { ifMatchPrecondition, jsonTag, lastModifiedHeader } from '../../http/etag.ts';
 import { postListReply } from '../../http/list.ts';
-import type { ParamMap } from '../../http/params.ts';
-import { endpoint, type Endpoint, type RouteGroup } from '../../http/routes.ts';
+import { emptyParams, type ParamMap } from '../../http/params.ts';
+import { endpoint, type Endpoint, type Reply, type RouteGroup } from '../../http/routes.ts';
 import { forceArg, loadPost, loadPostBySlug } from '../posts/args.ts';
 import { mayAssignAuthor, postLike } from '../posts/fields.ts';
 import type { PostRow } from '../posts/store.ts';
@@ -14,13 +15,14 @@ import { coordinateIssue, planEventList } from './list-query.ts';
 import { blankProtectedFields } from './protected.ts';
 import { EVENT_RESPONSES } from './response.ts';
 import { deletePasswordArg, eventFieldArgs, eventListArgs, existingSlugArg, filterTermIds, idArg, passwordArg, slugArg } from './schema.ts';
-import { loadEventBundle, serializeEvent } from './serialize.ts';
+import { loadEventBundle, serializeEvent, type EventBundle } from './serialize.ts';
 import { linkedInput } from './linked-input.ts';
 import { createEvent, deleteEvent, trashEvent, updateEvent, type EventInput } from './service.ts';
 import { organizerKind } from '../organizers/kind.ts';
 import { venueKind } from '../venues/kind.ts';
 import type { Db } from '../../store/store.ts';
 import { findEventPage } from './store.ts';
+import { syncCursorHeader } from '../changes/header.ts';
 
 const notFound = (id: number) => new ApiError(404, 'rest-event-not-found', `Event with ID ${id} does not exist.`);
 const notAnEvent = () => new ApiError(400, 'rest-invalid-event-id', 'The specified ID is not a valid event.');
@@ -41,6 +43,47 @@ function canSeeProtected(ctx: RequestContext, post: PostRow, password: unknown, 
   });
 }
 
+/** Why GET by id or slug refuses this caller the event (§5.1: trashed, not readable, password), if it does. */
+function readRefusal(ctx: RequestContext, post: PostRow, raw: ParamMap): ApiError | undefined {
+  if (post.status === 'trash') return new ApiError(403, 'event-no-longer-available', 'This event is no longer available');
+  if (!canReadPost(ctx.viewer, 'event', postLike(post), nowUtc(ctx))) {
+    return new ApiError(403, 'event-not-accessible', 'The requested event is not accessible');
+  }
+  if (!canSeeProtected(ctx, post, raw.password, raw)) {
+    return new ApiError(403, 'event-password-protected', 'The requested event is not accessible without a password');
+  }
+  return undefined;
+}
+
+const EDIT_CONTEXT: ParamMap = Object.freeze(Object.assign(emptyParams(), { context: 'edit' }));
+
+/**
+ * D22: the body GET by id or slug would answer this caller with `context=edit` and no other query parameter; undefined
+ * when it refuses. `context=edit` changes nothing but a password-protected event's access: its writers (who have the
+ * edit rights it asks for) read it that way or with its password, and both give these bytes.
+ */
+function asRead(ctx: RequestContext, bundle: EventBundle, id: number): Record<string, unknown> | undefined {
+  const record = bundle.records.get(id);
+  if (!record || readRefusal(ctx, record.post, EDIT_CONTEXT)) return undefined;
+  return serializeEvent(ctx, bundle, id, { single: true });
+}
+
+/** D22: the event's current ETag for this caller, read through `db` (a write's transaction). */
+const currentTag = (ctx: RequestContext, id: number) => async (db: Db): Promise<string | undefined> => {
+  const body = asRead(ctx, await loadEventBundle(db, ctx, [id]), id);
+  return body === undefined ? undefined : jsonTag(body);
+};
+
+/**
+ * A write's answer: the event as written (list form), with the ETag its GET would now give this caller (D22, `asRead`),
+ * from the same load serialised a second time in the GET's form; none when that GET would refuse (trashed).
+ */
+async function writeAnswer(ctx: RequestContext, id: number, status = 200, headers: Record<string, string> = {}): Promise<Reply> {
+  const bundle = await loadEventBundle(ctx.store.db, ctx, [id]);
+  const read = asRead(ctx, bundle, id);
+  return { status, body: serializeEvent(ctx, bundle, id, { single: false }), headers: read ? { ...headers, ETag: jsonTag(read) } : headers };
+}
+
 /** What the request sent, for the core: inline venues and organizers as validated (linked-input.ts). */
 async function eventInput(ctx: RequestContext, params: Record<string, unknown>, exclude: readonly string[]): Promise<EventInput> {
   const input: EventInput = Object.fromEntries(Object.entries(params).filter(([key, value]) => value !== undefined && !exclude.includes(key)));
@@ -48,6 +91,10 @@ async function eventInput(ctx: RequestContext, params: Record<string, unknown>, 
   if (params.organizer !== undefined) input.organizer = (await linkedInput(ctx, organizerKind, params.organizer))!;
   return input;
 }
+
+/** D22, documented beside each endpoint's own statuses. */
+const NOT_MODIFIED = { 304: { description: 'Not modified: If-None-Match names the current ETag (no body).' } };
+const PRECONDITION_FAILED = { 412: { description: 'If-Match does not name the current ETag: nothing changed.' } };
 
 const writeResponses = (success: number, description: string) => ({
   [success]: { description, schema: EVENT_RESPONSES.item },
@@ -61,6 +108,7 @@ const list = endpoint({
   summary: 'List events',
   responses: {
     200: { description: 'A page of events, by start date.', schema: EVENT_RESPONSES.list },
+    ...NOT_MODIFIED,
     400: { description: 'Invalid parameter.' },
     404: { description: 'Page beyond the last.' },
   },
@@ -68,6 +116,8 @@ const list = endpoint({
   async handler(ctx, params, raw) {
     const issue = coordinateIssue(params);
     if (issue) throw invalidParams(issue);
+    // D24: read before the list's queries, so that following /changes from it loses nothing.
+    const syncCursor = await syncCursorHeader(ctx);
     const [categoryIds, tagIds] = await Promise.all([
       params.categories && filterTermIds(ctx, 'event_category', params.categories),
       params.tags && filterTermIds(ctx, 'event_tag', params.tags),
@@ -90,7 +140,8 @@ const list = endpoint({
       const event = serializeEvent(ctx, bundle, id, { single: false });
       return canSeeProtected(ctx, bundle.records.get(id)!.post, params.password, raw) ? event : blankProtectedFields(event);
     });
-    return postListReply('events', events, total, plan, `${ctx.config.apiRoot}/events/`, plan.echo);
+    const reply = postListReply('events', events, total, plan, `${ctx.config.apiRoot}/events/`, plan.echo);
+    return { ...reply, headers: { ...reply.headers, ...syncCursor } };
   },
 });
 
@@ -98,12 +149,13 @@ const create = endpoint({
   methods: ['POST'],
   summary: 'Create an event',
   responses: writeResponses(201, 'The event created.'),
+  acceptsIdempotencyKey: true,
   args: eventFieldArgs(true),
   allows: (ctx) => canCreatePosts(ctx.viewer),
   permission: (ctx, params) => canCreatePosts(ctx.viewer) && mayAssignAuthor(ctx, params.author as number | undefined),
   async handler(ctx, params) {
     const id = await createEvent(ctx.store, ctx, await eventInput(ctx, params, []));
-    return { status: 201, body: await readEvent(ctx, id, false), headers: { Location: `${ctx.config.apiRoot}/events/${id}` } };
+    return writeAnswer(ctx, id, 201, { Location: `${ctx.config.apiRoot}/events/${id}` });
   },
 });
 
@@ -136,6 +188,7 @@ function itemEndpoints(key: 'id' | 'slug'): Endpoint<any>[] {
       summary: 'Get one event',
       responses: {
         200: { description: 'The event, with json_ld.', schema: EVENT_RESPONSES.item },
+        ...NOT_MODIFIED,
         400: { description: key === 'id' ? 'Not an event.' : 'No event by that slug.' },
         403: { description: 'Trashed, not accessible, or password-protected.' },
         404: { description: 'No such id.' },
@@ -143,14 +196,10 @@ function itemEndpoints(key: 'id' | 'slug'): Endpoint<any>[] {
       args: readArgs,
       async handler(ctx, params, raw) {
         const post = await requireEvent(ctx, params);
-        if (post.status === 'trash') throw new ApiError(403, 'event-no-longer-available', 'This event is no longer available');
-        if (!canReadPost(ctx.viewer, 'event', postLike(post), nowUtc(ctx))) {
-          throw new ApiError(403, 'event-not-accessible', 'The requested event is not accessible');
-        }
-        if (!canSeeProtected(ctx, post, raw.password, raw)) {
-          throw new ApiError(403, 'event-password-protected', 'The requested event is not accessible without a password');
-        }
-        return { body: await readEvent(ctx, post.id, true) };
+        const refusal = readRefusal(ctx, post, raw);
+        if (refusal) throw refusal;
+        const body = await readEvent(ctx, post.id, true);
+        return { body, headers: lastModifiedHeader(body) };
       },
     }),
     endpoint({
@@ -163,32 +212,34 @@ function itemEndpoints(key: 'id' | 'slug'): Endpoint<any>[] {
         403: { description: 'Not allowed.' },
         404: { description: 'No such id.' },
         410: { description: 'Already in the trash.' },
+        ...PRECONDITION_FAILED,
       },
       args: deleteArgs,
       allows: (ctx) => canCreatePosts(ctx.viewer),
       permission: mayChange(canDeletePost),
       async handler(ctx, params) {
         const post = await requireEvent(ctx, params);
+        const options = ifMatchPrecondition(ctx.ifMatch, currentTag(ctx, post.id));
         if (params.force) {
-          const previous = await deleteEvent(ctx.store, ctx, post.id, (trx) => readEvent(ctx, post.id, false, trx));
+          const previous = await deleteEvent(ctx.store, ctx, post.id, (trx) => readEvent(ctx, post.id, false, trx), options);
           return { body: { deleted: true, previous } };
         }
-        await trashEvent(ctx.store, ctx, post.id);
-        return { body: await readEvent(ctx, post.id, false) };
+        await trashEvent(ctx.store, ctx, post.id, options);
+        return writeAnswer(ctx, post.id);
       },
     }),
     endpoint({
       methods: ['POST', 'PUT', 'PATCH'],
       summary: 'Update an event: only the fields sent change',
-      responses: { ...writeResponses(200, 'The updated event.'), 404: { description: 'No such event.' } },
+      responses: { ...writeResponses(200, 'The updated event.'), 404: { description: 'No such event.' }, ...PRECONDITION_FAILED },
       args: updateArgs,
       allows: (ctx) => canCreatePosts(ctx.viewer),
       permission: async (ctx, params) => (await mayChange(canEditPost)(ctx, params)) && mayAssignAuthor(ctx, params.author as number | undefined),
       async handler(ctx, params) {
         const { id } = await requireEvent(ctx, params);
         // By slug, the path's slug names the event and cannot rename it (§5.3).
-        await updateEvent(ctx.store, ctx, id, await eventInput(ctx, params, [key]));
-        return { body: await readEvent(ctx, id, false) };
+        await updateEvent(ctx.store, ctx, id, await eventInput(ctx, params, [key]), ifMatchPrecondition(ctx.ifMatch, currentTag(ctx, id)));
+        return writeAnswer(ctx, id);
       },
     }),
   ];

@@ -16,6 +16,7 @@ import { isPostOfType, isSlugOfType, listStatusArg, pagingArgs, postWriteArgs, s
 import { resolveTermsForFilter, type Taxonomy } from '../terms/service.ts';
 import { venueKind } from '../venues/kind.ts';
 import { linkedInput } from './linked-input.ts';
+import { modifiedArgs } from '../changes/modified-filter.ts';
 
 /** WordPress's `post_password` column holds 255 characters. */
 const MAX_PASSWORD_LENGTH = 255;
@@ -146,4 +147,5 @@ export const eventListArgs = {
   post_parent: arg.integer({ description: 'Events whose parent is this event.', validate: isPostOfType('event') }),
   ticketed: arg.any({ description: 'Ticketing is not part of this service: true is refused, false applies no filter.', validate: ticketedValidator, schema: Type.Boolean({ description: 'Ticketing is not part of this service: true is refused, false applies no filter.' }) }),
   password: passwordArg,
+  ...modifiedArgs,
 };

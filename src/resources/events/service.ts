@@ -9,7 +9,7 @@ import { sanitizeHtml, sanitizeTitle } from '../../domain/html.ts';
 import { toList } from '../../domain/lists.ts';
 import { slugify } from '../../domain/slugs.ts';
 import type { EventsTable } from '../../store/schema.ts';
-import type { Store, Trx } from '../../store/store.ts';
+import { isForeignKeyViolation, type Store, type Trx } from '../../store/store.ts';
 import type { LinkedPostKind } from '../linked/kind.ts';
 import { createLinked, type Sent } from '../linked/service.ts';
 import { organizerKind } from '../organizers/kind.ts';
@@ -145,7 +145,17 @@ async function insertEvent(trx: Trx, store: Store, actor: Actor, input: EventInp
 
 /** POST /events: returns the new event's id. */
 export function createEvent(store: Store, actor: Actor, input: EventInput): Promise<number> {
-  return store.transaction((trx) => insertEvent(trx, store, actor, input));
+  return store.transaction((trx) => insertEvent(trx, store, actor, input)).catch(linkedItemGone);
+}
+
+/**
+ * The venues, organizers and terms a write names are checked before its transaction; one deleted for good in between
+ * makes the link fail (a foreign key): nothing was written, and the client may send it again (then a 400 names it).
+ */
+function linkedItemGone(error: unknown): never {
+  if (!isForeignKeyViolation(error)) throw error;
+  throw new DomainError('conflict', 'rest_linked_item_gone',
+    'A venue, organizer, category or tag this event links to was deleted while the request ran: nothing was written; send it again.');
 }
 
 const storedSchedule = (record: EventRecord): StoredSchedule => ({
@@ -177,7 +187,7 @@ function writeExisting<T>(
     const result = await withTermCounts(trx, [id], () => write(trx, row));
     await refreshListing(trx, [id]);
     return result;
-  });
+  }).catch(linkedItemGone);
 }
 
 /**

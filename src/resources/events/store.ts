@@ -116,7 +116,7 @@ const OCCURRENCE_COLUMNS: StatusColumns = { status: 'occurrences.status', publis
 function filteredOccurrences(store: Store, actor: Actor, plan: EventListPlan) {
   const db = store.db;
   const nowUtc = formatWp(actor.now);
-  const needsPosts = plan.searchTerms !== undefined || plan.parentId !== undefined;
+  const needsPosts = plan.searchTerms !== undefined || plan.parentId !== undefined || plan.modified !== undefined;
   const needsEvents = plan.venueIds !== undefined || plan.featured !== undefined || plan.geoloc !== undefined || plan.near !== undefined;
   // SQLite keeps the written order of a CROSS JOIN, so the occurrences index drives the query (its planner would
   // otherwise start from another table and sort); PostgreSQL plans it as the inner join it is. The type claims both
@@ -159,6 +159,8 @@ function filteredOccurrences(store: Store, actor: Actor, plan: EventListPlan) {
   if (plan.featured !== undefined) query = query.where('events.featured', '=', plan.featured ? 1 : 0);
   if (plan.include !== undefined) query = query.where('occurrences.event_id', 'in', plan.include);
   if (plan.parentId !== undefined) query = query.where('posts.parent_id', '=', plan.parentId);
+  if (plan.modified?.after !== undefined) query = query.where('posts.modified_utc', '>', plan.modified.after);
+  if (plan.modified?.before !== undefined) query = query.where('posts.modified_utc', '<=', plan.modified.before);
   if (plan.geoloc !== undefined) {
     const located = (eb: { (...args: any[]): Expression<SqlBool> }) => eb('events.venue_id', 'in', venuesWithCoordinates(db));
     query = query.where((eb) => (plan.geoloc ? located(eb) : eb.or([eb('events.venue_id', 'is', null), eb.not(located(eb))])));

@@ -4,24 +4,30 @@ import { formatWp } from '../../domain/dates/stored-format.ts';
 import { arg, type Args } from '../../http/args.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { ApiError, invalidParams as invalidFields } from '../../http/errors.ts';
+import { ifMatchPrecondition, jsonTag, lastModifiedHeader } from '../../http/etag.ts';
 import { clampPerPage, postListReply, type EchoedQuery } from '../../http/list.ts';
-import { endpoint, type Endpoint, type RouteGroup } from '../../http/routes.ts';
+import { endpoint, type Endpoint, type Reply, type RouteGroup } from '../../http/routes.ts';
 import { nonEmptyString, stringOrEmpty } from '../../http/validators.ts';
 import type { Db } from '../../store/store.ts';
 import { forceArg, isPostOfType, isSlugOfType, listStatusArg, loadPost, loadPostBySlug, pagingArgs, postWriteArgs, searchArg } from '../posts/args.ts';
 import { mayAssignAuthor, postLike } from '../posts/fields.ts';
 import type { PostRow } from '../posts/store.ts';
 import { visibleInList } from '../posts/visibility.ts';
+import { syncCursorHeader } from '../changes/header.ts';
 import type { LinkedPostKind } from './kind.ts';
 import { linkedResponseSchemas } from './response.ts';
 import { loadLinked, serializeLinked } from './serialize.ts';
 import { createLinkedItem, deleteLinkedItem, trashLinkedItem, updateLinkedItem, type Sent } from './service.ts';
 
+/** D22, documented beside each endpoint's own statuses. */
+const NOT_MODIFIED = { 304: { description: 'Not modified: If-None-Match names the current ETag (no body).' } };
+const PRECONDITION_FAILED = { 412: { description: 'If-Match does not name the current ETag: nothing changed.' } };
+
 /** Extra list filters a later slice adds (the event-related ones): args, a WHERE clause and what rest_url echoes. */
 export interface ListFilter {
   args: Args;
   where(params: Record<string, unknown>, ctx: RequestContext): Expression<SqlBool> | undefined | Promise<Expression<SqlBool> | undefined>;
-  echo(params: Record<string, unknown>): EchoedQuery;
+  echo(params: Record<string, unknown>, ctx: RequestContext): EchoedQuery;
 }
 
 /** §6: words split on anything but letters, digits and `-`; an item matches when one field holds every word. */
@@ -64,6 +70,23 @@ export function linkedPostRoutes(kind: LinkedPostKind, listFilters: ListFilter[]
     return serializeLinked(ctx, kind, record, { single });
   };
 
+  /** D22: the body GET by id or slug would answer this caller (json_ld included), or undefined when it refuses (403). */
+  const asRead = (ctx: RequestContext, record: Parameters<typeof serializeLinked>[2] | undefined) =>
+    record && canReadPost(ctx.viewer, kind.type, postLike(record.post), formatWp(ctx.now)) ? serializeLinked(ctx, kind, record, { single: true }) : undefined;
+
+  /** D22: the item's current ETag for this caller, read through `db` (a write's transaction). */
+  const currentTag = (ctx: RequestContext, id: number) => async (db: Db): Promise<string | undefined> => {
+    const body = asRead(ctx, (await loadLinked(db, kind, [id])).get(id));
+    return body === undefined ? undefined : jsonTag(body);
+  };
+
+  /** A write's answer (list form) with the ETag the item's GET would now give this caller, from the same load. */
+  const writeAnswer = async (ctx: RequestContext, id: number, status = 200, headers: Record<string, string> = {}): Promise<Reply> => {
+    const record = (await loadLinked(ctx.store.db, kind, [id])).get(id)!;
+    const read = asRead(ctx, record);
+    return { status, body: serializeLinked(ctx, kind, record, { single: false }), headers: read ? { ...headers, ETag: jsonTag(read) } : headers };
+  };
+
   const sentFields = (params: Record<string, unknown>, exclude: string[]): Sent => {
     const sent: Sent = {};
     for (const [key, value] of Object.entries(params)) if (value !== undefined && !exclude.includes(key)) sent[key] = value;
@@ -80,9 +103,11 @@ export function linkedPostRoutes(kind: LinkedPostKind, listFilters: ListFilter[]
   const list = endpoint({
     methods: ['GET'],
     summary: `List ${kind.collection}`,
-    responses: { 200: { description: `A page of ${kind.collection}.`, schema: schemas.list }, 400: { description: 'Invalid parameter.' }, 404: { description: 'Page beyond the last.' } },
+    responses: { 200: { description: `A page of ${kind.collection}.`, schema: schemas.list }, ...NOT_MODIFIED, 400: { description: 'Invalid parameter.' }, 404: { description: 'Page beyond the last.' } },
     args: { ...pagingArgs, search: searchArg, status: listStatusArg, ...(Object.assign({}, ...listFilters.map((filter) => filter.args)) as {}) },
     async handler(ctx, params) {
+      // D24: read before the list's queries, so that following /changes from it loses nothing.
+      const syncCursor = await syncCursorHeader(ctx);
       const db: Db = ctx.store.db;
       const perPage = clampPerPage(params.per_page, ctx.config.perPageDefault, ctx.config.perPageMax);
       const page = params.page;
@@ -109,11 +134,12 @@ export function linkedPostRoutes(kind: LinkedPostKind, listFilters: ListFilter[]
       const echoed: EchoedQuery = [
         ['page', page],
         ['per_page', perPage],
-        ...listFilters.flatMap((filter) => filter.echo(params)),
+        ...listFilters.flatMap((filter) => filter.echo(params, ctx)),
         ['status', params.status?.join(',') ?? (statuses.length === 1 ? 'publish' : 'any')],
         ['search', params.search],
       ];
-      return postListReply(kind.collection, items, Number(total), { page, perPage }, `${collectionUrl(ctx)}/`, inEchoOrder(echoed));
+      const reply = postListReply(kind.collection, items, Number(total), { page, perPage }, `${collectionUrl(ctx)}/`, inEchoOrder(echoed));
+      return { ...reply, headers: { ...reply.headers, ...syncCursor } };
     },
   });
 
@@ -121,6 +147,7 @@ export function linkedPostRoutes(kind: LinkedPostKind, listFilters: ListFilter[]
     methods: ['POST'],
     summary: `Create a ${kind.type} (or reuse an identical one)`,
     responses: { 201: { description: `The ${kind.type} created or reused.`, schema: schemas.item }, 400: { description: 'Invalid parameter.' }, 401: { description: 'Not logged in.' }, 403: { description: 'Not allowed.' } },
+    acceptsIdempotencyKey: true,
     args: fieldArgs(true),
     allows: (ctx) => canCreatePosts(ctx.viewer),
     check: checkFields,
@@ -128,7 +155,7 @@ export function linkedPostRoutes(kind: LinkedPostKind, listFilters: ListFilter[]
     async handler(ctx, params) {
       const sent = sentFields(params, []);
       const { id } = await createLinkedItem(ctx.store, ctx, kind, sent);
-      return { status: 201, body: await serializeOne(ctx, id, false), headers: { Location: `${collectionUrl(ctx)}/${id}` } };
+      return writeAnswer(ctx, id, 201, { Location: `${collectionUrl(ctx)}/${id}` });
     },
   });
 
@@ -145,35 +172,37 @@ export function linkedPostRoutes(kind: LinkedPostKind, listFilters: ListFilter[]
       endpoint({
         methods: ['GET'],
         summary: `Get one ${kind.type}`,
-        responses: { 200: { description: `The ${kind.type}, with json_ld.`, schema: schemas.item }, 400: { description: `No ${kind.type} by that ${key}.` }, 403: { description: 'Not accessible.' } },
+        responses: { 200: { description: `The ${kind.type}, with json_ld.`, schema: schemas.item }, ...NOT_MODIFIED, 400: { description: `No ${kind.type} by that ${key}.` }, 403: { description: 'Not accessible.' } },
         args: keyArg,
         async handler(ctx, params) {
           const post = await row(ctx, params);
           if (!canReadPost(ctx.viewer, kind.type, postLike(post), nowUtc(ctx))) throw new ApiError(403, notAccessibleCode, notAccessibleMessage);
-          return { body: await serializeOne(ctx, post.id, true) };
+          const body = await serializeOne(ctx, post.id, true);
+          return { body, headers: lastModifiedHeader(body) };
         },
       }),
       endpoint({
         methods: ['DELETE'],
         summary: `Trash a ${kind.type}, or delete it with force=true`,
-        responses: { 200: { description: `The trashed ${kind.type}, or {deleted, previous}.`, schema: schemas.deleted }, 400: { description: `No ${kind.type} by that ${key}.` }, 401: { description: 'Not logged in.' }, 403: { description: 'Not allowed.' }, 410: { description: 'Already in the trash.' } },
+        responses: { 200: { description: `The trashed ${kind.type}, or {deleted, previous}.`, schema: schemas.deleted }, 400: { description: `No ${kind.type} by that ${key}.` }, 401: { description: 'Not logged in.' }, 403: { description: 'Not allowed.' }, 410: { description: 'Already in the trash.' }, ...PRECONDITION_FAILED },
         args: { ...keyArg, force: forceArg },
         allows: (ctx) => canCreatePosts(ctx.viewer),
         permission: async (ctx, params) => canDeletePost(ctx.viewer, postLike(await row(ctx, params)), nowUtc(ctx)),
         async handler(ctx, params) {
           const post = await row(ctx, params);
+          const options = ifMatchPrecondition(ctx.ifMatch, currentTag(ctx, post.id));
           if (params.force) {
-            const previous = await deleteLinkedItem(ctx.store, ctx, kind, post.id, (trx) => serializeOne(ctx, post.id, false, trx));
+            const previous = await deleteLinkedItem(ctx.store, ctx, kind, post.id, (trx) => serializeOne(ctx, post.id, false, trx), options);
             return { body: { deleted: true, previous } };
           }
-          await trashLinkedItem(ctx.store, ctx, kind, post.id);
-          return { body: await serializeOne(ctx, post.id, false) };
+          await trashLinkedItem(ctx.store, ctx, kind, post.id, options);
+          return writeAnswer(ctx, post.id);
         },
       }),
       endpoint({
         methods: ['POST', 'PUT', 'PATCH'],
         summary: `Update a ${kind.type}: only the fields sent change`,
-        responses: { 200: { description: `The updated ${kind.type}.`, schema: schemas.item }, 400: { description: 'Invalid parameter.' }, 401: { description: 'Not logged in.' }, 403: { description: 'Not allowed.' } },
+        responses: { 200: { description: `The updated ${kind.type}.`, schema: schemas.item }, 400: { description: 'Invalid parameter.' }, 401: { description: 'Not logged in.' }, 403: { description: 'Not allowed.' }, ...PRECONDITION_FAILED },
         args: { ...keyArg, ...fieldArgs(false) },
         check: checkFields,
         allows: (ctx) => canCreatePosts(ctx.viewer),
@@ -182,8 +211,8 @@ export function linkedPostRoutes(kind: LinkedPostKind, listFilters: ListFilter[]
         async handler(ctx, params) {
           const post = await row(ctx, params);
           const sent = sentFields(params, ['id', 'slug']);
-          await updateLinkedItem(ctx.store, ctx, kind, post.id, sent);
-          return { body: await serializeOne(ctx, post.id, false) };
+          await updateLinkedItem(ctx.store, ctx, kind, post.id, sent, ifMatchPrecondition(ctx.ifMatch, currentTag(ctx, post.id)));
+          return writeAnswer(ctx, post.id);
         },
       }),
     ];

@@ -86,6 +86,18 @@ async function updateLinked(trx: Trx, actor: Actor, kind: LinkedPostKind, row: P
   if (Object.keys(meta).length > 0) {
     await trx.updateTable(kind.metaTable as 'venues').set(meta as never).where('id', '=', row.id).execute();
   }
+  await logEmbeddingEvents(trx, kind, row.id);
+}
+
+/**
+ * Events that embed the item show its new state (name, address, status, url…): they changed too, so that a sync client
+ * (D24) or an ETag (D22) never keeps the old copy. A trashed item has left its events already (unlinkAndLog).
+ */
+async function logEmbeddingEvents(trx: Trx, kind: LinkedPostKind, id: number): Promise<void> {
+  const rows = kind.type === 'venue'
+    ? await trx.selectFrom('events').select('id as event_id').where('venue_id', '=', id).orderBy('id').execute()
+    : await trx.selectFrom('event_organizers').select('event_id').distinct().where('organizer_id', '=', id).orderBy('event_id').execute();
+  for (const row of rows) recordChange(trx, { type: 'event', id: row.event_id, action: 'updated' });
 }
 
 /** POST /venues, /organizers: one item (or the reused duplicate). */

@@ -2,16 +2,19 @@ import { canEditPost, canReadPost } from '../../domain/access.ts';
 import { formatWp } from '../../domain/dates/stored-format.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { forbidden } from '../../http/errors.ts';
+import { ifMatchPrecondition, jsonTag } from '../../http/etag.ts';
 import { buildUrl, clampPerPage, listHeaders, totalPages, type EchoedQuery, type ListLinks } from '../../http/list.ts';
 import { hasParam, type ParamMap } from '../../http/params.ts';
 import { endpoint, type RouteGroup } from '../../http/routes.ts';
 import { loadPost } from '../posts/args.ts';
 import { postLike } from '../posts/fields.ts';
 import { queryTerms } from './query.ts';
+import { syncCursorHeader } from '../changes/header.ts';
 import { TERM_RESPONSES } from './response.ts';
 import { listArgs, loadTerm, loadTermRefs, termIdArg, writeArgs } from './schema.ts';
 import { createTerm, notHierarchical, removeTerm, serializeTerms, updateTerm, type TermInput } from './service.ts';
-import type { TermRow } from './store.ts';
+import { findTerm, type TermRow } from './store.ts';
+import type { Db } from '../../store/store.ts';
 import { TAXONOMIES, type Taxonomy, type TaxonomyInfo } from './taxonomies.ts';
 
 interface ListParams {
@@ -68,7 +71,17 @@ export function termRoutes(taxonomy: Taxonomy): RouteGroup[] {
   const noun = info.collection === 'categories' ? 'event category' : 'event tag';
   const collectionUrl = (ctx: RequestContext) => `${ctx.config.apiRoot}/${info.collection}`;
   const mayManage = (ctx: RequestContext) => info.canManage(ctx.viewer);
-  const serializeOne = async (ctx: RequestContext, row: TermRow) => (await serializeTerms(ctx.store.db, ctx, info, [row]))[0];
+  const serializeOne = async (ctx: RequestContext, row: TermRow, db: Db = ctx.store.db) => (await serializeTerms(db, ctx, info, [row]))[0];
+  /**
+   * D22: the term's current ETag, read through `db` (a write's transaction). Terms read the same for every caller, and
+   * GET, update and the answers all use `serializeOne`, so a write's answer body is the GET's and its tag is the new ETag.
+   */
+  const ifMatch = (ctx: RequestContext, id: number) => ifMatchPrecondition(ctx.ifMatch, async (db: Db) => {
+    const row = await findTerm(db, info.taxonomy, id);
+    return row === undefined ? undefined : jsonTag(await serializeOne(ctx, row, db));
+  });
+  const NOT_MODIFIED = { 304: { description: 'Not modified: If-None-Match names the current ETag (no body).' } };
+  const PRECONDITION_FAILED = { 412: { description: 'If-Match does not name the current ETag: nothing changed.' } };
   const idArgs = { id: termIdArg(info) };
   const schemas = TERM_RESPONSES[info.collection];
 
@@ -77,6 +90,7 @@ export function termRoutes(taxonomy: Taxonomy): RouteGroup[] {
     summary: `List ${info.collection}`,
     responses: {
       200: { description: `A page of ${info.collection}; a page beyond the last is empty.`, schema: schemas.list },
+      ...NOT_MODIFIED,
       400: { description: 'Invalid parameter.' },
       401: { description: 'Filtered by an event that is not public, without logging in.' },
       403: { description: 'Filtered by an event the caller may not see.' },
@@ -86,6 +100,8 @@ export function termRoutes(taxonomy: Taxonomy): RouteGroup[] {
       const params = rawParams as unknown as ListParams;
       const [eventName, eventId] = params.event !== undefined ? ['event', params.event] : ['post', params.post];
       if (eventId !== undefined && !(await maySeeEvent(ctx, eventId))) throw forbidden(ctx.viewer !== null);
+      // D24: read before the list's queries, so that following /changes from it loses nothing.
+      const syncCursor = await syncCursorHeader(ctx);
       const perPage = clampPerPage(params.per_page, ctx.config.perPageDefault, ctx.config.perPageMax);
       const idsOf = async (refs: string[] | undefined) => {
         if (refs === undefined) return undefined;
@@ -125,7 +141,7 @@ export function termRoutes(taxonomy: Taxonomy): RouteGroup[] {
       const body: Record<string, unknown> = { rest_url: links.restUrl, total, total_pages: pages, [info.collection]: items };
       if (links.nextRestUrl) body.next_rest_url = links.nextRestUrl;
       if (links.previousRestUrl) body.previous_rest_url = links.previousRestUrl;
-      return { body, headers: listHeaders(total, pages, links) };
+      return { body, headers: { ...listHeaders(total, pages, links), ...syncCursor } };
     },
   });
 
@@ -138,20 +154,22 @@ export function termRoutes(taxonomy: Taxonomy): RouteGroup[] {
       401: { description: 'Not logged in.' },
       403: { description: 'Not allowed.' },
     },
+    acceptsIdempotencyKey: true,
     args: writeArgs(info, 'create'),
     allows: mayManage,
     permission: mayManage,
     async handler(ctx, params, raw) {
       refuseParentOnFlatTaxonomy(info, raw);
       const row = await createTerm(ctx.store, ctx, info, { ...termInput(params), name: params.name as string });
-      return { status: 201, body: await serializeOne(ctx, row), headers: { Location: `${collectionUrl(ctx)}/${row.id}` } };
+      const body = await serializeOne(ctx, row);
+      return { status: 201, body, headers: { Location: `${collectionUrl(ctx)}/${row.id}`, ETag: jsonTag(body) } };
     },
   });
 
   const get = endpoint({
     methods: ['GET'],
     summary: `Get one ${noun}`,
-    responses: { 200: { description: `The ${noun}.`, schema: schemas.item }, 400: { description: `No ${noun} with that id.` } },
+    responses: { 200: { description: `The ${noun}.`, schema: schemas.item }, ...NOT_MODIFIED, 400: { description: `No ${noun} with that id.` } },
     args: idArgs,
     async handler(ctx, params) {
       return { body: await serializeOne(ctx, (await loadTerm(ctx, info, params.id))!) };
@@ -166,14 +184,16 @@ export function termRoutes(taxonomy: Taxonomy): RouteGroup[] {
       400: { description: 'Invalid parameter, a name taken at that level (term_exists) or a slug taken (duplicate_term_slug).' },
       401: { description: 'Not logged in.' },
       403: { description: 'Not allowed.' },
+      ...PRECONDITION_FAILED,
     },
     args: { ...idArgs, ...writeArgs(info, 'update') },
     allows: mayManage,
     permission: mayManage,
     async handler(ctx, params, raw) {
       refuseParentOnFlatTaxonomy(info, raw);
-      const row = await updateTerm(ctx.store, ctx, info, params.id as number, termInput(params));
-      return { body: await serializeOne(ctx, row) };
+      const row = await updateTerm(ctx.store, ctx, info, params.id as number, termInput(params), ifMatch(ctx, params.id as number));
+      const body = await serializeOne(ctx, row);
+      return { body, headers: { ETag: jsonTag(body) } };
     },
   });
 
@@ -185,13 +205,14 @@ export function termRoutes(taxonomy: Taxonomy): RouteGroup[] {
       400: { description: `No ${noun} with that id.` },
       401: { description: 'Not logged in.' },
       403: { description: 'Not allowed.' },
+      ...PRECONDITION_FAILED,
     },
     args: idArgs,
     allows: mayManage,
     permission: mayManage,
     async handler(ctx, params) {
       const previous = await serializeOne(ctx, (await loadTerm(ctx, info, params.id))!);
-      await removeTerm(ctx.store, ctx, info, params.id);
+      await removeTerm(ctx.store, ctx, info, params.id, ifMatch(ctx, params.id));
       return { body: previous };
     },
   });

@@ -1,0 +1,201 @@
+// D24 incremental sync: what changed after a cursor, as the caller may see it now. Built on the change log (D21) and
+// on the scheduled items that came due since (D17, which no write records).
+//
+// The rule: a client that lists everything (every page of every list, events without a date window, categories and
+// tags with hide_empty=false) and then follows `/changes` from the first list's X-Sync-Cursor ends with exactly the
+// items, and the fields, a fresh full list shows it. So an item is `upsert` when the caller's full list would show it
+// and `remove` otherwise: deleted, trashed, unpublished, private, someone else's draft, an event hidden from listings.
+// Every entry carries the item's current state, read after the log rows that name it, so entries are idempotent and
+// only the last one of an item matters.
+import { changesRetainedAfter, latestSeq, readChanges } from '../../changes/read.ts';
+import { listStatusesAllowed, type PostStatus } from '../../domain/access.ts';
+import type { Actor } from '../../domain/actor.ts';
+import { formatWp } from '../../domain/dates/stored-format.ts';
+import { DomainError } from '../../domain/errors.ts';
+import type { Store } from '../../store/store.ts';
+import { blankProtectedFields } from '../events/protected.ts';
+import { loadEventBundle, serializeEvent } from '../events/serialize.ts';
+import { eventListQueries } from '../events/store.ts';
+import type { LinkedPostKind } from '../linked/kind.ts';
+import { loadLinked, serializeLinked } from '../linked/serialize.ts';
+import { organizerKind } from '../organizers/kind.ts';
+import { visibleInList } from '../posts/visibility.ts';
+import { serializeTerms } from '../terms/service.ts';
+import { TAXONOMIES, type Taxonomy } from '../terms/taxonomies.ts';
+import { venueKind } from '../venues/kind.ts';
+import { appendRefs, coalesceRows, cursorAt, LAST_ID, START_CURSOR, type ItemRef, type SyncCursor, type SyncType } from './cursor.ts';
+
+export type SyncEntry =
+  | { type: SyncType; id: number; action: 'upsert'; item: Record<string, unknown> }
+  | { type: SyncType; id: number; action: 'remove' };
+
+export interface SyncPage {
+  changes: SyncEntry[];
+  next: SyncCursor;
+  hasMore: boolean;
+}
+
+/** A cursor older than the retention, not ours, or ahead of this database: the client lists everything again. */
+export const cursorExpired = () => new DomainError('gone', 'rest_sync_cursor_expired',
+  'The sync cursor is expired or invalid: list every collection again and follow /changes from the X-Sync-Cursor of that list.');
+
+/** Scheduled items a cursor may claim to have seen ahead of this service's clock (other processes' clocks drift). */
+const CLOCK_LEEWAY_MS = 60 * 60 * 1000;
+
+/**
+ * The cursor as of now (`X-Sync-Cursor` of list answers): the latest seq, read **before** the list's own queries, and
+ * the list's clock. Everything committed up to that seq is in what the list then reads; anything later is replayed by
+ * `/changes` (possibly again: upserts are idempotent). One query: `max(seq)` on the primary key.
+ */
+export async function currentCursor(store: Store, actor: Actor): Promise<SyncCursor> {
+  return cursorAt(await latestSeq(store.db), formatWp(actor.now));
+}
+
+/**
+ * One page of changes after `since` (null: from the oldest retained change and the first scheduled item ever due),
+ * at most `limit` entries: log rows first, in seq order, coalesced per item; once the log is exhausted, the scheduled
+ * items that came due since the cursor, in (publication date, id) order. A constant number of queries whatever
+ * `limit` is. Throws {@link cursorExpired} for a cursor this log cannot continue.
+ */
+export async function readSyncPage(store: Store, actor: Actor, since: SyncCursor | null, limit: number): Promise<SyncPage> {
+  const db = store.db;
+  const from = since ?? START_CURSOR;
+  const nowUtc = formatWp(actor.now);
+  if (since && since.dueAt > formatWp(actor.now.plus({ milliseconds: CLOCK_LEEWAY_MS }))) throw cursorExpired();
+
+  const rows = await readChanges(db, { afterSeq: from.seq, limit: limit + 1 });
+  if (since) {
+    // Asked after reading: pruning removes only the oldest rows, so a true answer covers what was read (read.ts).
+    if (!(await changesRetainedAfter(db, since.seq))) throw cursorExpired();
+    // The latest seq never goes back (retention keeps the newest row): a larger one was never handed out here.
+    if (rows.length === 0 && since.seq > 0 && since.seq > (await latestSeq(db))) throw cursorExpired();
+  }
+  const logHasMore = rows.length > limit;
+  const taken = rows.slice(0, limit);
+  let refs = coalesceRows(taken);
+  const next: SyncCursor = { ...from, seq: taken.length > 0 ? taken[taken.length - 1].seq : from.seq };
+  let hasMore = logHasMore;
+
+  if (!logHasMore) {
+    const room = limit - refs.length;
+    const due = await comeDue(store, from, nowUtc, room + 1);
+    const dueTaken = due.slice(0, room);
+    hasMore = due.length > room;
+    if (hasMore) {
+      if (dueTaken.length > 0) Object.assign(next, { dueAt: dueTaken[dueTaken.length - 1].date_utc, dueId: dueTaken[dueTaken.length - 1].id });
+    } else {
+      Object.assign(next, { dueAt: nowUtc, dueId: LAST_ID });
+    }
+    refs = appendRefs(refs, dueTaken.map((row) => ({ type: row.type as SyncType, id: row.id })));
+  }
+
+  const items = await currentItems(store, actor, refs);
+  const changes = refs.map((ref): SyncEntry => {
+    const item = items.get(`${ref.type}:${ref.id}`);
+    return item ? { type: ref.type, id: ref.id, action: 'upsert', item } : { type: ref.type, id: ref.id, action: 'remove' };
+  });
+  return { changes, next, hasMore };
+}
+
+/**
+ * Events, venues and organizers still stored as `future` whose publication date has passed since the cursor's due
+ * position, up to `nowUtc`: they became `publish` without a write (D17). Served by the (status, date_utc) index.
+ */
+function comeDue(store: Store, from: SyncCursor, nowUtc: string, limit: number) {
+  return store.db.selectFrom('posts').select(['id', 'type', 'date_utc'])
+    .where('status', '=', 'future')
+    .where('date_utc', '<=', nowUtc)
+    .where((eb) => eb.or([
+      eb('date_utc', '>', from.dueAt),
+      eb.and([eb('date_utc', '=', from.dueAt), eb('id', '>', from.dueId)]),
+    ]))
+    .where('type', 'in', ['event', 'venue', 'organizer'])
+    .orderBy('date_utc').orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+/** What the caller's full lists show (default status: `publish` anonymously, `any` for contributors and up; D19). */
+function listedStatuses(actor: Actor): PostStatus[] {
+  const access = listStatusesAllowed(actor.viewer, undefined);
+  return access.ok ? access.statuses : ['publish'];
+}
+
+/** The items of `refs` the caller's full lists would show, as `GET` by id shows them, keyed `type:id`; in batches. */
+async function currentItems(store: Store, actor: Actor, refs: readonly ItemRef[]): Promise<Map<string, Record<string, unknown>>> {
+  const idsOf = (type: SyncType) => refs.filter((ref) => ref.type === type).map((ref) => ref.id);
+  const found = new Map<string, Record<string, unknown>>();
+  const add = (type: SyncType, items: Map<number, Record<string, unknown>>) => {
+    for (const [id, item] of items) found.set(`${type}:${id}`, item);
+  };
+  const [events, venues, organizers, categories, tags] = await Promise.all([
+    eventItems(store, actor, idsOf('event')),
+    linkedItems(store, actor, venueKind, idsOf('venue')),
+    linkedItems(store, actor, organizerKind, idsOf('organizer')),
+    termItems(store, actor, 'event_category', idsOf('category')),
+    termItems(store, actor, 'event_tag', idsOf('tag')),
+  ]);
+  add('event', events);
+  add('venue', venues);
+  add('organizer', organizers);
+  add('category', categories);
+  add('tag', tags);
+  return found;
+}
+
+/**
+ * Events the caller's full event list would show: the list's own conditions (occurrences: not hidden from listings,
+ * the caller's statuses and D19 scope) with `include` and no date window. A password-protected event is shown as
+ * lists show it without the password (§3.10: blanked fields, no `json_ld`).
+ */
+async function eventItems(store: Store, actor: Actor, ids: number[]): Promise<Map<number, Record<string, unknown>>> {
+  const items = new Map<number, Record<string, unknown>>();
+  if (ids.length === 0) return items;
+  const listed = await eventListQueries(store, actor, {
+    page: 1,
+    perPage: ids.length,
+    dates: [],
+    statuses: listedStatuses(actor),
+    include: ids,
+    order: 'publication',
+    echo: [],
+  }).page.execute();
+  const visible = listed.map((row) => row.id);
+  const bundle = await loadEventBundle(store.db, actor, visible);
+  for (const id of visible) {
+    const record = bundle.records.get(id);
+    if (!record) continue;
+    items.set(id, record.post.password === ''
+      ? serializeEvent(actor, bundle, id, { single: true })
+      : blankProtectedFields(serializeEvent(actor, bundle, id, { single: false })));
+  }
+  return items;
+}
+
+/** Venues or organizers the caller's full list would show (its statuses and D19 scope), as GET by id shows them. */
+async function linkedItems(store: Store, actor: Actor, kind: LinkedPostKind, ids: number[]): Promise<Map<number, Record<string, unknown>>> {
+  const items = new Map<number, Record<string, unknown>>();
+  if (ids.length === 0) return items;
+  const nowUtc = formatWp(actor.now);
+  const statuses = listedStatuses(actor);
+  const listed = await store.db.selectFrom('posts')
+    .innerJoin(`${kind.metaTable} as meta` as 'venues as meta', 'meta.id', 'posts.id')
+    .select('posts.id')
+    .where('posts.type', '=', kind.type)
+    .where('posts.id', 'in', ids)
+    .where((eb) => visibleInList(eb as never, actor.viewer, statuses, nowUtc))
+    .execute();
+  const records = await loadLinked(store.db, kind, listed.map((row) => row.id));
+  for (const [id, record] of records) items.set(id, serializeLinked(actor, kind, record, { single: true }));
+  return items;
+}
+
+/** Categories and tags are public: every existing one is shown (as by `hide_empty=false` lists). */
+async function termItems(store: Store, actor: Actor, taxonomy: Taxonomy, ids: number[]): Promise<Map<number, Record<string, unknown>>> {
+  const items = new Map<number, Record<string, unknown>>();
+  if (ids.length === 0) return items;
+  const rows = await store.db.selectFrom('terms').selectAll().where('taxonomy', '=', taxonomy).where('id', 'in', ids).execute();
+  const serialized = await serializeTerms(store.db, actor, TAXONOMIES[taxonomy], rows);
+  rows.forEach((row, index) => items.set(row.id, serialized[index]));
+  return items;
+}
