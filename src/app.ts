@@ -44,6 +44,13 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
     logger: { level: config.logLevel },
     logController: new LogController({ disableRequestLogging: !['debug', 'trace'].includes(config.logLevel) }),
     bodyLimit: BODY_LIMIT_BYTES,
+    // D31: a request whose headers and body have not all arrived within REQUEST_TIMEOUT_MS is answered 408 and closed
+    // (Node checks its connections for that every second here instead of every 30 s).
+    requestTimeout: config.deadlines.requestMs,
+    http: {
+      headersTimeout: Math.min(60_000, config.deadlines.requestMs),
+      connectionsCheckingInterval: Math.min(1_000, config.deadlines.requestMs),
+    },
     // D29: X-Forwarded-For gives request.ip only from these proxies.
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
     routerOptions: {

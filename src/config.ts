@@ -3,7 +3,12 @@ import { IANAZone } from 'luxon';
 
 export type DatabaseConfig =
   | { dialect: 'sqlite'; path: string }
-  | { dialect: 'postgres'; url: string };
+  | {
+    dialect: 'postgres';
+    url: string;
+    /** D31: PostgreSQL `statement_timeout` of every pooled connection (STATEMENT_TIMEOUT_MS); none when left out. */
+    statementTimeoutMs?: number;
+  };
 
 export interface Config {
   port: number;
@@ -38,6 +43,26 @@ export interface Config {
    * X-Forwarded-For gives the client address (Fastify's `trustProxy`); empty: the socket address counts.
    */
   trustProxy: string[];
+  /**
+   * D31: how many items one request may name (over a limit: 400 `rest_invalid_param`, before any work):
+   * organizers per event (MAX_ORGANIZERS_PER_EVENT), categories and tags per event, each (MAX_TERMS_PER_EVENT), ids or
+   * slugs in one list filter (MAX_FILTER_IDS).
+   */
+  limits: { organizersPerEvent: number; termsPerEvent: number; filterIds: number };
+  /** D31: the request deadline, the statement time limit and the response budget. */
+  deadlines: Deadlines;
+}
+
+export interface Deadlines {
+  /**
+   * D31 (REQUEST_TIMEOUT_MS, 30,000): a request not answered by then is 503 `rest_timeout`, its transaction rolled back;
+   * a request whose headers and body have not all arrived by then is closed (Node's `requestTimeout`).
+   */
+  requestMs: number;
+  /** D31 (STATEMENT_TIMEOUT_MS, default REQUEST_TIMEOUT_MS): PostgreSQL's `statement_timeout` (SQLite cannot interrupt). */
+  statementMs: number;
+  /** D31 (MAX_RESPONSE_BYTES, 16 MiB): a list (or /changes page) whose JSON would be larger is 400 `rest_response_too_large`. */
+  maxResponseBytes: number;
 }
 
 export const NAMESPACE = 'calendar/events/v1';
@@ -199,10 +224,16 @@ export function loadConfig(env: Env = process.env): Config {
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
 
   const apiPath = `${apiPrefix}/${NAMESPACE}`;
+  const requestMs = readInteger(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000);
+  const deadlines: Deadlines = {
+    requestMs,
+    statementMs: readInteger(env, 'STATEMENT_TIMEOUT_MS', requestMs, 100, 3_600_000),
+    maxResponseBytes: readInteger(env, 'MAX_RESPONSE_BYTES', 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+  };
   return {
     port,
     host,
-    database,
+    database: database.dialect === 'postgres' ? { ...database, statementTimeoutMs: deadlines.statementMs } : database,
     siteUrl,
     apiPrefix,
     apiRoot: `${siteUrl}${apiPath}`,
@@ -223,5 +254,11 @@ export function loadConfig(env: Env = process.env): Config {
       perAddress: readInteger(env, 'AUTH_FAILURES_PER_ADDRESS', 100, 0, 1_000_000),
     },
     trustProxy: readTrustProxy(env),
+    limits: {
+      organizersPerEvent: readInteger(env, 'MAX_ORGANIZERS_PER_EVENT', 50, 1, 10_000),
+      termsPerEvent: readInteger(env, 'MAX_TERMS_PER_EVENT', 100, 1, 10_000),
+      filterIds: readInteger(env, 'MAX_FILTER_IDS', 1_000, 1, 30_000),
+    },
+    deadlines,
   };
 }

@@ -71,4 +71,30 @@ describe('configuration', () => {
     rejects({ ADMIN_USER: 'bad name!', ADMIN_PASSWORD: 'x' }, 'ADMIN_USER');
     rejects({ LOG_LEVEL: 'loud' }, 'LOG_LEVEL');
   });
+
+  it('reads the D31 limits, validated like the others', () => {
+    assert.deepEqual(loadConfig({}).limits, { organizersPerEvent: 50, termsPerEvent: 100, filterIds: 1000 });
+    assert.deepEqual(loadConfig({ MAX_ORGANIZERS_PER_EVENT: '5', MAX_TERMS_PER_EVENT: '7', MAX_FILTER_IDS: '20' }).limits,
+      { organizersPerEvent: 5, termsPerEvent: 7, filterIds: 20 });
+    for (const name of ['MAX_ORGANIZERS_PER_EVENT', 'MAX_TERMS_PER_EVENT', 'MAX_FILTER_IDS']) {
+      rejects({ [name]: '0' }, name);
+      rejects({ [name]: 'many' }, name);
+      rejects({ [name]: '1000000' }, name);
+    }
+  });
+
+  it('reads the D31 deadlines and response budget, validated like the others', () => {
+    assert.deepEqual(loadConfig({}).deadlines, { requestMs: 30_000, statementMs: 30_000, maxResponseBytes: 16 * 1024 * 1024 });
+    assert.deepEqual(loadConfig({ REQUEST_TIMEOUT_MS: '5000' }).deadlines, { requestMs: 5000, statementMs: 5000, maxResponseBytes: 16 * 1024 * 1024 });
+    assert.deepEqual(loadConfig({ REQUEST_TIMEOUT_MS: '5000', STATEMENT_TIMEOUT_MS: '2000', MAX_RESPONSE_BYTES: '65536' }).deadlines,
+      { requestMs: 5000, statementMs: 2000, maxResponseBytes: 65536 });
+    // The statement limit reaches the PostgreSQL pool through the database configuration; SQLite has no such setting.
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'postgres://u@h/db', STATEMENT_TIMEOUT_MS: '2000' }).database,
+      { dialect: 'postgres', url: 'postgres://u@h/db', statementTimeoutMs: 2000 });
+    for (const name of ['REQUEST_TIMEOUT_MS', 'STATEMENT_TIMEOUT_MS', 'MAX_RESPONSE_BYTES']) {
+      rejects({ [name]: '0' }, name);
+      rejects({ [name]: 'soon' }, name);
+      rejects({ [name]: '99999999999' }, name);
+    }
+  });
 });

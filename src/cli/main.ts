@@ -92,7 +92,8 @@ async function main(): Promise<void> {
   let store: Store | undefined;
   try {
     const config = loadConfig();
-    store = await openStore(config.database);
+    // Imports and upkeep are not requests: no statement time limit (D31 bounds the service's requests).
+    store = await openStore(config.database.dialect === 'postgres' ? { ...config.database, statementTimeoutMs: undefined } : config.database);
     await runCli(process.argv.slice(2), store, (line) => console.log(line));
   } catch (error) {
     if (error instanceof UsageError || error instanceof ConfigError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {

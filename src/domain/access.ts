@@ -231,6 +231,22 @@ export function listVisibilityScope(viewer: Viewer): ListVisibility {
   return { scope: 'published-or-own', authorId: viewer.id };
 }
 
+/**
+ * Which rows the viewer may edit (`canEditPost`), as a query condition (D33: a search matches a protected event's
+ * excerpt and content only for those who may edit it, or who sent its password):
+ * - `all`: editors and up;
+ * - `own`: the viewer's own items (authors: whatever their status but trash; contributors: not published or scheduled
+ *   either, as `canEditPost` judges them); trashed items are left out (their status before the trash is not at hand);
+ * - `none`: anonymous callers and subscribers.
+ */
+export type EditScope = { scope: 'all' } | { scope: 'own'; authorId: number; statuses: 'any' | 'unpublished' } | { scope: 'none' };
+
+export function editScope(viewer: Viewer): EditScope {
+  if (viewer === null || !can(viewer, 'edit_posts')) return { scope: 'none' };
+  if (can(viewer, 'edit_others_posts') && can(viewer, 'edit_published_posts') && can(viewer, 'edit_private_posts')) return { scope: 'all' };
+  return { scope: 'own', authorId: viewer.id, statuses: can(viewer, 'edit_published_posts') ? 'any' : 'unpublished' };
+}
+
 function sha256(text: string): Buffer {
   return createHash('sha256').update(text, 'utf8').digest();
 }

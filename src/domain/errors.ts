@@ -14,7 +14,9 @@ export type DomainErrorKind =
   | 'gone'
   | 'conflict'
   /** A condition the caller set on the write (D22 `If-Match`) does not hold: nothing changed (412). */
-  | 'precondition_failed';
+  | 'precondition_failed'
+  /** D31: the request ran out of time; nothing it was writing was saved (503). */
+  | 'timeout';
 
 export class DomainError extends Error {
   readonly kind: DomainErrorKind;

@@ -56,17 +56,30 @@ export function sanitizeHtml(input: string): string {
 
 const rendered = new Map<string, string>();
 const MAX_RENDERED = 5000;
+/**
+ * The texts kept, inputs and outputs together, in UTF-16 code units (about 2 bytes each): 4 Mi units, 8 MiB. Without
+ * it 5,000 descriptions of the largest allowed size (256 KiB, D31) would hold gigabytes.
+ */
+const MAX_RENDERED_UNITS = 4 * 1024 * 1024;
+let renderedUnits = 0;
 
 /**
  * What the API returns for a description or an excerpt: the sanitised content with its paragraphs marked up.
  * Reads repeat the same few texts and rendering is a pure function of the text, so results are remembered
- * (least recently used dropped).
+ * (least recently used dropped first, within both bounds).
  */
 export function renderContent(input: string): string {
   let output = rendered.get(input);
   if (output === undefined) {
     output = autoParagraph(sanitizeHtml(input));
-    if (rendered.size >= MAX_RENDERED) rendered.delete(rendered.keys().next().value!);
+    const units = input.length + output.length;
+    if (units > MAX_RENDERED_UNITS / 16) return output;
+    while (rendered.size > 0 && (rendered.size >= MAX_RENDERED || renderedUnits + units > MAX_RENDERED_UNITS)) {
+      const [oldest, oldestOutput] = rendered.entries().next().value!;
+      rendered.delete(oldest);
+      renderedUnits -= oldest.length + oldestOutput.length;
+    }
+    renderedUnits += units;
   } else {
     rendered.delete(input);
   }

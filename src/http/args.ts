@@ -13,6 +13,8 @@ export interface Arg<T = unknown, Present extends boolean = boolean> {
   readonly required: boolean;
   readonly location: ArgLocation;
   readonly validate?: Validator<any>;
+  /** D31: a bound on the raw value (list length…), checked for every argument before any validator runs. */
+  readonly limit?: Limit;
   /** A default that depends on the clock: shown in discovery, applied by the handler (WordPress computes it per request). */
   readonly documentedDefault?: (ctx: RequestContext) => unknown;
   readonly coerce: (raw: unknown, name: string) => Coerced<T>;
@@ -24,6 +26,8 @@ export type ArgLocation = 'path' | 'query' | 'body';
 export type Coerced<T> = { ok: true; value: T } | { ok: false; issue: ParamIssue };
 export type ValidatorResult = boolean | ParamIssue;
 export type Validator<T> = (value: T, ctx: RequestContext, name: string) => ValidatorResult | Promise<ValidatorResult>;
+/** D31: undefined when the raw value is within bounds; cheap and synchronous, it runs before any work. */
+export type Limit = (raw: unknown, ctx: RequestContext, name: string) => ParamIssue | undefined;
 
 export type Args = Record<string, Arg<any, boolean>>;
 export type ArgValues<A extends Args> = {
@@ -36,6 +40,7 @@ interface ArgOptions<T> {
   default?: unknown;
   documentedDefault?: (ctx: RequestContext) => unknown;
   validate?: Validator<T>;
+  limit?: Limit;
   in?: ArgLocation;
   format?: string;
   enum?: readonly string[];
@@ -62,10 +67,56 @@ function build<T, O extends ArgOptions<any>>(schema: TSchema, options: O, coerce
     required: options.required ?? false,
     location: options.in ?? 'query',
     validate: options.validate,
+    limit: options.limit,
     documentedDefault: options.documentedDefault,
     coerce,
   };
 }
+
+/** D31: `description` and `excerpt` hold at most 256 KiB (UTF-8), a slug 200 characters, every other text 10 KiB. */
+export const MAX_LONG_TEXT_BYTES = 256 * 1024;
+export const MAX_TEXT_BYTES = 10 * 1024;
+export const MAX_SLUG_LENGTH = 200;
+const LONG_TEXT_FIELDS = new Set(['description', 'excerpt']);
+
+/** D31: the bound of the text argument `name`, or undefined when `value` is within it. */
+export function textLimitIssue(name: string, value: string): ParamIssue | undefined {
+  if (name === 'slug') {
+    return value.length > MAX_SLUG_LENGTH
+      ? { code: 'rest_too_long', message: `${name} must be at most ${MAX_SLUG_LENGTH} characters long.`, data: { param: name, max_length: MAX_SLUG_LENGTH } }
+      : undefined;
+  }
+  const max = LONG_TEXT_FIELDS.has(name) ? MAX_LONG_TEXT_BYTES : MAX_TEXT_BYTES;
+  // UTF-8 takes at most 3 bytes per UTF-16 unit: most values need no counting at all.
+  if (value.length * 3 <= max || Buffer.byteLength(value, 'utf8') <= max) return undefined;
+  return { code: 'rest_too_long', message: `${name} must be at most ${max / 1024} KiB (${max} bytes of UTF-8) long.`, data: { param: name, max_bytes: max } };
+}
+
+/** How many items a list argument names (a CSV string, a scalar, or an array of those or of objects), without building it. */
+export function countListItems(raw: unknown): number {
+  if (typeof raw === 'string') {
+    let count = 0;
+    for (const item of raw.split(',')) if (item.trim() !== '') count++;
+    return count;
+  }
+  if (Array.isArray(raw)) return raw.reduce<number>((sum, item) => sum + (typeof item === 'string' ? countListItems(item) : 1), 0);
+  return raw === undefined || raw === null ? 0 : 1;
+}
+
+/** D31: a list argument naming at most `max(config)` items (`rest_too_many_items` beyond). */
+export const maxItems = (max: (config: RequestContext['config']) => number, variable: string): Limit => (raw, ctx, name) => {
+  const limit = max(ctx.config);
+  const count = countListItems(raw);
+  if (count <= limit) return undefined;
+  return {
+    code: 'rest_too_many_items',
+    message: `${name} must list at most ${limit} items (${variable}), got ${count}.`,
+    data: { param: name, max_items: limit },
+  };
+};
+
+/** D31: the list filters (`include`, `exclude`, `venue`, `organizer`, `categories`, `tags`) name at most MAX_FILTER_IDS items. */
+export const maxFilterIds = maxItems((config) => config.limits.filterIds, 'MAX_FILTER_IDS');
 
 const INTEGER = /^\s*[+-]?\d+\s*$/;
 const NUMBER = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/;
@@ -138,18 +189,18 @@ export const arg = {
       return ok(raw);
     });
   },
-  /** Comma-separated or array list of integers. */
+  /** Comma-separated or array list of integers; at most MAX_FILTER_IDS of them unless `limit` says otherwise (D31). */
   integerList<const O extends ArgOptions<number[]>>(options: O) {
-    return build<number[], O>(Type.Array(Type.Integer(), schemaOptions(options as ArgOptions<never>)), options, (raw, name) => {
+    return build<number[], O>(Type.Array(Type.Integer(), schemaOptions(options as ArgOptions<never>)), { limit: maxFilterIds, ...options }, (raw, name) => {
       const items = toList(raw);
       const values = items?.map(coerceInteger);
       if (!values || values.some((value) => value === undefined)) return fail(name, 'array');
       return ok(values as number[]);
     });
   },
-  /** Comma-separated or array list of strings (ids or slugs). */
+  /** Comma-separated or array list of strings (ids or slugs); at most MAX_FILTER_IDS of them unless `limit` says otherwise. */
   stringList<const O extends ArgOptions<string[]>>(options: O) {
-    return build<string[], O>(Type.Array(Type.String(), schemaOptions(options as ArgOptions<never>)), options, (raw, name) => {
+    return build<string[], O>(Type.Array(Type.String(), schemaOptions(options as ArgOptions<never>)), { limit: maxFilterIds, ...options }, (raw, name) => {
       const items = toList(raw);
       return items === undefined ? fail(name, 'array') : ok(items);
     });

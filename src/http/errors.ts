@@ -1,4 +1,5 @@
 import { DomainError, InvalidFields, type DomainErrorKind, type FieldIssue } from '../domain/errors.ts';
+import { deadlineExceeded, isStatementTimeout } from '../store/deadline.ts';
 
 /** Every error the API answers with: rendered as `{code, message, data, ...extra}` by the one error handler. */
 export class ApiError extends Error {
@@ -80,11 +81,14 @@ const STATUS_OF_KIND: Record<Exclude<DomainErrorKind, 'forbidden'>, number> = {
   gone: 410,
   conflict: 409,
   precondition_failed: 412,
+  timeout: 503,
 };
 
 /** The edge's mapping of the core's errors; anything else is left as it is (an `ApiError`, or a 500 to be). */
 export function toApiError(error: unknown, authenticated: boolean): unknown {
   if (error instanceof InvalidFields) return invalidParams(error.fields);
+  // D31: PostgreSQL's statement_timeout cancelled a statement of this request.
+  if (isStatementTimeout(error)) return toApiError(deadlineExceeded(), authenticated);
   if (!(error instanceof DomainError)) return error;
   const status = error.kind === 'forbidden' ? (authenticated ? 403 : 401) : STATUS_OF_KIND[error.kind];
   return new ApiError(status, error.code, error.message, error.data, error.extra ? { extra: error.extra } : {});

@@ -1,3 +1,4 @@
+import type { ItemStream } from './bounded-json.ts';
 import type { Reply } from './routes.ts';
 
 /** The effective query a list echoes in its URLs: ordered name/value pairs, lists already joined as CSV. */
@@ -59,7 +60,7 @@ export function listHeaders(total: number, pages: number, links: ListLinks): Rec
 }
 
 /** The post-type list body (§4.5, §6): items, then rest_url, next/previous when they exist, then the totals. */
-export function postListReply(key: string, items: unknown[], total: number, page: PageRequest, base: string, query: EchoedQuery): Reply {
+export function postListReply(key: string, items: unknown[] | ItemStream, total: number, page: PageRequest, base: string, query: EchoedQuery): Reply {
   const pages = totalPages(total, page.perPage);
   const links = listLinks(base, query, page.page, pages);
   const body: Record<string, unknown> = { [key]: items, rest_url: links.restUrl };

@@ -8,11 +8,30 @@ export const emptyParams = (): ParamMap => Object.create(null) as ParamMap;
 
 const MAX_PARAMETERS = 1000;
 
-function decode(component: string): string {
+/** A UTF-16 surrogate written as UTF-8 bytes (WTF-8/CESU-8: ED A0–BF 80–BF), which is not valid UTF-8. */
+const ENCODED_SURROGATE = /(%ED%[AB][0-9A-F]%[89AB][0-9A-F])/i;
+
+function decodeOrKeep(text: string): string {
   try {
-    return decodeURIComponent(component.replace(/\+/g, ' '));
+    return decodeURIComponent(text);
   } catch {
-    return component;
+    return text;
+  }
+}
+
+function decode(component: string): string {
+  const text = component.replace(/\+/g, ' ');
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    if (!ENCODED_SURROGATE.test(text)) return component;
+    // D33: an encoded surrogate is read as the code unit it names, so that the argument check refuses it (400 naming
+    // the parameter) instead of the escapes passing as text or becoming U+FFFD.
+    return text.split(ENCODED_SURROGATE).map((piece, index) => {
+      if (index % 2 === 0) return decodeOrKeep(piece);
+      const bytes = piece.split('%').slice(1).map((hex) => Number.parseInt(hex, 16));
+      return String.fromCharCode(0xd000 | ((bytes[1] & 0x3f) << 6) | (bytes[2] & 0x3f));
+    }).join('');
   }
 }
 

@@ -1,5 +1,5 @@
 import type { TSchema } from 'typebox';
-import type { Arg, Args, ArgValues } from './args.ts';
+import { textLimitIssue, type Arg, type Args, type ArgValues } from './args.ts';
 import type { RequestContext } from './context.ts';
 import { forbidden, invalidParams, missingParams, type ParamIssue } from './errors.ts';
 import { hasParam, type ParamMap } from './params.ts';
@@ -80,6 +80,48 @@ function containsNulCharacter(value: unknown): boolean {
   return false;
 }
 
+/** D33: a UTF-16 surrogate without its pair is no text; JSON's `"\ud800"` would otherwise be stored as U+FFFD. */
+function containsLoneSurrogate(value: unknown): boolean {
+  if (typeof value === 'string') return !value.isWellFormed();
+  if (Array.isArray(value)) return value.some(containsLoneSurrogate);
+  if (value !== null && typeof value === 'object') return Object.entries(value).some(([key, item]) => !key.isWellFormed() || containsLoneSurrogate(item));
+  return false;
+}
+
+const loneSurrogateIssue = (name: string): ParamIssue => ({
+  code: 'rest_invalid_text',
+  message: `${name} contains a lone UTF-16 surrogate (U+D800–U+DFFF without its pair), which is not text.`,
+  data: { param: name },
+});
+
+/** D31: the longest string a text argument (or a list of them) holds, as the bound of its name says. */
+function textIssue(name: string, value: unknown): ParamIssue | undefined {
+  if (typeof value === 'string') return textLimitIssue(name, value);
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      const issue = typeof item === 'string' ? textLimitIssue(name, item) : undefined;
+      if (issue) return issue;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * D31/D33, before any validator does any work: the bounds of every sent argument (list lengths, text sizes), then
+ * characters no text may hold. Inline objects (an event's venue) are bounded by their own arguments when read.
+ */
+function checkBounds(entries: Array<[string, Arg]>, raw: ParamMap, ctx: RequestContext): void {
+  const failures: Record<string, ParamIssue> = {};
+  for (const [name, spec] of entries) {
+    if (!hasParam(raw, name)) continue;
+    const input = raw[name];
+    const issue = spec.limit?.(input, ctx, name) ?? (spec.location === 'path' ? undefined : textIssue(name, input));
+    if (issue) failures[name] = issue;
+    else if (containsLoneSurrogate(input)) failures[name] = loneSurrogateIssue(name);
+  }
+  if (Object.keys(failures).length > 0) throw invalidParams(failures);
+}
+
 /**
  * Steps 3–5 of the WordPress check order: missing required parameters, then the named validators, then type
  * coercion of the rest. Each step reports every failing parameter at once.
@@ -89,6 +131,7 @@ export async function processArgs<A extends Args>(args: A, raw: ParamMap, ctx: R
 
   const missing = entries.filter(([name, spec]) => spec.required && !hasParam(raw, name)).map(([name]) => name);
   if (missing.length > 0) throw missingParams(missing);
+  checkBounds(entries, raw, ctx);
 
   const values: Record<string, unknown> = {};
   const validationFailures: Record<string, ParamIssue | null> = {};

@@ -4,7 +4,8 @@ import type { AppDeps } from '../http/context.ts';
 import { corsPreflightHeaders } from '../http/cors.ts';
 import { emptyParams, mergeParams, type ParamMap } from '../http/params.ts';
 import { allowedMethods, runEndpoint, type Endpoint, type RouteGroup } from '../http/routes.ts';
-import { encodeReply, sendReply } from './reply.ts';
+import { runWithDeadline } from '../store/deadline.ts';
+import { encodeReply, encodeReplyBounded, sendReply } from './reply.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -32,8 +33,13 @@ const gatherParams = (request: FastifyRequest): ParamMap =>
  * also answers OPTIONS with its methods and the CORS preflight headers.
  */
 const apiRoutes: FastifyPluginAsync<ApiRoutesOptions> = async (app, { deps, groups }) => {
-  const run = (definition: Endpoint, request: FastifyRequest) =>
-    runEndpoint(definition, gatherParams(request), request.ctx).then(encodeReply);
+  const { requestMs, maxResponseBytes } = deps.config.deadlines;
+  /**
+   * D31: the endpoint and the encoding of its answer run under the request's deadline (503 `rest_timeout`, nothing
+   * committed after it: store/deadline.ts) and the response budget.
+   */
+  const run = (definition: Endpoint, request: FastifyRequest) => runWithDeadline(requestMs, async () =>
+    encodeReplyBounded(await runEndpoint(definition, gatherParams(request), request.ctx), maxResponseBytes));
 
   const read = (definition: Endpoint): RouteHandlerMethod => async (request, reply) =>
     sendReply(reply, await app.readThrough(request, () => run(definition, request)));

@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify';
+import { hasItemStream, serializeBounded } from '../http/bounded-json.ts';
 import type { Reply } from '../http/routes.ts';
 
 /** The Content-Type of every JSON answer, errors included (WordPress spells the charset this way). */
@@ -22,6 +23,16 @@ export function encodeReply(result: Reply): EncodedReply {
   if ('type' in result) return { status, headers, type: result.type, payload: result.payload };
   if (result.body === undefined && BODILESS.has(status)) return { status, headers, type: null, payload: null };
   return { status, headers, type: JSON_TYPE, payload: JSON.stringify(result.body) };
+}
+
+/**
+ * {@link encodeReply} for the API's answers: a list body (one holding an `ItemStream`) is built and serialised item by
+ * item under the response budget `maxBytes` (D31: 400 `rest_response_too_large` past it), giving the event loop a turn
+ * between items; every other answer as {@link encodeReply} gives it.
+ */
+export async function encodeReplyBounded(result: Reply, maxBytes: number): Promise<EncodedReply> {
+  if (!('body' in result) || !hasItemStream(result.body)) return encodeReply(result);
+  return { status: result.status ?? 200, headers: result.headers ?? {}, type: JSON_TYPE, payload: await serializeBounded(result.body, maxBytes) };
 }
 
 export function sendReply(reply: FastifyReply, encoded: EncodedReply): FastifyReply {

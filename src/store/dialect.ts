@@ -76,6 +76,8 @@ export interface SchemaDialect {
   readonly serialBigKey: { type: ColumnDataType; tweak: ColumnTweak };
   /** Whether the data version lives in the one-row `data_version` table (PostgreSQL) rather than in the database. */
   readonly dataVersionTable: boolean;
+  /** The dialect's Unicode lower-casing (`StoreDialect.lower`), for expression indexes its queries can use. */
+  readonly lower: (expression: Expression<string> | RawBuilder<unknown>) => RawBuilder<string>;
 }
 
 /** Something a bulk load may do without and build again at its end, as the two statements that do that. */

@@ -244,5 +244,13 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
         await db.schema.createIndex('idempotency_keys_created').on('idempotency_keys').column('created_ms').execute();
       },
     },
+    // D31: de-duplicating an inline venue or organizer (same name, case-insensitive) and resolving term names are
+    // index lookups on the dialect's own lower-casing, the very expression their queries compare, never a scan.
+    '0009_lowered_name_indexes': {
+      async up(db: Kysely<any>) {
+        await sql`create index posts_type_lower_title on posts (type, ${dialect.lower(sql.ref('title'))})`.execute(db);
+        await sql`create index terms_taxonomy_lower_name on terms (taxonomy, ${dialect.lower(sql.ref('name'))})`.execute(db);
+      },
+    },
   };
 }

@@ -1,6 +1,7 @@
 import type { Expression, Insertable, Kysely, RawBuilder, SqlBool, Transaction } from 'kysely';
 import { sql } from 'kysely';
 import type { DatabaseConfig } from '../config.ts';
+import { claimCommit } from './deadline.ts';
 import type { StoreDialect } from './dialect.ts';
 import { migrations } from './migrations.ts';
 import { openPostgresDialect } from './postgres/dialect.ts';
@@ -99,7 +100,7 @@ export function isForeignKeyViolation(error: unknown): boolean {
 /** The one place that knows which implementation of StoreDialect serves which configuration. */
 const DIALECTS: { [K in DatabaseConfig['dialect']]: (config: Extract<DatabaseConfig, { dialect: K }>, options: OpenStoreOptions) => Promise<StoreDialect> } = {
   sqlite: (config) => openSqliteDialect(config.path),
-  postgres: (config, options) => openPostgresDialect(config.url, options.schema),
+  postgres: (config, options) => openPostgresDialect(config.url, options.schema, config.statementTimeoutMs),
 };
 
 export async function openStore(config: DatabaseConfig, options: OpenStoreOptions = {}): Promise<Store> {
@@ -115,15 +116,24 @@ export async function openStore(config: DatabaseConfig, options: OpenStoreOption
 
   const run = async <T>(work: (trx: Trx) => Promise<T>, batch: boolean): Promise<T> => {
     let committed: { trx: Trx; hooks: ReturnType<typeof openHooks> } | undefined;
-    const result = await dialect.transaction(async (trx) => {
-      // A new set of hooks per attempt: an attempt SQLite runs again starts afresh.
-      const hooks = openHooks(trx, store);
-      const value = await work(trx);
-      await dialect.enterCommitOrder(trx);
-      await runBeforeCommit(trx, hooks);
-      committed = { trx, hooks };
-      return value;
-    }, { batch });
+    let releaseCommit: (() => void) | undefined;
+    let result: T;
+    try {
+      result = await dialect.transaction(async (trx) => {
+        // A new set of hooks per attempt: an attempt SQLite runs again starts afresh.
+        const hooks = openHooks(trx, store);
+        const value = await work(trx);
+        await dialect.enterCommitOrder(trx);
+        await runBeforeCommit(trx, hooks);
+        // D31: past the request's deadline this throws, and the transaction rolls back.
+        releaseCommit?.();
+        releaseCommit = claimCommit();
+        committed = { trx, hooks };
+        return value;
+      }, { batch });
+    } finally {
+      releaseCommit?.();
+    }
     if (committed) runAfterCommit(committed.trx, committed.hooks);
     return result;
   };

@@ -1,4 +1,4 @@
-import type { Db, Store } from '../store/store.ts';
+import { isRowId, type Db, type Store } from '../store/store.ts';
 import type { Role } from '../domain/access.ts';
 import { hashGeneratedSecret, hashSecret, isGeneratedShape } from './secrets.ts';
 import { recordChange } from '../changes/log.ts';
@@ -28,6 +28,7 @@ export async function findUserByLogin(db: Db, login: string): Promise<UserRow | 
 }
 
 export async function findUserById(db: Db, id: number): Promise<UserRow | undefined> {
+  if (!isRowId(id)) return undefined;
   return (await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst()) as UserRow | undefined;
 }
 

@@ -107,11 +107,12 @@ describeEachDatabase('Reading one event', (h) => {
     assert.deepEqual([response.statusCode, response.json().code], [403, 'event-no-longer-available']);
   });
 
-  it('shows embedded venues and organizers whatever their status, and [] once the venue is gone', async () => {
+  // D32 supersedes §10's "embedded items are shown whatever their status": only to readers who could open them by id.
+  it('shows an embedded draft venue to those who could read it, and [] once the venue is gone', async () => {
     const draftVenue = await createLinked(h(), 'venues', { venue: 'Draft Venue', status: 'draft' });
     const event = await createEvent(h(), { title: 'Draft Linked', venue: draftVenue.id });
-    const response = await get(`/events/${event.id}`);
-    assert.equal(response.json().venue.status, 'draft');
+    assert.equal((await get(`/events/${event.id}`, h().users.editor)).json().venue.status, 'draft');
+    assert.deepEqual((await get(`/events/${event.id}`)).json().venue, []);
     await h().request('DELETE', `/venues/${draftVenue.id}`, { as: h().users.editor, query: { force: 'true' } });
     assert.deepEqual((await get(`/events/${event.id}`)).json().venue, []);
   });

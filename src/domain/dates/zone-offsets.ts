@@ -16,13 +16,24 @@ interface YearTable {
 const tables = new Map<string, YearTable>();
 const MAX_TABLES = 5000;
 
+/**
+ * UTC milliseconds of `year`-`month`(0-based, may overflow into the next year)-01 00:00. Not `Date.UTC`, which reads
+ * the years 0–99 as 1900–1999 (issue 17 item 7: a table probed for 1950 under the key of the year 50 gave the year
+ * 50 a 1950 offset, and the abbreviation cache keyed by that offset then held the year 50's "GMT+0:09:21").
+ */
+export function utcMonthStart(year: number, month: number): number {
+  const date = new Date(0);
+  date.setUTCFullYear(year, month, 1);
+  return date.getTime();
+}
+
 function probeYear(zone: Zone, year: number): YearTable {
-  const yearStart = Date.UTC(year, 0, 1);
+  const yearStart = utcMonthStart(year, 0);
   const starts = [yearStart];
   const offsets = [zone.offset(yearStart)];
   let previous = yearStart;
   for (let month = 1; month <= 12; month++) {
-    const sample = Date.UTC(year, month, 1);
+    const sample = utcMonthStart(year, month);
     const offset = zone.offset(sample);
     if (offset !== offsets[offsets.length - 1]) {
       let low = previous;

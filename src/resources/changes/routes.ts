@@ -1,5 +1,6 @@
 // `GET /changes` (D24): a thin handler over the cursor format and the sync service.
 import { arg } from '../../http/args.ts';
+import { ItemStream } from '../../http/bounded-json.ts';
 import { endpoint, type RouteGroup } from '../../http/routes.ts';
 import { positiveInteger } from '../../http/validators.ts';
 import { CHANGES_PER_PAGE_DEFAULT, CHANGES_PER_PAGE_MAX, changesPerPage, decodeCursor, encodeCursor } from './cursor.ts';
@@ -31,7 +32,8 @@ const changes = endpoint({
       if (since === null) throw cursorExpired();
     }
     const page = await readSyncPage(ctx.store, ctx, since, changesPerPage(params.per_page));
-    return { body: { changes: page.changes, next_cursor: encodeCursor(page.next), has_more: page.hasMore } };
+    // D31: serialised entry by entry under the response budget (http/bounded-json.ts).
+    return { body: { changes: new ItemStream(page.changes), next_cursor: encodeCursor(page.next), has_more: page.hasMore } };
   },
 });
 

@@ -30,7 +30,8 @@ export type SyncEntry =
   | { type: SyncType; id: number; action: 'remove' };
 
 export interface SyncPage {
-  changes: SyncEntry[];
+  /** Built lazily, one entry at a time as it is iterated (D31: the route serialises it under the response budget). */
+  changes: Iterable<SyncEntry>;
   next: SyncCursor;
   hasMore: boolean;
 }
@@ -90,10 +91,14 @@ export async function readSyncPage(store: Store, actor: Actor, since: SyncCursor
   }
 
   const items = await currentItems(store, actor, refs);
-  const changes = refs.map((ref): SyncEntry => {
-    const item = items.get(`${ref.type}:${ref.id}`);
-    return item ? { type: ref.type, id: ref.id, action: 'upsert', item } : { type: ref.type, id: ref.id, action: 'remove' };
-  });
+  const changes: Iterable<SyncEntry> = {
+    *[Symbol.iterator]() {
+      for (const ref of refs) {
+        const item = items.get(`${ref.type}:${ref.id}`);
+        yield item ? { type: ref.type, id: ref.id, action: 'upsert', item: item() } : { type: ref.type, id: ref.id, action: 'remove' };
+      }
+    },
+  };
   return { changes, next, hasMore };
 }
 
@@ -121,11 +126,17 @@ function listedStatuses(actor: Actor): PostStatus[] {
   return access.ok ? access.statuses : ['publish'];
 }
 
-/** The items of `refs` the caller's full lists would show, as `GET` by id shows them, keyed `type:id`; in batches. */
-async function currentItems(store: Store, actor: Actor, refs: readonly ItemRef[]): Promise<Map<string, Record<string, unknown>>> {
+/** An item's serialised form, built when asked for (loaded in batches before). */
+type LazyItem = () => Record<string, unknown>;
+
+/**
+ * The items of `refs` the caller's full lists would show, as `GET` by id shows them, keyed `type:id`; loaded in
+ * batches, each serialised only when asked for.
+ */
+async function currentItems(store: Store, actor: Actor, refs: readonly ItemRef[]): Promise<Map<string, LazyItem>> {
   const idsOf = (type: SyncType) => refs.filter((ref) => ref.type === type).map((ref) => ref.id);
-  const found = new Map<string, Record<string, unknown>>();
-  const add = (type: SyncType, items: Map<number, Record<string, unknown>>) => {
+  const found = new Map<string, LazyItem>();
+  const add = (type: SyncType, items: Map<number, LazyItem>) => {
     for (const [id, item] of items) found.set(`${type}:${id}`, item);
   };
   const [events, venues, organizers, categories, tags] = await Promise.all([
@@ -148,8 +159,8 @@ async function currentItems(store: Store, actor: Actor, refs: readonly ItemRef[]
  * the caller's statuses and D19 scope) with `include` and no date window. A password-protected event is shown as
  * lists show it without the password (§3.10: blanked fields, no `json_ld`).
  */
-async function eventItems(store: Store, actor: Actor, ids: number[]): Promise<Map<number, Record<string, unknown>>> {
-  const items = new Map<number, Record<string, unknown>>();
+async function eventItems(store: Store, actor: Actor, ids: number[]): Promise<Map<number, LazyItem>> {
+  const items = new Map<number, LazyItem>();
   if (ids.length === 0) return items;
   const listed = await eventListQueries(store, actor, {
     page: 1,
@@ -165,16 +176,16 @@ async function eventItems(store: Store, actor: Actor, ids: number[]): Promise<Ma
   for (const id of visible) {
     const record = bundle.records.get(id);
     if (!record) continue;
-    items.set(id, record.post.password === ''
+    items.set(id, () => (record.post.password === ''
       ? serializeEvent(actor, bundle, id, { single: true })
-      : blankProtectedFields(serializeEvent(actor, bundle, id, { single: false })));
+      : blankProtectedFields(serializeEvent(actor, bundle, id, { single: false }))));
   }
   return items;
 }
 
 /** Venues or organizers the caller's full list would show (its statuses and D19 scope), as GET by id shows them. */
-async function linkedItems(store: Store, actor: Actor, kind: LinkedPostKind, ids: number[]): Promise<Map<number, Record<string, unknown>>> {
-  const items = new Map<number, Record<string, unknown>>();
+async function linkedItems(store: Store, actor: Actor, kind: LinkedPostKind, ids: number[]): Promise<Map<number, LazyItem>> {
+  const items = new Map<number, LazyItem>();
   if (ids.length === 0) return items;
   const nowUtc = formatWp(actor.now);
   const statuses = listedStatuses(actor);
@@ -186,16 +197,16 @@ async function linkedItems(store: Store, actor: Actor, kind: LinkedPostKind, ids
     .where((eb) => visibleInList(eb as never, actor.viewer, statuses, nowUtc))
     .execute();
   const records = await loadLinked(store.db, kind, listed.map((row) => row.id));
-  for (const [id, record] of records) items.set(id, serializeLinked(actor, kind, record, { single: true }));
+  for (const [id, record] of records) items.set(id, () => serializeLinked(actor, kind, record, { single: true }));
   return items;
 }
 
 /** Categories and tags are public: every existing one is shown (as by `hide_empty=false` lists). */
-async function termItems(store: Store, actor: Actor, taxonomy: Taxonomy, ids: number[]): Promise<Map<number, Record<string, unknown>>> {
-  const items = new Map<number, Record<string, unknown>>();
+async function termItems(store: Store, actor: Actor, taxonomy: Taxonomy, ids: number[]): Promise<Map<number, LazyItem>> {
+  const items = new Map<number, LazyItem>();
   if (ids.length === 0) return items;
   const rows = await store.db.selectFrom('terms').selectAll().where('taxonomy', '=', taxonomy).where('id', 'in', ids).execute();
   const serialized = await serializeTerms(store.db, actor, TAXONOMIES[taxonomy], rows);
-  rows.forEach((row, index) => items.set(row.id, serialized[index]));
+  rows.forEach((row, index) => items.set(row.id, () => serialized[index]));
   return items;
 }

@@ -1,5 +1,7 @@
 // The `venue` and `organizer` fields of event writes (§5.2 "Linked venue/organizer"): ids, `{id}`, inline objects
 // (validated as the venue/organizer create endpoint validates them) and arrays mixing them.
+import { canReadPost } from '../../domain/access.ts';
+import { formatWp } from '../../domain/dates/stored-format.ts';
 import { coerceInteger } from '../../http/args.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { ApiError } from '../../http/errors.ts';
@@ -9,6 +11,7 @@ import type { LinkedPostKind } from '../linked/kind.ts';
 import { linkedFieldArgs } from '../linked/routes.ts';
 import type { Sent } from '../linked/service.ts';
 import { loadPost } from '../posts/args.ts';
+import { mayAssignAuthor, postLike } from '../posts/fields.ts';
 
 /** An existing item, or the fields of one to create (or de-duplicate, §7.2). */
 export type LinkedRef = { id: number } | { fields: Sent };
@@ -28,10 +31,16 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
 
 const CSV_OF_IDS = /^\s*\d+\s*(,\s*\d+\s*)+$/;
 
+/**
+ * An existing item of the kind that the caller could open by id (D32: any other id is refused as an unknown one, so
+ * that linking cannot reveal an item through the event's embed).
+ */
 async function isIdOfKind(ctx: RequestContext, kind: LinkedPostKind, raw: unknown): Promise<number | null> {
   const id = coerceInteger(raw);
   if (id === undefined || id <= 0) return null;
-  return (await loadPost(ctx, id))?.type === kind.type ? id : null;
+  const post = await loadPost(ctx, id);
+  if (post?.type !== kind.type) return null;
+  return canReadPost(ctx.viewer, kind.type, postLike(post), formatWp(ctx.now)) ? id : null;
 }
 
 /** Only what was sent: the linked create treats an absent field and a defaulted one differently. */
@@ -77,6 +86,16 @@ async function readLinkedInput(ctx: RequestContext, kind: LinkedPostKind, value:
     if (ref !== 'empty') refs.push(ref);
   }
   return { refs };
+}
+
+/**
+ * D32: inline items follow `POST /venues` and `POST /organizers`: naming another user as `author` takes the right to
+ * edit that user's items (`mayAssignAuthor`; a route permission, so 403). Their `status` is scaled back when the item
+ * is created (posts/lifecycle.ts), as for the standalone create.
+ */
+export function inlineAuthorsAllowed(ctx: RequestContext, input: LinkedInput | null | undefined): boolean {
+  if (!input || 'csv' in input) return true;
+  return input.refs.every((ref) => 'id' in ref || mayAssignAuthor(ctx, ref.fields.author as number | undefined));
 }
 
 /** Read once per request: the validator and the handler share the answer. */

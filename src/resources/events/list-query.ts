@@ -61,13 +61,21 @@ export function dateConditions(
   return conditions;
 }
 
+/** D31: as in WordPress, a search of more terms than this is searched as one phrase (the whole string). */
+export const MAX_SEARCH_TERMS = 9;
+
 /**
  * §4.3: the search string as WordPress splits it — on spaces, tabs, commas and `+`, a double-quoted phrase staying
- * one term — lower-cased. Every term must appear in the title, the excerpt or the content.
+ * one term — lower-cased. Every term must appear in the title, the excerpt or the content. More than
+ * {@link MAX_SEARCH_TERMS} terms are one phrase, the whole string (line breaks removed, as WordPress does), which
+ * bounds the work per row (D31).
  */
 export function searchTerms(search: string): string[] {
   const matches = search.match(/"[^"]*("|$)|((?<=[\t ",+])|^)[^\t ",+]+/g) ?? [];
-  return matches.map((term) => term.replace(/^"|"$/g, '').trim().toLowerCase()).filter((term) => term !== '');
+  const terms = matches.map((term) => term.replace(/^"|"$/g, '').trim().toLowerCase()).filter((term) => term !== '');
+  if (terms.length <= MAX_SEARCH_TERMS) return terms;
+  const phrase = search.replace(/[\r\n]/g, '').trim().toLowerCase();
+  return phrase === '' ? [] : [phrase];
 }
 
 /** The coerced parameters of `GET /events` the plan reads. */
@@ -82,6 +90,8 @@ export interface EventListParams {
   ends_after?: unknown;
   strict_dates?: unknown;
   search?: string;
+  /** §11: the request's `password`; D33: a search also matches the content of protected events it unlocks. */
+  password?: string;
   categories?: string[];
   tags?: string[];
   venue?: number[];
@@ -114,6 +124,8 @@ export interface EventListPlan {
   perPage: number;
   dates: DateCondition[];
   searchTerms?: string[];
+  /** D33: the request's `password`, with which a search matches the excerpt and content of the events it unlocks. */
+  searchPassword?: string;
   categoryIds?: number[];
   tagIds?: number[];
   venueIds?: number[];
@@ -190,6 +202,7 @@ export function planEventList(params: EventListParams, context: PlanContext): Ev
     perPage,
     dates,
     searchTerms: params.search === undefined ? undefined : searchTerms(params.search),
+    searchPassword: params.search === undefined ? undefined : params.password,
     categoryIds: params.categories === undefined ? undefined : context.categoryIds ?? [],
     tagIds: params.tags === undefined ? undefined : context.tagIds ?? [],
     venueIds: params.venue,

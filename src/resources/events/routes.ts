@@ -5,6 +5,7 @@ import type { Args } from '../../http/args.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { ApiError, invalidParams } from '../../http/errors.ts';
 import { ifMatchPrecondition, jsonTag, lastModifiedHeader } from '../../http/etag.ts';
+import { itemStream } from '../../http/bounded-json.ts';
 import { postListReply } from '../../http/list.ts';
 import { emptyParams, type ParamMap } from '../../http/params.ts';
 import { endpoint, type Endpoint, type Reply, type RouteGroup } from '../../http/routes.ts';
@@ -16,7 +17,7 @@ import { blankProtectedFields } from './protected.ts';
 import { EVENT_RESPONSES } from './response.ts';
 import { deletePasswordArg, eventFieldArgs, eventListArgs, existingSlugArg, filterTermIds, idArg, passwordArg, slugArg } from './schema.ts';
 import { loadEventBundle, serializeEvent, type EventBundle } from './serialize.ts';
-import { linkedInput } from './linked-input.ts';
+import { inlineAuthorsAllowed, linkedInput } from './linked-input.ts';
 import { createEvent, deleteEvent, trashEvent, updateEvent, type EventInput } from './service.ts';
 import { organizerKind } from '../organizers/kind.ts';
 import { venueKind } from '../venues/kind.ts';
@@ -92,6 +93,14 @@ async function eventInput(ctx: RequestContext, params: Record<string, unknown>, 
   return input;
 }
 
+/** D32: inline venues and organizers may name another author only as `POST /venues` and `POST /organizers` allow. */
+async function mayAssignInlineAuthors(ctx: RequestContext, params: Record<string, unknown>): Promise<boolean> {
+  for (const [kind, value] of [[venueKind, params.venue], [organizerKind, params.organizer]] as const) {
+    if (value !== undefined && !inlineAuthorsAllowed(ctx, await linkedInput(ctx, kind, value))) return false;
+  }
+  return true;
+}
+
 /** D22, documented beside each endpoint's own statuses. */
 const NOT_MODIFIED = { 304: { description: 'Not modified: If-None-Match names the current ETag (no body).' } };
 const PRECONDITION_FAILED = { 412: { description: 'If-Match does not name the current ETag: nothing changed.' } };
@@ -136,7 +145,8 @@ const list = endpoint({
       throw new ApiError(404, 'event-archive-page-not-found', 'The requested event archive page does not exist');
     }
     const bundle = await loadEventBundle(ctx.store.db, ctx, ids);
-    const events = ids.map((id) => {
+    // D31: built and serialised one at a time, under the response budget (http/bounded-json.ts).
+    const events = itemStream(ids, (id) => {
       const event = serializeEvent(ctx, bundle, id, { single: false });
       return canSeeProtected(ctx, bundle.records.get(id)!.post, params.password, raw) ? event : blankProtectedFields(event);
     });
@@ -152,7 +162,8 @@ const create = endpoint({
   acceptsIdempotencyKey: true,
   args: eventFieldArgs(true),
   allows: (ctx) => canCreatePosts(ctx.viewer),
-  permission: (ctx, params) => canCreatePosts(ctx.viewer) && mayAssignAuthor(ctx, params.author as number | undefined),
+  permission: async (ctx, params) =>
+    canCreatePosts(ctx.viewer) && mayAssignAuthor(ctx, params.author as number | undefined) && (await mayAssignInlineAuthors(ctx, params)),
   async handler(ctx, params) {
     const id = await createEvent(ctx.store, ctx, await eventInput(ctx, params, []));
     return writeAnswer(ctx, id, 201, { Location: `${ctx.config.apiRoot}/events/${id}` });
@@ -234,7 +245,9 @@ function itemEndpoints(key: 'id' | 'slug'): Endpoint<any>[] {
       responses: { ...writeResponses(200, 'The updated event.'), 404: { description: 'No such event.' }, ...PRECONDITION_FAILED },
       args: updateArgs,
       allows: (ctx) => canCreatePosts(ctx.viewer),
-      permission: async (ctx, params) => (await mayChange(canEditPost)(ctx, params)) && mayAssignAuthor(ctx, params.author as number | undefined),
+      permission: async (ctx, params) =>
+        (await mayChange(canEditPost)(ctx, params)) && mayAssignAuthor(ctx, params.author as number | undefined)
+        && (await mayAssignInlineAuthors(ctx, params)),
       async handler(ctx, params) {
         const { id } = await requireEvent(ctx, params);
         // By slug, the path's slug names the event and cannot rename it (§5.3).

@@ -5,7 +5,7 @@ import { defaultListWindow } from '../../domain/dates/list-window.ts';
 import { isValidTimezone } from '../../domain/dates/zones.ts';
 import { sanitizeTitle } from '../../domain/html.ts';
 import { toList } from '../../domain/lists.ts';
-import { arg, coerceBoolean, type Args, type Validator } from '../../http/args.ts';
+import { arg, coerceBoolean, maxItems, type Args, type Validator } from '../../http/args.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { typeIssue } from '../../http/errors.ts';
 import { isTime, nonEmptyString } from '../../http/validators.ts';
@@ -17,6 +17,7 @@ import { resolveTermsForFilter, type Taxonomy } from '../terms/service.ts';
 import { venueKind } from '../venues/kind.ts';
 import { linkedInput } from './linked-input.ts';
 import { modifiedArgs } from '../changes/modified-filter.ts';
+import { isRowId } from '../../store/store.ts';
 
 /** WordPress's `post_password` column holds 255 characters. */
 const MAX_PASSWORD_LENGTH = 255;
@@ -36,11 +37,14 @@ const isTermList: Validator<unknown> = (value) => toList(value) !== undefined;
 const termListArg = (description: string) => arg.any({
   description,
   validate: isTermList,
+  limit: maxItems((config) => config.limits.termsPerEvent, 'MAX_TERMS_PER_EVENT'),
   schema: Type.Array(Type.Union([Type.Integer(), Type.String()]), { description }),
 });
 
 const linkedArg = (kind: LinkedPostKind, description: string) => arg.any({
   description,
+  // D31: a venue list counts as an organizer list does (only its first venue is linked).
+  limit: maxItems((config) => config.limits.organizersPerEvent, 'MAX_ORGANIZERS_PER_EVENT'),
   validate: async (value, ctx) => (await linkedInput(ctx, kind, value)) !== null,
   schema: Type.Unknown({ description }),
 });
@@ -102,6 +106,8 @@ const termFilterArg = (taxonomy: Taxonomy, description: string) => arg.stringLis
 const allOfType = (type: 'venue' | 'organizer'): Validator<number[]> => async (ids, ctx) => {
   if (ids.length === 0) return false;
   const unique = [...new Set(ids)];
+  // D31: an id beyond 32 bits names no row (and PostgreSQL would reject it): unknown, as any other.
+  if (!unique.every(isRowId)) return false;
   const found = await ctx.store.db.selectFrom('posts').select('id').where('id', 'in', unique).where('type', '=', type).execute();
   return found.length === unique.length;
 };

@@ -1,16 +1,18 @@
 // The event object of §3.1, built for many events from a constant number of queries.
 import { costValues, formatCost } from '../../domain/cost.ts';
-import { dateDetails, isoWithOffset } from '../../domain/dates/stored-format.ts';
-import { escapeHtml, renderContent } from '../../domain/html.ts';
+import { canReadPost } from '../../domain/access.ts';
+import { dateDetails, formatWp, isoWithOffset } from '../../domain/dates/stored-format.ts';
+import { escapeHtml } from '../../domain/html.ts';
 import type { Actor } from '../../domain/actor.ts';
 import type { Db } from '../../store/store.ts';
 import { loadImages, serializeImage, type ImageRow } from '../images/images.ts';
 import type { LinkedPostKind } from '../linked/kind.ts';
 import { loadLinked, serializeLinked, type LinkedRecord } from '../linked/serialize.ts';
 import { organizerKind } from '../organizers/kind.ts';
-import { globalId, postHead } from '../posts/fields.ts';
+import { globalId, postHead, postLike } from '../posts/fields.ts';
 import { loadEmbeddedTerms } from '../terms/service.ts';
 import { venueKind } from '../venues/kind.ts';
+import { renderedText } from '../posts/store.ts';
 import { loadEventRecords, loadOrganizerIds, type EventRecord } from './store.ts';
 
 type LinkedRecords = Map<number, LinkedRecord & { image?: ImageRow }>;
@@ -44,7 +46,8 @@ const flag = (value: number) => value === 1;
 
 /**
  * §3.1 in the contract's key order; `single` adds `json_ld` (§3.9) to the event and to its venue and organizers.
- * Embedded venues and organizers are shown whatever their status (§10).
+ * D32 (superseding §10's "whatever their status"): an embedded venue or organizer is shown only to a viewer who could
+ * open it by id; for anyone else it is left out as if it were not linked (`venue: []`, the organizer missing).
  */
 export function serializeEvent(ctx: Actor, bundle: EventBundle, id: number, options: { single: boolean }): Record<string, unknown> {
   const { config } = ctx;
@@ -53,9 +56,10 @@ export function serializeEvent(ctx: Actor, bundle: EventBundle, id: number, opti
   const url = head.url as string;
   const costs = JSON.parse(event.cost_values) as string[];
   const terms = bundle.terms.get(id) ?? { categories: [], tags: [] };
+  const nowUtc = formatWp(ctx.now);
   const linked = (kind: LinkedPostKind, records: LinkedRecords, linkedId: number) => {
     const record = records.get(linkedId);
-    return record ? serializeLinked(ctx, kind, record, options) : undefined;
+    return record && canReadPost(ctx.viewer, kind.type, postLike(record.post), nowUtc) ? serializeLinked(ctx, kind, record, options) : undefined;
   };
   const venue = event.venue_id === null ? undefined : linked(venueKind, bundle.venues, event.venue_id);
   const organizers = (bundle.organizerIds.get(id) ?? [])
@@ -70,8 +74,8 @@ export function serializeEvent(ctx: Actor, bundle: EventBundle, id: number, opti
     ...head,
     rest_url: `${config.apiRoot}/events/${post.id}`,
     title: post.title,
-    description: renderContent(post.content),
-    excerpt: renderContent(post.excerpt),
+    description: renderedText(post).content,
+    excerpt: renderedText(post).excerpt,
     slug: post.slug,
     image: serializeImage(post.image_id === null ? undefined : bundle.images.get(post.image_id)),
     all_day: flag(event.all_day),
@@ -118,7 +122,7 @@ function eventJsonLd(
 ): Record<string, unknown> {
   const { post, event } = input.record;
   const ld: Record<string, unknown> = { '@context': 'http://schema.org', '@type': 'Event', name: post.title };
-  const excerpt = renderContent(post.excerpt);
+  const excerpt = renderedText(post).excerpt;
   if (excerpt !== '') ld.description = escapeHtml(excerpt);
   ld.url = input.url;
   ld.eventAttendanceMode = 'https://schema.org/OfflineEventAttendanceMode';

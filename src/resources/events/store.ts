@@ -1,11 +1,12 @@
 // Event rows: batch reads, the writes that keep `occurrences` in step with `events`, and the list query (§4).
-import { sql, type Expression, type Insertable, type Selectable, type SqlBool, type Updateable } from 'kysely';
+import { sql, type Expression, type Insertable, type RawBuilder, type Selectable, type SelectQueryBuilder, type SqlBool, type Updateable } from 'kysely';
+import { editScope, listVisibilityScope, POST_STATUSES } from '../../domain/access.ts';
 import { parseCost } from '../../domain/cost.ts';
 import { formatWp } from '../../domain/dates/stored-format.ts';
 import type { Actor } from '../../domain/actor.ts';
-import type { EventsTable } from '../../store/schema.ts';
-import type { Db, Store, Trx } from '../../store/store.ts';
-import type { PostRow } from '../posts/store.ts';
+import type { Database, EventsTable } from '../../store/schema.ts';
+import { isRowId, type Db, type Store, type Trx } from '../../store/store.ts';
+import { loadPostsOfType, type PostRow } from '../posts/store.ts';
 import { visibleInList, type StatusColumns } from '../posts/visibility.ts';
 import type { EventListPlan } from './list-query.ts';
 import type { EventSchedule } from './schedule.ts';
@@ -22,7 +23,7 @@ export async function loadEventRecords(db: Db, ids: readonly number[]): Promise<
   const wanted = [...new Set(ids)];
   if (wanted.length === 0) return new Map();
   const [posts, events] = await Promise.all([
-    db.selectFrom('posts').selectAll().where('id', 'in', wanted).where('type', '=', 'event').execute(),
+    loadPostsOfType(db, 'event', wanted),
     db.selectFrom('events').selectAll().where('id', 'in', wanted).execute(),
   ]);
   const eventById = new Map(events.map((event) => [event.id, event]));
@@ -92,19 +93,35 @@ const EARTH_RADIUS_KM = 6371;
  * `sin²(Δφ/2) + cos φ₁ cos φ₂ sin²(Δλ/2)` grows with the distance, so it is compared with its value at the radius:
  * no square root or arcsine, hence no rounding error pushing an argument out of range on PostgreSQL.
  */
-function venuesNear(db: Db, near: NonNullable<EventListPlan['near']>) {
+function venuesNear(db: Db, actor: Actor, near: NonNullable<EventListPlan['near']>) {
   const radians = (degrees: number) => (degrees * Math.PI) / 180;
   const number = (value: number) => sql<number>`cast(${value} as double precision)`;
   const limit = Math.sin(near.radiusKm / EARTH_RADIUS_KM / 2) ** 2;
   const haversine = sql<number>`power(sin((radians(geo_lat) - ${number(radians(near.lat))}) / 2), 2)
     + ${number(Math.cos(radians(near.lat)))} * cos(radians(geo_lat)) * power(sin((radians(geo_lng) - ${number(radians(near.lng))}) / 2), 2)`;
-  return db.selectFrom('venues').select('id')
+  return onlyReadable(db, actor, 'venue', db.selectFrom('venues').select('id')
     .where('geo_lat', 'is not', null).where('geo_lng', 'is not', null)
-    .where(haversine, '<=', number(limit));
+    .where(haversine, '<=', number(limit)));
 }
 
-const venuesWithCoordinates = (db: Db) =>
-  db.selectFrom('venues').select('id').where('geo_lat', 'is not', null).where('geo_lng', 'is not', null);
+const venuesWithCoordinates = (db: Db, actor: Actor) =>
+  onlyReadable(db, actor, 'venue', db.selectFrom('venues').select('id').where('geo_lat', 'is not', null).where('geo_lng', 'is not', null));
+
+/**
+ * D32: the venues or organizers the viewer could open by id (D19's list scope over every status), or undefined when
+ * that is all of them (editors and up). A filter on an event's venue or organizers sees only links to these, so that
+ * it cannot reveal a link (or a venue's place) that the event's own embed leaves out.
+ */
+function readableLinked(db: Db, actor: Actor, type: 'venue' | 'organizer') {
+  if (listVisibilityScope(actor.viewer).scope === 'all') return undefined;
+  return db.selectFrom('posts').select('posts.id').where('posts.type', '=', type)
+    .where((eb) => visibleInList(eb, actor.viewer, POST_STATUSES, formatWp(actor.now)));
+}
+
+function onlyReadable<Q extends SelectQueryBuilder<Database, 'venues', { id: number }>>(db: Db, actor: Actor, type: 'venue', query: Q): Q {
+  const readable = readableLinked(db, actor, type);
+  return readable === undefined ? query : query.where('venues.id', 'in', readable) as Q;
+}
 
 /** Where event lists read status, publication date and author: the copies on `occurrences` (see refreshListing). */
 const OCCURRENCE_COLUMNS: StatusColumns = { status: 'occurrences.status', publishedUtc: 'occurrences.published_utc', author: 'occurrences.author_id' };
@@ -138,9 +155,11 @@ function filteredOccurrences(store: Store, actor: Actor, plan: EventListPlan) {
   }
   if (plan.searchTerms !== undefined) {
     const terms = plan.searchTerms;
+    const readable = protectedContentReadable(actor, plan.searchPassword);
     query = query.where(terms.length === 0 ? sql<SqlBool>`1 = 0` : sql<SqlBool>`(${sql.join(terms.map((term) => {
-      const fields = ['posts.title', 'posts.excerpt', 'posts.content'].map((column) => store.containsText(sql.ref(column), term));
-      return sql`(${sql.join(fields, sql` or `)})`;
+      const title = store.containsText(sql.ref('posts.title'), term);
+      const body = sql`(${store.containsText(sql.ref('posts.excerpt'), term)} or ${store.containsText(sql.ref('posts.content'), term)})`;
+      return readable === true ? sql`(${title} or ${body})` : sql`(${title} or (${readable} and ${body}))`;
     }), sql` and `)})`);
   }
   // `IN (subquery)` rather than a correlated EXISTS: the planner can then start from the term's events (measured 3.7
@@ -150,23 +169,50 @@ function filteredOccurrences(store: Store, actor: Actor, plan: EventListPlan) {
     query = query.where('occurrences.event_id', 'in', db.selectFrom('event_terms').select('event_terms.event_id')
       .where('event_terms.term_id', 'in', termIds.length > 0 ? termIds : [0]));
   }
-  if (plan.venueIds !== undefined) query = query.where('events.venue_id', 'in', plan.venueIds);
+  if (plan.venueIds !== undefined) {
+    query = query.where('events.venue_id', 'in', plan.venueIds);
+    const readable = readableLinked(db, actor, 'venue');
+    if (readable !== undefined) query = query.where('events.venue_id', 'in', readable);
+  }
   if (plan.organizerIds !== undefined) {
     const organizerIds = plan.organizerIds;
-    query = query.where('occurrences.event_id', 'in', db.selectFrom('event_organizers').select('event_organizers.event_id')
-      .where('event_organizers.organizer_id', 'in', organizerIds));
+    const readable = readableLinked(db, actor, 'organizer');
+    let links = db.selectFrom('event_organizers').select('event_organizers.event_id').where('event_organizers.organizer_id', 'in', organizerIds);
+    if (readable !== undefined) links = links.where('event_organizers.organizer_id', 'in', readable);
+    query = query.where('occurrences.event_id', 'in', links);
   }
   if (plan.featured !== undefined) query = query.where('events.featured', '=', plan.featured ? 1 : 0);
-  if (plan.include !== undefined) query = query.where('occurrences.event_id', 'in', plan.include);
+  if (plan.include !== undefined) {
+    // D31: an id beyond 32 bits names no event (and PostgreSQL would reject it); 0 names none either.
+    const ids = plan.include.filter(isRowId);
+    query = query.where('occurrences.event_id', 'in', ids.length > 0 ? ids : [0]);
+  }
   if (plan.parentId !== undefined) query = query.where('posts.parent_id', '=', plan.parentId);
   if (plan.modified?.after !== undefined) query = query.where('posts.modified_utc', '>', plan.modified.after);
   if (plan.modified?.before !== undefined) query = query.where('posts.modified_utc', '<=', plan.modified.before);
   if (plan.geoloc !== undefined) {
-    const located = (eb: { (...args: any[]): Expression<SqlBool> }) => eb('events.venue_id', 'in', venuesWithCoordinates(db));
+    const located = (eb: { (...args: any[]): Expression<SqlBool> }) => eb('events.venue_id', 'in', venuesWithCoordinates(db, actor));
     query = query.where((eb) => (plan.geoloc ? located(eb) : eb.or([eb('events.venue_id', 'is', null), eb.not(located(eb))])));
   }
-  if (plan.near !== undefined) query = query.where('events.venue_id', 'in', venuesNear(db, plan.near));
+  if (plan.near !== undefined) query = query.where('events.venue_id', 'in', venuesNear(db, actor, plan.near));
   return query;
+}
+
+/**
+ * D33: may a search match the event's excerpt and content? Yes when it has no password, when the request's `password`
+ * is its password, or when the caller may edit it (`editScope`); otherwise only its title is searched, as WordPress
+ * searches protected posts for logged-out visitors. `true` when every event qualifies (editors and up).
+ */
+function protectedContentReadable(actor: Actor, password: string | undefined): RawBuilder<SqlBool> | true {
+  const scope = editScope(actor.viewer);
+  if (scope.scope === 'all') return true;
+  const conditions: RawBuilder<SqlBool>[] = [sql<SqlBool>`${sql.ref('posts.password')} = ''`];
+  if (password !== undefined && password !== '') conditions.push(sql<SqlBool>`${sql.ref('posts.password')} = ${password}`);
+  if (scope.scope === 'own') {
+    const statuses = scope.statuses === 'any' ? ['trash'] : ['trash', 'publish', 'future'];
+    conditions.push(sql<SqlBool>`(${sql.ref('posts.author_id')} = ${scope.authorId} and ${sql.ref('posts.status')} not in (${sql.join(statuses)}))`);
+  }
+  return sql<SqlBool>`(${sql.join(conditions, sql` or `)})`;
 }
 
 const joinBoth = (db: Db) => db.selectFrom('occurrences').crossJoin('posts').crossJoin('events');

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import { isAbsoluteUrl } from '../../domain/urls.ts';
 import { slugify } from '../../domain/slugs.ts';
-import type { Db, Trx } from '../../store/store.ts';
+import { isRowId, type Db, type Trx } from '../../store/store.ts';
 import type { ImagesTable } from '../../store/schema.ts';
 import { insertPost } from '../posts/store.ts';
 import type { PublicationDate } from '../posts/fields.ts';
@@ -21,6 +21,7 @@ export function readImageInput(value: unknown): ImageInput | undefined {
 }
 
 export async function isImageId(db: Db, id: number): Promise<boolean> {
+  if (!isRowId(id)) return false;
   return (await db.selectFrom('images').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
 }
 

@@ -5,6 +5,7 @@ import { arg, type Args } from '../../http/args.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { ApiError, invalidParams as invalidFields } from '../../http/errors.ts';
 import { ifMatchPrecondition, jsonTag, lastModifiedHeader } from '../../http/etag.ts';
+import { itemStream } from '../../http/bounded-json.ts';
 import { clampPerPage, postListReply, type EchoedQuery } from '../../http/list.ts';
 import { endpoint, type Endpoint, type Reply, type RouteGroup } from '../../http/routes.ts';
 import { nonEmptyString, stringOrEmpty } from '../../http/validators.ts';
@@ -30,9 +31,15 @@ export interface ListFilter {
   echo(params: Record<string, unknown>, ctx: RequestContext): EchoedQuery;
 }
 
-/** §6: words split on anything but letters, digits and `-`; an item matches when one field holds every word. */
+/**
+ * §6: words split on anything but letters, digits and `-`; an item matches when one field holds every word. D31: as
+ * WordPress does, more than 9 words are searched as one phrase (the whole value), which bounds the work per row.
+ */
 export function searchWords(search: string): string[] {
-  return search.toLowerCase().split(/[^\p{L}\p{N}-]+/u).filter(Boolean);
+  const words = search.toLowerCase().split(/[^\p{L}\p{N}-]+/u).filter(Boolean);
+  if (words.length <= 9) return words;
+  const phrase = search.replace(/[\r\n]/g, '').trim().toLowerCase();
+  return phrase === '' ? [] : [phrase];
 }
 
 function matchesSearch(ctx: RequestContext, kind: LinkedPostKind, words: string[]): Expression<SqlBool> {
@@ -129,7 +136,8 @@ export function linkedPostRoutes(kind: LinkedPostKind, listFilters: ListFilter[]
       ]);
       if (rows.length === 0 && page > 1) throw new ApiError(404, pageCode, pageMessage);
       const records = await loadLinked(db, kind, rows.map((row) => row.id));
-      const items = rows.map((row) => serializeLinked(ctx, kind, records.get(row.id)!, { single: false }));
+      // D31: built and serialised one at a time, under the response budget (http/bounded-json.ts).
+      const items = itemStream(rows, (row) => serializeLinked(ctx, kind, records.get(row.id)!, { single: false }));
 
       const echoed: EchoedQuery = [
         ['page', page],

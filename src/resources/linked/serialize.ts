@@ -1,10 +1,10 @@
 // Venue and organizer objects (§3.2/§3.3), loaded for many ids at once.
 import type { Actor } from '../../domain/actor.ts';
-import { escapeHtml, renderContent } from '../../domain/html.ts';
+import { escapeHtml } from '../../domain/html.ts';
 import type { Db } from '../../store/store.ts';
 import { loadImages, serializeImage, type ImageRow } from '../images/images.ts';
 import { globalId, postHead } from '../posts/fields.ts';
-import type { PostRow } from '../posts/store.ts';
+import { loadPostsOfType, renderedText, type PostRow } from '../posts/store.ts';
 import type { LinkedPostKind, Meta } from './kind.ts';
 
 export interface LinkedRecord {
@@ -17,7 +17,7 @@ export async function loadLinked(db: Db, kind: LinkedPostKind, ids: readonly num
   const wanted = [...new Set(ids)];
   if (wanted.length === 0) return new Map();
   const [posts, metas] = await Promise.all([
-    db.selectFrom('posts').selectAll().where('id', 'in', wanted).where('type', '=', kind.type).execute(),
+    loadPostsOfType(db, kind.type, wanted),
     (db as Db).selectFrom(kind.metaTable as 'venues').selectAll().where('id', 'in', wanted).execute() as Promise<Meta[]>,
   ]);
   const images = await loadImages(db, posts.map((post) => post.image_id));
@@ -42,12 +42,12 @@ export function serializeLinked(
   options: { single: boolean },
 ): Record<string, unknown> {
   const { post, meta } = record;
-  const description = renderContent(post.content);
+  const description = renderedText(post).content;
   const full: Record<string, unknown> = {
     ...postHead(ctx.config, post, ctx.now),
     [kind.nameKey]: post.title,
     description,
-    excerpt: renderContent(post.excerpt),
+    excerpt: renderedText(post).excerpt,
     slug: post.slug,
     image: serializeImage(record.image),
     ...kind.fields(meta),

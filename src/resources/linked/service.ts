@@ -9,10 +9,10 @@ import { DomainError, invalidField, notAllowed } from '../../domain/errors.ts';
 import { sanitizeHtml, sanitizeTitle } from '../../domain/html.ts';
 import { slugify, trashedSlug } from '../../domain/slugs.ts';
 import { recordChange } from '../../changes/log.ts';
-import type { Store, Trx } from '../../store/store.ts';
+import type { Db, Store, Trx } from '../../store/store.ts';
 import { nowStamp, postChanges, postLike, publicationDate } from '../posts/fields.ts';
 import { claimExisting, createPost, deletePostForever, trashPostById, updatePostRow, type OnTrash, type WriteOptions } from '../posts/lifecycle.ts';
-import type { PostRow } from '../posts/store.ts';
+import type { PostRow, PostType } from '../posts/store.ts';
 import type { LinkedPostKind } from './kind.ts';
 
 export type Sent = Record<string, unknown>;
@@ -28,14 +28,19 @@ const inTrash = (kind: LinkedPostKind) => () => new DomainError('gone', ...kind.
  */
 async function findDuplicate(trx: Trx, store: Store, actor: Actor, kind: LinkedPostKind, name: string, content: string | undefined): Promise<PostRow | undefined> {
   await store.lock(trx, `${kind.type}-name:${name.toLowerCase()}`);
-  let query = trx.selectFrom('posts').selectAll()
-    .where('type', '=', kind.type)
+  const nowUtc = formatWp(actor.now);
+  return (await duplicateCandidates(trx, store, kind.type, name, content).execute()).find((row) => canEditPost(actor.viewer, postLike(row), nowUtc));
+}
+
+/** D31: the rows of one name, found through the `posts_type_lower_title` index (migration 0009), never a scan. */
+export function duplicateCandidates(db: Db, store: Pick<Store, 'lower'>, type: PostType, name: string, content: string | undefined) {
+  let query = db.selectFrom('posts').selectAll()
+    .where('type', '=', type)
     .where('status', '!=', 'trash')
     .where(store.lower(sql.ref('title')), '=', name.toLowerCase())
     .orderBy('id');
   if (content !== undefined) query = query.where('content', '=', content);
-  const nowUtc = formatWp(actor.now);
-  return (await query.execute()).find((row) => canEditPost(actor.viewer, postLike(row), nowUtc));
+  return query;
 }
 
 /** Events that no longer show a trashed or deleted item have changed too. */

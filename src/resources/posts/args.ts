@@ -45,7 +45,14 @@ export const listStatusArg = arg.stringList({
   validate: allowedListStatus,
 });
 
-export const searchArg = arg.string({ description: 'Only items that match these words.', validate: nonEmptyString, maxLength: 500 });
+/** D31: the whole `search` value, as WordPress bounds it too. */
+export const MAX_SEARCH_LENGTH = 200;
+
+export const searchArg = arg.string({
+  description: `Only items that match these words (at most ${MAX_SEARCH_LENGTH} characters; more than 9 words are searched as one phrase).`,
+  validate: nonEmptyString,
+  maxLength: MAX_SEARCH_LENGTH,
+});
 
 /** What every post-like write accepts besides its own fields. */
 export const postWriteArgs = {

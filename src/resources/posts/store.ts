@@ -1,11 +1,57 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { renderContent } from '../../domain/html.ts';
 import { nextSlugCandidates, slugCandidates, trashedSlug, untrashedSlug } from '../../domain/slugs.ts';
+import { yieldIfBusy } from '../../store/event-loop.ts';
 import { escapeLike, isRowId, isUniqueViolation, type Db, type Trx } from '../../store/store.ts';
 import type { PostsTable } from '../../store/schema.ts';
 
 export type PostRow = Selectable<PostsTable>;
 export type PostType = PostsTable['type'];
 export type NewPost = Omit<Insertable<PostsTable>, 'slug' | 'id'>;
+
+/**
+ * D31: posts read per query by {@link loadPostsOfType}. A post's content and excerpt may hold 256 KiB each, and SQLite
+ * reads synchronously: ten such posts are about 30 ms of one turn of the event loop, a hundred would be 300 ms.
+ */
+export const POSTS_PER_READ = 10;
+
+/** A post's description and excerpt as the API shows them (domain/html.ts renderContent). */
+export interface RenderedText {
+  content: string;
+  excerpt: string;
+}
+
+/** Renders kept with the rows they were made from, for as long as those rows live (one request, usually). */
+const renderedByRow = new WeakMap<PostRow, RenderedText>();
+
+/**
+ * The row's rendered description and excerpt: made once per row object, so serialising one item many times (a venue
+ * embedded in every event of a page) renders its texts once, whatever the shared render cache could keep.
+ */
+export function renderedText(row: PostRow): RenderedText {
+  let text = renderedByRow.get(row);
+  if (!text) {
+    text = { content: renderContent(row.content), excerpt: renderContent(row.excerpt) };
+    renderedByRow.set(row, text);
+  }
+  return text;
+}
+
+/**
+ * The posts of `type` among `ids` (any order), read {@link POSTS_PER_READ} at a time. Each row's content and excerpt
+ * are rendered here (kept with the row for the serialisers, see {@link renderedText}), giving the event loop a turn
+ * between rows when it is due: a first render of 256 KiB costs milliseconds, and an event embeds up to 50 organizers.
+ */
+export async function loadPostsOfType(db: Db, type: PostType, ids: readonly number[]): Promise<PostRow[]> {
+  const chunks: number[][] = [];
+  for (let start = 0; start < ids.length; start += POSTS_PER_READ) chunks.push(ids.slice(start, start + POSTS_PER_READ));
+  const rows = (await Promise.all(chunks.map((chunk) => db.selectFrom('posts').selectAll().where('id', 'in', chunk).where('type', '=', type).execute()))).flat();
+  for (const row of rows) {
+    renderedText(row);
+    await yieldIfBusy();
+  }
+  return rows;
+}
 
 export async function findPostById(db: Db, id: number): Promise<PostRow | undefined> {
   if (!isRowId(id)) return undefined;

@@ -1,7 +1,7 @@
-import { canEditPost, canReadPost } from '../../domain/access.ts';
+import { canAccessProtected, canEditPost, canReadPost } from '../../domain/access.ts';
 import { formatWp } from '../../domain/dates/stored-format.ts';
 import type { RequestContext } from '../../http/context.ts';
-import { forbidden } from '../../http/errors.ts';
+import { ApiError, forbidden } from '../../http/errors.ts';
 import { ifMatchPrecondition, jsonTag } from '../../http/etag.ts';
 import { buildUrl, clampPerPage, listHeaders, totalPages, type EchoedQuery, type ListLinks } from '../../http/list.ts';
 import { hasParam, type ParamMap } from '../../http/params.ts';
@@ -29,6 +29,7 @@ interface ListParams {
   parent?: number;
   post?: number;
   event?: number;
+  password?: string;
   slug?: string;
 }
 
@@ -57,6 +58,20 @@ async function maySeeEvent(ctx: RequestContext, eventId: number): Promise<boolea
   const event = postLike((await loadPost(ctx, eventId))!);
   const nowUtc = formatWp(ctx.now);
   return canReadPost(ctx.viewer, 'event', event, nowUtc) || canEditPost(ctx.viewer, event, nowUtc);
+}
+
+/**
+ * D33: the terms of a password-protected event are listed, as the event itself is read, only with its password or to
+ * those who may edit it (context=edit is not needed here: nothing else in the answer depends on it).
+ */
+async function mayReadProtected(ctx: RequestContext, eventId: number, password: unknown): Promise<boolean> {
+  const post = (await loadPost(ctx, eventId))!;
+  return canAccessProtected({
+    postPassword: post.password,
+    suppliedPassword: password,
+    contextEdit: true,
+    canEdit: canEditPost(ctx.viewer, postLike(post), formatWp(ctx.now)),
+  });
 }
 
 const termInput = (params: Record<string, unknown>): TermInput => ({
@@ -100,6 +115,9 @@ export function termRoutes(taxonomy: Taxonomy): RouteGroup[] {
       const params = rawParams as unknown as ListParams;
       const [eventName, eventId] = params.event !== undefined ? ['event', params.event] : ['post', params.post];
       if (eventId !== undefined && !(await maySeeEvent(ctx, eventId))) throw forbidden(ctx.viewer !== null);
+      if (eventId !== undefined && !(await mayReadProtected(ctx, eventId, params.password))) {
+        throw new ApiError(403, 'event-password-protected', 'The requested event is not accessible without a password');
+      }
       // D24: read before the list's queries, so that following /changes from it loses nothing.
       const syncCursor = await syncCursorHeader(ctx);
       const perPage = clampPerPage(params.per_page, ctx.config.perPageDefault, ctx.config.perPageMax);

@@ -1,7 +1,7 @@
 import { arg, type Args, type Validator } from '../../http/args.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { nonEmptyString } from '../../http/validators.ts';
-import { isPostOfType, pagingArgs } from '../posts/args.ts';
+import { isPostOfType, MAX_SEARCH_LENGTH, pagingArgs } from '../posts/args.ts';
 import { findTerm, findTermsByRefs, type TermRow } from './store.ts';
 import type { TaxonomyInfo } from './taxonomies.ts';
 
@@ -27,7 +27,7 @@ export function termIdArg(info: TaxonomyInfo) {
 export function listArgs(info: TaxonomyInfo): Args {
   return {
     ...pagingArgs,
-    search: arg.string({ description: 'Only terms whose name or slug contains this text (case-insensitive).', validate: nonEmptyString, maxLength: 500 }),
+    search: arg.string({ description: `Only terms whose name or slug contains this text (case-insensitive; at most ${MAX_SEARCH_LENGTH} characters).`, validate: nonEmptyString, maxLength: MAX_SEARCH_LENGTH }),
     exclude: arg.stringList({ description: 'Leave out these terms (ids or slugs).', validate: areTermsOf(info) }),
     include: arg.stringList({ description: 'Only these terms (ids or slugs).', validate: areTermsOf(info) }),
     order: arg.string({ description: 'asc (the default) or desc.', validate: nonEmptyString }),
@@ -39,6 +39,7 @@ export function listArgs(info: TaxonomyInfo): Args {
     ...(info.hierarchical ? { parent: arg.integer({ description: 'Only the direct children of this category.', validate: isTermOf(info) }) } : {}),
     post: arg.integer({ description: 'Only the terms of this event.', validate: isPostOfType('event') }),
     event: arg.integer({ description: 'Only the terms of this event (an alias of post).', validate: isPostOfType('event') }),
+    password: arg.string({ description: 'The password of a password-protected event named by post or event (D33).', maxLength: 255 }),
     slug: arg.string({ description: 'Only the term with this slug.', validate: nonEmptyString }),
   };
 }

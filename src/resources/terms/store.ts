@@ -44,14 +44,17 @@ export async function findTermsByRefs(db: Db, taxonomy: Taxonomy, refs: readonly
 export async function findTermsByNames(store: Pick<Store, 'lower'>, db: Db, taxonomy: Taxonomy, names: readonly string[]): Promise<Map<string, TermRow>> {
   const lowered = [...new Set(names.map((name) => name.toLowerCase()))];
   if (lowered.length === 0) return new Map();
-  const rows = await db.selectFrom('terms').selectAll().where('taxonomy', '=', taxonomy)
-    .where(store.lower(sql.ref('name')), 'in', lowered)
-    .orderBy('id')
-    .execute();
+  const rows = await termsByLoweredNames(store, db, taxonomy, lowered).execute();
   const found = new Map<string, TermRow>();
   for (const row of rows) if (!found.has(row.name.toLowerCase())) found.set(row.name.toLowerCase(), row);
   return found;
 }
+
+/** D31: through the `terms_taxonomy_lower_name` index (migration 0009), never a scan. */
+export const termsByLoweredNames = (store: Pick<Store, 'lower'>, db: Db, taxonomy: Taxonomy, lowered: readonly string[]) =>
+  db.selectFrom('terms').selectAll().where('taxonomy', '=', taxonomy)
+    .where(store.lower(sql.ref('name')), 'in', lowered)
+    .orderBy('id');
 
 /**
  * Another term of the taxonomy with this name (case-insensitive) at the same level: under `parentId` for

@@ -10,8 +10,12 @@ export interface PostgresConnection {
   pool: pg.Pool;
 }
 
-/** A pool of connections to `url`; with `schema`, every table lives in that schema, created when missing. */
-export async function openPostgresConnection(url: string, schema?: string): Promise<PostgresConnection> {
+/**
+ * A pool of connections to `url`; with `schema`, every table lives in that schema, created when missing. With
+ * `statementTimeoutMs`, every statement on these connections is cancelled by the server after that long (D31,
+ * `statement_timeout`: error 57014, answered 503 `rest_timeout`).
+ */
+export async function openPostgresConnection(url: string, schema?: string, statementTimeoutMs?: number): Promise<PostgresConnection> {
   if (schema) {
     const admin = new Kysely<any>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1 }) }) });
     try {
@@ -23,6 +27,7 @@ export async function openPostgresConnection(url: string, schema?: string): Prom
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
+    ...(statementTimeoutMs ? { statement_timeout: statementTimeoutMs } : {}),
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.

@@ -8,8 +8,8 @@ import { containsText, lower, orderByCodePoint } from './text.ts';
 import { createTransactionRunner, enterCommitOrder, flushBatches, lock } from './transaction.ts';
 
 /** The PostgreSQL implementation of {@link StoreDialect}, on `url`, with every table in `schema` when given. */
-export async function openPostgresDialect(url: string, schemaName?: string): Promise<StoreDialect> {
-  const { db, pool } = await openPostgresConnection(url, schemaName);
+export async function openPostgresDialect(url: string, schemaName?: string, statementTimeoutMs?: number): Promise<StoreDialect> {
+  const { db, pool } = await openPostgresConnection(url, schemaName, statementTimeoutMs);
   const dataVersion = createDataVersion(pool);
   return {
     name: 'postgres',
@@ -28,7 +28,16 @@ export async function openPostgresDialect(url: string, schemaName?: string): Pro
     // events/s with two).
     batchConcurrency: 2,
     schema,
-    migrate: (migrations) => migrate(db, migrations),
+    // Migrations (an index built over a large table) are not requests: without the statement time limit.
+    migrate: async (migrations) => {
+      if (!statementTimeoutMs) return migrate(db, migrations);
+      const unbounded = await openPostgresConnection(url, schemaName);
+      try {
+        await migrate(unbounded.db, migrations);
+      } finally {
+        await unbounded.db.destroy();
+      }
+    },
     close: () => db.destroy(),
   };
 }

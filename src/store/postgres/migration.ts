@@ -1,11 +1,13 @@
 import { sql, type Kysely } from 'kysely';
 import { Migrator, type Migration, type MigrationResultSet } from 'kysely/migration';
 import type { SchemaDialect } from '../dialect.ts';
+import { lower } from './text.ts';
 
 export const schema: SchemaDialect = {
   serialId: (column) => column.primaryKey().generatedByDefaultAsIdentity(),
   serialBigKey: { type: 'bigint', tweak: (column) => column.primaryKey().generatedByDefaultAsIdentity() },
   dataVersionTable: true,
+  lower,
 };
 
 /** Several processes may start at once: the migrator serialises them with an advisory lock. */

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { Migrator, type Migration } from 'kysely/migration';
 import type { SchemaDialect } from '../dialect.ts';
+import { lower } from './text.ts';
 import { retryWhileBusy } from './transaction.ts';
 
 export const schema: SchemaDialect = {
@@ -8,6 +9,8 @@ export const schema: SchemaDialect = {
   // AUTOINCREMENT: a new key is above every key ever used, not only above the keys still there.
   serialBigKey: { type: 'integer', tweak: (column) => column.primaryKey().autoIncrement() },
   dataVersionTable: false,
+  // unicode_lower is registered as deterministic on every connection (text.ts), as an index on it requires.
+  lower,
 };
 
 /**

@@ -29,3 +29,19 @@ describe('offsetAt', () => {
     assert.equal(offsetAt(FixedOffsetZone.instance(330), Date.now()), 330);
   });
 });
+
+describe('offsetAt in the years 1–99 (issue 17 item 7)', () => {
+  it('probes the year itself, not 1900 + year (Date.UTC reads 0–99 as 1900–1999)', async () => {
+    const { utcMonthStart } = await import('../../../src/domain/dates/zone-offsets.ts');
+    const paris = IANAZone.create('Europe/Paris');
+    const year50 = utcMonthStart(50, 5);
+    assert.equal(new Date(year50).getUTCFullYear(), 50);
+    assert.equal(offsetAt(paris, year50), paris.offset(year50));
+    // Then a standard-time instant of a modern year still has its own offset and abbreviation.
+    const { ianaAbbreviationAt } = await import('../../../src/domain/dates/zones.ts');
+    assert.equal(ianaAbbreviationAt(paris, year50), 'GMT+0:09:21');
+    const january2030 = Date.UTC(2030, 0, 15, 12);
+    assert.equal(offsetAt(paris, january2030), 60);
+    assert.equal(ianaAbbreviationAt(paris, january2030), 'CET');
+  });
+});
