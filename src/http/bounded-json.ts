@@ -49,7 +49,7 @@ const omitted = (value: unknown) => value === undefined || typeof value === 'fun
 /**
  * The UTF-8 bytes of `JSON.stringify(body)` for an object whose `ItemStream` values are built and serialised one item
  * at a time, counting bytes as it goes: throws `rest_response_too_large` as soon as they pass `maxBytes`, yields to the
- * event loop between items and between the members of an item once a turn has lasted 20 ms (store/event-loop.ts), so
+ * event loop between items and between the members of an item once a turn has lasted SLICE_MS (store/event-loop.ts), so
  * that even one large item (an event embedding fifty organizers of the largest allowed description) is not one long
  * turn, and stops at the request's deadline. Bytes, not a string: nothing downstream (read cache, ETag, socket)
  * encodes the whole answer again.
