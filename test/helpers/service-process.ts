@@ -2,6 +2,8 @@
 // concurrent writes from several processes on one database.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { after, before, describe } from 'node:test';
+import { createHarness, POSTGRES_AVAILABLE, type Harness } from './harness.ts';
 
 const NODE = process.execPath;
 
@@ -55,4 +57,28 @@ export async function startServices(count: number, env: Record<string, string>):
     throw error;
   }
   return started;
+}
+
+/**
+ * A suite run against two real service processes on one PostgreSQL database (a harness of its own, whose users the
+ * processes share): what races across processes need. Skipped, loudly, only when PostgreSQL does not answer.
+ */
+export function describeOnTwoProcesses(
+  title: string,
+  suite: (h: () => Harness, services: () => Started[]) => void,
+  env: Record<string, string> = {},
+): void {
+  describe(title, { skip: POSTGRES_AVAILABLE ? false : 'PostgreSQL does not answer' }, () => {
+    let harness: Harness | undefined;
+    let started: Started[] = [];
+    before(async () => {
+      harness = await createHarness('postgres');
+      started = await startServices(2, { ...harness.serviceEnv(), ...env });
+    });
+    after(async () => {
+      await Promise.all(started.map(stopService));
+      await harness?.close();
+    });
+    suite(() => harness!, () => started);
+  });
 }

@@ -2,9 +2,9 @@
 // one service in-process (inject; on PostgreSQL the requests interleave on the connection pool) on both databases,
 // and through two real service processes on one PostgreSQL database, the two writes going to different processes.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { createHarness, describeEachDatabase, POSTGRES_AVAILABLE, type Harness } from '../helpers/harness.ts';
-import { startServices, stopService, type Started } from '../helpers/service-process.ts';
+import { it } from 'node:test';
+import { describeEachDatabase } from '../helpers/harness.ts';
+import { describeOnTwoProcesses } from '../helpers/service-process.ts';
 
 interface Answer { status: number; body: any; etag: string | null }
 type Send = (index: number, method: string, path: string, options?: { body?: unknown; ifMatch?: string }) => Promise<Answer>;
@@ -64,21 +64,10 @@ describeEachDatabase('If-Match races, one service', (h) => {
   scenarios(send, 'one process');
 });
 
-describe('If-Match races, two service processes on one PostgreSQL database', { skip: POSTGRES_AVAILABLE ? false : 'PostgreSQL does not answer' }, () => {
-  let harness: Harness | undefined;
-  let services: Started[] = [];
-  const h = () => harness!;
-  before(async () => {
-    harness = await createHarness('postgres');
-    // One public address for both, as behind a load balancer: the URLs in the bodies (so the tags) are the same.
-    services = await startServices(2, { ...harness.serviceEnv(), SITE_URL: 'http://calendar.test' });
-  });
-  after(async () => {
-    await Promise.all(services.map(stopService));
-    await harness?.close();
-  });
+// One public address for both processes, as behind a load balancer: the URLs in the bodies (so the tags) are the same.
+describeOnTwoProcesses('If-Match races, two service processes on one PostgreSQL database', (h, services) => {
   const send: Send = async (index, method, path, options = {}) => {
-    const service = services[index % services.length];
+    const service = services()[index % services().length];
     const headers: Record<string, string> = { authorization: h().users.administrator.authorization };
     if (options.body !== undefined) headers['content-type'] = 'application/json';
     if (options.ifMatch !== undefined) headers['if-match'] = options.ifMatch;
@@ -88,4 +77,4 @@ describe('If-Match races, two service processes on one PostgreSQL database', { s
     return { status: response.status, body: await response.json(), etag: response.headers.get('etag') };
   };
   scenarios(send, 'two processes');
-});
+}, { SITE_URL: 'http://calendar.test' });

@@ -2,9 +2,8 @@
 // another process is replayed, and simultaneous creates with one key on both processes make one item.
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
-import { after, before, describe, it } from 'node:test';
-import { createHarness, POSTGRES_AVAILABLE, type Harness } from '../helpers/harness.ts';
-import { startServices, stopService, type Started } from '../helpers/service-process.ts';
+import { it } from 'node:test';
+import { describeOnTwoProcesses } from '../helpers/service-process.ts';
 import { itemsNamed, KINDS, newKey, newName } from './idempotency-support.ts';
 
 interface Answer { status: number; headers: Headers; text: string }
@@ -20,21 +19,10 @@ function rawRequest(port: number, request: Buffer): Promise<string> {
   });
 }
 
-describe('Idempotent creates, two service processes on one PostgreSQL database (D23)', { skip: POSTGRES_AVAILABLE ? false : 'PostgreSQL does not answer' }, () => {
-  let harness: Harness | undefined;
-  let services: Started[] = [];
-  const h = () => harness!;
-  before(async () => {
-    harness = await createHarness('postgres');
-    services = await startServices(2, harness.serviceEnv());
-  });
-  after(async () => {
-    await Promise.all(services.map(stopService));
-    await harness?.close();
-  });
+describeOnTwoProcesses('Idempotent creates, two service processes on one PostgreSQL database (D23)', (h, services) => {
 
   const send = async (index: number, collection: string, body: unknown, key: string): Promise<Answer> => {
-    const service = services[index % services.length];
+    const service = services()[index % services().length];
     const response = await fetch(`http://127.0.0.1:${service.port}${h().api}/${collection}`, {
       method: 'POST',
       headers: { authorization: h().users.administrator.authorization, 'content-type': 'application/json', 'idempotency-key': key },
@@ -89,7 +77,7 @@ describe('Idempotent creates, two service processes on one PostgreSQL database (
     ]);
     // Non-ASCII (UTF-8 bytes) and a tab reach the service; a control character is refused by the HTTP parser itself.
     for (const key of [Buffer.from('café'), Buffer.from('a\tb'), Buffer.from('a\u0001b'), Buffer.from('x'.repeat(256))]) {
-      const answer = await rawRequest(services[0].port, head(key));
+      const answer = await rawRequest(services()[0].port, head(key));
       assert.match(answer, /^HTTP\/1\.1 400 /, JSON.stringify(key.toString('latin1')));
       const json = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
       assert.equal(json.data.status, 400);

@@ -3,9 +3,9 @@
 // PostgreSQL, through two real service processes on one database, requests alternating between them. SQLite in one
 // process serialises writes, so there the scenarios mostly guard against regressions.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { createHarness, describeEachDatabase, POSTGRES_AVAILABLE, type Harness } from '../helpers/harness.ts';
-import { startServices, stopService, type Started } from '../helpers/service-process.ts';
+import { it } from 'node:test';
+import { describeEachDatabase, type Harness } from '../helpers/harness.ts';
+import { describeOnTwoProcesses } from '../helpers/service-process.ts';
 
 interface Answer { status: number; body: any }
 type Send = (index: number, method: string, path: string, body?: unknown) => Promise<Answer>;
@@ -109,20 +109,9 @@ describeEachDatabase('Write races, one service', (h) => {
   scenarios(send, h, 'one process');
 });
 
-describe('Write races, two service processes on one PostgreSQL database', { skip: POSTGRES_AVAILABLE ? false : 'PostgreSQL does not answer' }, () => {
-  let harness: Harness | undefined;
-  let services: Started[] = [];
-  const h = () => harness!;
-  before(async () => {
-    harness = await createHarness('postgres');
-    services = await startServices(2, harness.serviceEnv());
-  });
-  after(async () => {
-    await Promise.all(services.map(stopService));
-    await harness?.close();
-  });
+describeOnTwoProcesses('Write races, two service processes on one PostgreSQL database', (h, services) => {
   const send: Send = async (index, method, path, body) => {
-    const service = services[index % services.length];
+    const service = services()[index % services().length];
     const response = await fetch(`http://127.0.0.1:${service.port}${h().api}${path}`, {
       method,
       headers: { authorization: h().users.administrator.authorization, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
