@@ -1,5 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
@@ -103,6 +104,8 @@ interface Scenario {
   connections?: number;
   /** Extra request headers (a conditional GET's If-None-Match). */
   headers?: Record<string, string>;
+  /** Runs before the scenario is measured. */
+  setup?: () => Promise<void>;
 }
 
 interface Measured {
@@ -123,6 +126,17 @@ interface Measured {
   serverCpuUsPerRequest: number;
 }
 
+/** A webhook receiver that answers 204 to everything; its base URL. */
+async function startWebhookReceiver(): Promise<string> {
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => response.writeHead(204).end());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  server.unref();
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+}
+
 async function main(): Promise<void> {
   const url = await databaseUrl();
   const config = loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent' });
@@ -139,6 +153,8 @@ async function main(): Promise<void> {
 
   const service = start('src/main.ts', {
     DATABASE_URL: url, PORT: String(SERVICE_PORT), LOG_LEVEL: 'warn', GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=1048576',
+    // D27: the webhook scenario's receiver listens on 127.0.0.1.
+    WEBHOOKS_ALLOW_PRIVATE: '1',
   }, ['--max-semi-space-size=2']);
   const api = `http://127.0.0.1:${SERVICE_PORT}/calendar/events/v1`;
   try {
@@ -172,6 +188,22 @@ async function main(): Promise<void> {
         { name: 'POST /events (authenticated)', url: `${api}/events`, method: 'POST', makeBody: newEvent, authorized: true },
         { name: 'PATCH /events/{id}', url: `${api}/events/${eventId}`, method: 'PATCH', body: JSON.stringify({ title: 'Renamed by the benchmark' }), authorized: true },
         { name: 'GET /events, 1 connection', url: `${api}/events`, connections: 1 },
+        // D27: the same creates with ten active webhook subscriptions (deliveries happen after the commit, off the
+        // request path, to a receiver in this process that answers 204 at once).
+        {
+          name: 'POST /events (authenticated), 10 webhook subscriptions', url: `${api}/events`, method: 'POST', makeBody: newEvent, authorized: true,
+          setup: async () => {
+            const receiverUrl = await startWebhookReceiver();
+            for (let index = 0; index < 10; index++) {
+              const response = await fetch(`${api}/webhooks`, {
+                method: 'POST',
+                headers: { authorization, 'content-type': 'application/json' },
+                body: JSON.stringify({ url: `${receiverUrl}/${index}`, events: ['event.created', 'event.updated'] }),
+              });
+              if (response.status !== 201) throw new Error(`webhook subscription: ${response.status} ${await response.text()}`);
+            }
+          },
+        },
       ];
       const results: Measured[] = [];
       let ceilingRate = 0;
@@ -179,6 +211,7 @@ async function main(): Promise<void> {
         const headers: Record<string, string> = { ...scenario.headers };
         if (scenario.body || scenario.makeBody) headers['content-type'] = 'application/json';
         if (scenario.authorized) headers.authorization = authorization;
+        await scenario.setup?.();
         const served = results.length === 0 ? ceiling.pid! : service.pid!;
         const cpuBefore = cpuMicros(served);
         const run = await autocannon({

@@ -51,6 +51,12 @@ export interface Config {
   limits: { organizersPerEvent: number; termsPerEvent: number; filterIds: number };
   /** D31: the request deadline, the statement time limit and the response budget. */
   deadlines: Deadlines;
+  /**
+   * D27: WEBHOOKS_ALLOW_PRIVATE (default off) lets subscriptions target loopback, private, link-local and metadata
+   * addresses; WEBHOOKS_POLL_MS (default 5,000) is how often the delivery worker looks for other processes' changes
+   * and for retries that came due.
+   */
+  webhooks: { allowPrivate: boolean; pollMs: number };
 }
 
 export interface Deadlines {
@@ -260,5 +266,9 @@ export function loadConfig(env: Env = process.env): Config {
       filterIds: readInteger(env, 'MAX_FILTER_IDS', 1_000, 1, 30_000),
     },
     deadlines,
+    webhooks: {
+      allowPrivate: readSwitch(env, 'WEBHOOKS_ALLOW_PRIVATE'),
+      pollMs: readInteger(env, 'WEBHOOKS_POLL_MS', 5_000, 50, 3_600_000),
+    },
   };
 }

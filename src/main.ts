@@ -4,6 +4,7 @@ import { keepChangesPruned } from './changes/retention.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openStore } from './store/store.ts';
 import { ensureAdmin } from './users/bootstrap.ts';
+import { startWebhooks } from './webhooks/background.ts';
 
 async function main(): Promise<void> {
   let config;
@@ -24,6 +25,10 @@ async function main(): Promise<void> {
     onError: (error) => app.log.warn({ err: error }, 'pruning the change log failed; tried again in an hour'),
   });
   await ensureAdmin(config, store, app.log);
+  // D27: deliveries run after commits, off the request path (a thread of their own on PostgreSQL); one worker per
+  // process, cooperating with the other processes' through the database.
+  const webhooks = startWebhooks(store, config, app.log);
+  await webhooks.ready;
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -32,6 +37,8 @@ async function main(): Promise<void> {
     app.log.info({ signal }, 'shutting down');
     stopPruning();
     await app.close();
+    // After the last request: attempts in flight finish and are recorded; queued ones wait in the database.
+    await webhooks.stop();
     await store.close();
     process.exit(0);
   };

@@ -8,10 +8,11 @@ import { termRoutes } from './terms/routes.ts';
 import { venueRoutes } from './venues/routes.ts';
 import { changeRoutes } from './changes/routes.ts';
 import { modifiedListFilter } from './changes/modified-filter.ts';
+import { webhookRoutes } from './webhooks/routes.ts';
 
 /** Every route group under the namespace, in the order the discovery index lists them (§13). */
 export function apiRouteGroups(_deps: AppDeps): RouteGroup[] {
   // The discovery routes describe the whole table, themselves included, when they are asked.
-  const groups: RouteGroup[] = [...discoveryRoutes(() => groups), ...eventRoutes(), ...venueRoutes([...venueEventFilters(), modifiedListFilter()]), ...organizerRoutes([...organizerEventFilters(), modifiedListFilter()]), ...termRoutes('event_category'), ...termRoutes('event_tag'), ...changeRoutes()];
+  const groups: RouteGroup[] = [...discoveryRoutes(() => groups), ...eventRoutes(), ...venueRoutes([...venueEventFilters(), modifiedListFilter()]), ...organizerRoutes([...organizerEventFilters(), modifiedListFilter()]), ...termRoutes('event_category'), ...termRoutes('event_tag'), ...changeRoutes(), ...webhookRoutes()];
   return groups;
 }

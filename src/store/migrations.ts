@@ -252,5 +252,55 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
         await sql`create index terms_taxonomy_lower_name on terms (taxonomy, ${dialect.lower(sql.ref('name'))})`.execute(db);
       },
     },
+    // D27 webhooks (src/webhooks/): subscriptions with their change-log cursor, one delivery row per change and
+    // subscription (unique: at least once, never twice from the log), and the attempts of each delivery.
+    '0010_webhooks': {
+      async up(db: Kysely<any>) {
+        await db.schema.createTable('webhooks')
+          .addColumn('id', 'integer', serialId)
+          .addColumn('url', 'text', (c) => c.notNull())
+          .addColumn('events', 'text', (c) => c.notNull())
+          .addColumn('active', 'integer', flag)
+          .addColumn('description', 'text', text)
+          .addColumn('secret', 'text', (c) => c.notNull())
+          .addColumn('cursor', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('created_utc', 'text', (c) => c.notNull())
+          .addColumn('modified_utc', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createTable('webhook_deliveries')
+          .addColumn('id', dialect.serialBigKey.type, dialect.serialBigKey.tweak)
+          .addColumn('webhook_id', 'integer', (c) => c.notNull().references('webhooks.id').onDelete('cascade'))
+          .addColumn('seq', 'bigint', (c) => c.notNull())
+          .addColumn('msg_id', 'text', (c) => c.notNull())
+          .addColumn('event_type', 'text', (c) => c.notNull())
+          .addColumn('item_type', 'text', (c) => c.notNull())
+          .addColumn('item_id', 'integer', (c) => c.notNull())
+          .addColumn('payload', 'text', (c) => c.notNull())
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('attempts', 'integer', flag)
+          .addColumn('next_attempt_ms', 'bigint', (c) => c.notNull())
+          .addColumn('lease_until_ms', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('lease_token', 'text', text)
+          .addColumn('created_ms', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('webhook_deliveries_change').unique().on('webhook_deliveries').columns(['webhook_id', 'seq']).execute();
+        // The claim walks pending rows in seq order and stops at a batch: (status, seq), not a sort of the backlog.
+        await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').columns(['status', 'seq']).execute();
+        await db.schema.createIndex('webhook_deliveries_item').on('webhook_deliveries').columns(['webhook_id', 'item_type', 'item_id', 'status']).execute();
+        await db.schema.createTable('webhook_attempts')
+          .addColumn('id', dialect.serialBigKey.type, dialect.serialBigKey.tweak)
+          .addColumn('delivery_id', 'bigint', (c) => c.notNull().references('webhook_deliveries.id').onDelete('cascade'))
+          .addColumn('webhook_id', 'integer', (c) => c.notNull())
+          .addColumn('attempt', 'integer', (c) => c.notNull())
+          .addColumn('attempted_utc', 'text', (c) => c.notNull())
+          .addColumn('succeeded', 'integer', flag)
+          .addColumn('response_status', 'integer')
+          .addColumn('duration_ms', 'integer', (c) => c.notNull())
+          .addColumn('error', 'text', text)
+          .addColumn('response_body', 'text', text)
+          .execute();
+        await db.schema.createIndex('webhook_attempts_webhook').on('webhook_attempts').columns(['webhook_id', 'id']).execute();
+      },
+    },
   };
 }

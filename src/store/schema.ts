@@ -204,6 +204,57 @@ export interface IdempotencyKeysTable {
   body_base64: Generated<Flag>;
 }
 
+/** D27: a webhook subscription (src/webhooks/subscriptions.ts). */
+export interface WebhooksTable {
+  id: Generated<number>;
+  url: string;
+  /** JSON array of event types (`event.updated`, …, or `*`). */
+  events: string;
+  active: Flag;
+  description: string;
+  /** `whsec_…`, kept as is: signing needs the key itself (a hash could not sign). Never answered after creation. */
+  secret: string;
+  /** The last change-log seq turned into deliveries (or skipped) for this subscription. */
+  cursor: number;
+  created_utc: string;
+  modified_utc: string;
+}
+
+/** D27: one change to send to one subscription; `msg_id` is the `webhook-id` header, the same on every retry. */
+export interface WebhookDeliveriesTable {
+  id: Generated<number>;
+  webhook_id: number;
+  seq: number;
+  msg_id: string;
+  event_type: string;
+  item_type: string;
+  item_id: number;
+  /** The JSON body sent (the same bytes on every retry). */
+  payload: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempts: number;
+  next_attempt_ms: number;
+  /** A process sending it holds it until then (ms since the epoch); 0: nobody. */
+  lease_until_ms: number;
+  lease_token: string;
+  created_ms: number;
+}
+
+/** D27: one HTTP attempt of a delivery. */
+export interface WebhookAttemptsTable {
+  id: Generated<number>;
+  delivery_id: number;
+  webhook_id: number;
+  attempt: number;
+  attempted_utc: string;
+  succeeded: Flag;
+  response_status: number | null;
+  duration_ms: number;
+  error: string;
+  /** At most 1 KiB of the answer's body. */
+  response_body: string;
+}
+
 export interface Database {
   data_version: DataVersionTable;
   changes: ChangesTable;
@@ -220,4 +271,7 @@ export interface Database {
   app_passwords: AppPasswordsTable;
   auth_failures: AuthFailuresTable;
   idempotency_keys: IdempotencyKeysTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }

@@ -151,6 +151,20 @@ describeEachDatabase('Discovery: every route answers as the OpenAPI document say
     await call('GET', '/changes', 400, { query: { per_page: 0 } });
   });
 
+  it('the webhooks routes (D27)', async () => {
+    assert.ok(has('/webhooks'), 'the document describes /webhooks');
+    const hook = await call('POST', '/webhooks', 201, { as: admin(), body: { url: 'https://93.184.215.14/hook', events: ['event.created', '*'], description: 'Contract' } });
+    await call('GET', '/webhooks', 200, { as: admin() });
+    await call('GET', `/webhooks/${hook.id}`, 200, { as: admin() });
+    await call('PATCH', `/webhooks/${hook.id}`, 200, { as: admin(), body: { active: false } });
+    await call('GET', `/webhooks/${hook.id}/deliveries`, 200, { as: admin() });
+    await call('POST', '/webhooks', 400, { as: admin(), body: { url: 'http://127.0.0.1/hook', events: ['*'] } });
+    await call('GET', '/webhooks', 401, { as: anyone });
+    await call('GET', '/webhooks', 403, { as: h().users.editor });
+    await call('DELETE', `/webhooks/${hook.id}`, 200, { as: admin() });
+    await call('GET', `/webhooks/${hook.id}`, 404, { as: admin() });
+  });
+
   it('has called every documented operation, with success, at least once', () => {
     const missing: string[] = [];
     for (const [template, item] of Object.entries<Json>(doc.paths)) {

@@ -1,0 +1,86 @@
+// One HTTP attempt of a delivery: POST with the Standard Webhooks headers, no redirects followed (a 3xx is a failure),
+// cut after `timeoutMs` (10 s by default), at most 1 KiB of the answer's body kept. Unless private addresses are
+// allowed, the socket connects only to addresses that pass the SSRF check (url-safety.ts), checked after DNS.
+import http from 'node:http';
+import https from 'node:https';
+import { isIP } from 'node:net';
+import { isBlockedAddress, safeLookup } from './url-safety.ts';
+
+export const DEFAULT_TIMEOUT_MS = 10_000;
+export const MAX_STORED_BODY_BYTES = 1024;
+
+export interface SendRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  timeoutMs: number;
+  allowPrivate: boolean;
+}
+
+export interface SendResult {
+  ok: boolean;
+  status: number | null;
+  durationMs: number;
+  error: string;
+  /** At most MAX_STORED_BODY_BYTES of the answer (UTF-8, a cut character dropped). */
+  body: string;
+}
+
+export type Sender = (request: SendRequest) => Promise<SendResult>;
+
+/**
+ * Connections are kept alive and reused between deliveries to the same receiver (a socket is checked once, when it
+ * connects: the SSRF lookup runs then).
+ */
+const agents = { 'http:': new http.Agent({ keepAlive: true, maxSockets: 16 }), 'https:': new https.Agent({ keepAlive: true, maxSockets: 16 }) };
+
+export const sendWebhook: Sender = (request) => new Promise((resolve) => {
+  const started = performance.now();
+  let settled = false;
+  const finish = (result: Omit<SendResult, 'durationMs'>) => {
+    if (settled) return;
+    settled = true;
+    clearTimeout(timer);
+    resolve({ ...result, durationMs: Math.round(performance.now() - started) });
+  };
+  let url: URL;
+  try {
+    url = new URL(request.url);
+  } catch {
+    return resolve({ ok: false, status: null, durationMs: 0, error: 'invalid URL', body: '' });
+  }
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  if (!request.allowPrivate && isIP(host) !== 0 && isBlockedAddress(host)) {
+    return resolve({ ok: false, status: null, durationMs: 0, error: `${host} is an address webhooks may not reach`, body: '' });
+  }
+  const client = url.protocol === 'https:' ? https : http;
+  const req = client.request(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'user-agent': 'calendar-events-webhooks/1', ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
+    ...(request.allowPrivate ? {} : { lookup: safeLookup }),
+    agent: agents[url.protocol as 'http:' | 'https:'],
+  });
+  const timer = setTimeout(() => {
+    req.destroy(new Error(`no answer within ${request.timeoutMs} ms`));
+  }, request.timeoutMs);
+  req.on('error', (error) => finish({ ok: false, status: null, error: error.message, body: '' }));
+  req.on('response', (res) => {
+    const chunks: Buffer[] = [];
+    let kept = 0;
+    res.on('data', (chunk: Buffer) => {
+      if (kept < MAX_STORED_BODY_BYTES) {
+        const part = chunk.subarray(0, MAX_STORED_BODY_BYTES - kept);
+        chunks.push(part);
+        kept += part.length;
+      }
+    });
+    res.on('error', (error) => finish({ ok: false, status: res.statusCode ?? null, error: error.message, body: '' }));
+    res.on('end', () => {
+      const status = res.statusCode ?? 0;
+      const body = new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks)).replace(/\uFFFD$/, '');
+      const ok = status >= 200 && status < 300;
+      finish({ ok, status, error: ok ? '' : status >= 300 && status < 400 ? `redirect (${status}) not followed` : `answered ${status}`, body });
+    });
+  });
+  req.end(request.body);
+});
