@@ -62,6 +62,10 @@ interface Claimed {
   token: string;
 }
 
+const DAY_MS = 24 * 60 * 60 * 1000;
+const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
+const PRUNE_BATCH = 10_000;
+
 export class WebhookWorker {
   readonly timeoutMs: number;
   private readonly now: () => number;
@@ -79,6 +83,8 @@ export class WebhookWorker {
   private scheduled: NodeJS.Timeout | undefined;
   private readonly batchDelayMs: number;
   private stopping = false;
+  /** When {@link prune} last ran (0: not yet since the start). */
+  private prunedAtMs = 0;
   /**
    * Runs a function in the context the worker was created in: a wake-up comes from a request's after-commit hook, and
    * the worker's runs must not inherit that request's context (its D31 deadline would refuse their commits).
@@ -169,6 +175,7 @@ export class WebhookWorker {
    */
   async runOnce(): Promise<number> {
     let attempted = 0;
+    if (this.now() - this.prunedAtMs >= PRUNE_INTERVAL_MS) await this.prune();
     for (;;) {
       if (this.stopping) return attempted;
       const read = await this.enqueue();
@@ -179,6 +186,26 @@ export class WebhookWorker {
         attempted += claimed.length;
       }
       if (read < this.batchSize && claimed.length === 0) return attempted;
+    }
+  }
+
+  /**
+   * Deletes settled deliveries (succeeded or failed; their attempts go with them) older than the change log's
+   * retention, a batch at a time: the delivery log keeps what is recent, and its tables do not grow without bound.
+   * Runs with the first work after a start and then at most hourly; returns how many deliveries went.
+   */
+  async prune(): Promise<number> {
+    const nowMs = this.now();
+    this.prunedAtMs = nowMs;
+    const settledBefore = nowMs - this.config.changesRetentionDays * DAY_MS;
+    let pruned = 0;
+    for (;;) {
+      const ids = (await this.store.db.selectFrom('webhook_deliveries').select('id')
+        .where('status', 'in', ['succeeded', 'failed']).where('created_ms', '<', settledBefore)
+        .limit(PRUNE_BATCH).execute()).map((row) => row.id);
+      if (ids.length === 0 || this.stopping) return pruned;
+      await this.tx((trx) => trx.deleteFrom('webhook_deliveries').where('id', 'in', ids).execute());
+      pruned += ids.length;
     }
   }
 

@@ -35,6 +35,26 @@ describeEachDatabase('Webhooks: delivery', (h) => {
     return response.json() as { id: number };
   };
 
+  it('prunes settled deliveries, and their attempts, older than the change log\'s retention, and keeps the rest', async () => {
+    await withSubscription(() => 200, { pollMs: 60_000 }, async ({ receiver, worker }) => {
+      await createEvent('Pruned later');
+      await worker.runOnce();
+      await receiver.waitFor((received) => received.length >= 1);
+      const db = h().store.db;
+      const delivered = await db.selectFrom('webhook_deliveries').select(['id', 'status']).orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow();
+      assert.equal(delivered.status, 'succeeded');
+      const attempts = () => db.selectFrom('webhook_attempts').select('id').where('delivery_id', '=', delivered.id).execute();
+      assert.equal((await attempts()).length, 1);
+
+      assert.equal(await worker.prune(), 0, 'a recent delivery stays');
+      const old = Date.now() - (h().config.changesRetentionDays + 1) * 24 * 60 * 60 * 1000;
+      await db.updateTable('webhook_deliveries').set({ created_ms: old }).where('id', '=', delivered.id).execute();
+      assert.ok(await worker.prune() >= 1);
+      assert.equal((await db.selectFrom('webhook_deliveries').select('id').where('id', '=', delivered.id).execute()).length, 0);
+      assert.equal((await attempts()).length, 0, 'its attempts go with it');
+    });
+  });
+
   it('every selected change arrives exactly once, signed, in order per item, with the item as an administrator reads it', async () => {
     const narrowReceiver = await startReceiver();
     const narrow = await subscribe(narrowReceiver, ['venue.created', 'event.deleted']);
