@@ -59,7 +59,7 @@ export interface Config {
   webhooks: { allowPrivate: boolean; pollMs: number };
 }
 
-export interface Deadlines {
+interface Deadlines {
   /**
    * D31 (REQUEST_TIMEOUT_MS, 30,000): a request not answered by then is 503 `rest_timeout`, its transaction rolled back;
    * a request whose headers and body have not all arrived by then is closed (Node's `requestTimeout`).

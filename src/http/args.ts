@@ -2,6 +2,7 @@ import Type, { type TSchema } from 'typebox';
 import { typeIssue, type ParamIssue } from './errors.ts';
 import type { RequestContext } from './context.ts';
 import { toList } from '../domain/lists.ts';
+import { MAX_SLUG_LENGTH } from '../domain/slugs.ts';
 
 /**
  * A route argument as WordPress declares one: a JSON schema (type, items, format, default, description), whether it is
@@ -74,9 +75,8 @@ function build<T, O extends ArgOptions<any>>(schema: TSchema, options: O, coerce
 }
 
 /** D31: `description` and `excerpt` hold at most 256 KiB (UTF-8), a slug 200 characters, every other text 10 KiB. */
-export const MAX_LONG_TEXT_BYTES = 256 * 1024;
-export const MAX_TEXT_BYTES = 10 * 1024;
-export const MAX_SLUG_LENGTH = 200;
+const MAX_LONG_TEXT_BYTES = 256 * 1024;
+const MAX_TEXT_BYTES = 10 * 1024;
 const LONG_TEXT_FIELDS = new Set(['description', 'excerpt']);
 
 /** D31: the bound of the text argument `name`, or undefined when `value` is within it. */
@@ -93,7 +93,7 @@ export function textLimitIssue(name: string, value: string): ParamIssue | undefi
 }
 
 /** How many items a list argument names (a CSV string, a scalar, or an array of those or of objects), without building it. */
-export function countListItems(raw: unknown): number {
+function countListItems(raw: unknown): number {
   if (typeof raw === 'string') {
     let count = 0;
     for (const item of raw.split(',')) if (item.trim() !== '') count++;
@@ -116,7 +116,7 @@ export const maxItems = (max: (config: RequestContext['config']) => number, vari
 };
 
 /** D31: the list filters (`include`, `exclude`, `venue`, `organizer`, `categories`, `tags`) name at most MAX_FILTER_IDS items. */
-export const maxFilterIds = maxItems((config) => config.limits.filterIds, 'MAX_FILTER_IDS');
+const maxFilterIds = maxItems((config) => config.limits.filterIds, 'MAX_FILTER_IDS');
 
 const INTEGER = /^\s*[+-]?\d+\s*$/;
 const NUMBER = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/;

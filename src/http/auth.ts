@@ -20,10 +20,10 @@ const ADDRESS_COUNTER = '';
 const NO_LOGIN = '-';
 
 /** The `auth_failures.login` of a login tried: a digest, so that a password typed as a user name is not stored. */
-export const loginKey = (login: string | null) =>
+const loginKey = (login: string | null) =>
   login === null || login === '' ? NO_LOGIN : createHash('sha256').update(login, 'utf8').digest('base64url');
 
-export interface FailureLimits {
+interface FailureLimits {
   /** Failures a window allows per (client address, login): AUTH_FAILURES_PER_LOGIN, 0 = no limit. Default 10. */
   perLogin?: number;
   /** Failures a window allows per client address, whatever the login: AUTH_FAILURES_PER_ADDRESS, 0 = no limit. Default 100. */
@@ -38,7 +38,7 @@ export interface FailureLimiterOptions extends FailureLimits {
 }
 
 /** The failures one attempt counted before its check, to be given back when the check succeeds. */
-export interface Reservation {
+interface Reservation {
   address: string;
   login: string;
   /** The window_end of the counter each failure went to; null when that limit is off. */
@@ -169,7 +169,7 @@ export class FailureLimiter {
   }
 }
 
-export interface AuthenticatorOptions extends FailureLimiterOptions {
+interface AuthenticatorOptions extends FailureLimiterOptions {
   /** The hash check (tests count calls). */
   verify?: typeof verifySecret;
 }

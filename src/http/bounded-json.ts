@@ -31,7 +31,7 @@ export function itemStream<T, U>(items: readonly T[], build: (item: T) => U): It
   });
 }
 
-export const responseTooLarge = (maxBytes: number) => new ApiError(400, 'rest_response_too_large',
+const responseTooLarge = (maxBytes: number) => new ApiError(400, 'rest_response_too_large',
   `The answer would be larger than the limit of ${maxBytes} bytes: ask for fewer items (a smaller per_page).`,
   { max_bytes: maxBytes });
 

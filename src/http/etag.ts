@@ -115,3 +115,7 @@ export function ifMatchPrecondition(
     },
   };
 }
+
+/** D22, documented beside each endpoint's own statuses in the OpenAPI document. */
+export const NOT_MODIFIED = { 304: { description: 'Not modified: If-None-Match names the current ETag (no body).' } };
+export const PRECONDITION_FAILED = { 412: { description: 'If-Match does not name the current ETag: nothing changed.' } };

@@ -20,17 +20,17 @@ interface ReplyHead {
   headers?: Record<string, string>;
 }
 
-export interface JsonReply extends ReplyHead {
+interface JsonReply extends ReplyHead {
   body: unknown;
 }
 
-export interface RawReply extends ReplyHead {
+interface RawReply extends ReplyHead {
   /** The full Content-Type, charset included, e.g. `text/calendar; charset=utf-8`. */
   type: string;
   payload: string | Buffer;
 }
 
-export interface EmptyReply extends ReplyHead {
+interface EmptyReply extends ReplyHead {
   status: 204 | 304;
   body?: never;
   payload?: never;
@@ -72,21 +72,19 @@ export interface RouteGroup {
 
 export const endpoint = <A extends Args>(definition: Endpoint<A>): Endpoint<A> => definition;
 
-/** PostgreSQL text cannot hold U+0000, and no parameter has a use for it: such a value is invalid, never a 500. */
-function containsNulCharacter(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (Array.isArray(value)) return value.some(containsNulCharacter);
-  if (value !== null && typeof value === 'object') return Object.entries(value).some(([key, item]) => key.includes('\u0000') || containsNulCharacter(item));
+/** Whether any string in a parameter's value (object keys included) passes `test`. */
+function someText(value: unknown, test: (text: string) => boolean): boolean {
+  if (typeof value === 'string') return test(value);
+  if (Array.isArray(value)) return value.some((item) => someText(item, test));
+  if (value !== null && typeof value === 'object') return Object.entries(value).some(([key, item]) => test(key) || someText(item, test));
   return false;
 }
 
+/** PostgreSQL text cannot hold U+0000, and no parameter has a use for it: such a value is invalid, never a 500. */
+const containsNulCharacter = (value: unknown) => someText(value, (text) => text.includes('\u0000'));
+
 /** D33: a UTF-16 surrogate without its pair is no text; JSON's `"\ud800"` would otherwise be stored as U+FFFD. */
-function containsLoneSurrogate(value: unknown): boolean {
-  if (typeof value === 'string') return !value.isWellFormed();
-  if (Array.isArray(value)) return value.some(containsLoneSurrogate);
-  if (value !== null && typeof value === 'object') return Object.entries(value).some(([key, item]) => !key.isWellFormed() || containsLoneSurrogate(item));
-  return false;
-}
+const containsLoneSurrogate = (value: unknown) => someText(value, (text) => !text.isWellFormed());
 
 const loneSurrogateIssue = (name: string): ParamIssue => ({
   code: 'rest_invalid_text',

@@ -23,7 +23,7 @@ export function sendError(error: ApiError, reply: FastifyReply): void {
 }
 
 /** Fastify's own 4xx errors, answered in the contract's shape. */
-export function frameworkError(error: FastifyError): ApiError {
+function frameworkError(error: FastifyError): ApiError {
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError(413, 'rest_request_too_large', `The request body is larger than the limit of ${BODY_LIMIT_BYTES} bytes.`);
@@ -61,7 +61,7 @@ export function clientError(code: string): ApiError {
 }
 
 /** The raw HTTP/1.1 answer to a client error: written straight to the socket, which is then closed. */
-export function clientErrorResponse(error: ApiError, config: Pick<Config, 'corsOrigins'>): string {
+function clientErrorResponse(error: ApiError, config: Pick<Config, 'corsOrigins'>): string {
   const body = JSON.stringify(error.toBody());
   const lines = [
     `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}`,

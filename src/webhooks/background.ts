@@ -20,7 +20,7 @@ export interface WebhookThread {
   stop(): Promise<void>;
 }
 
-export function startWebhookThread(store: Store, log: FastifyBaseLogger): WebhookThread {
+function startWebhookThread(store: Store, log: FastifyBaseLogger): WebhookThread {
   // thread.ts beside this file, or thread.js once compiled.
   const thread = new Worker(new URL(`./thread${extname(fileURLToPath(import.meta.url))}`, import.meta.url), { workerData: { env: { ...process.env } } });
   let exited = false;

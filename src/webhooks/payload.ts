@@ -9,8 +9,7 @@ import { loadEventBundle, serializeEvent } from '../resources/events/serialize.t
 import type { LinkedPostKind } from '../resources/linked/kind.ts';
 import { loadLinked, serializeLinked } from '../resources/linked/serialize.ts';
 import { organizerKind } from '../resources/organizers/kind.ts';
-import { serializeTerms } from '../resources/terms/service.ts';
-import { TAXONOMIES, type Taxonomy } from '../resources/terms/taxonomies.ts';
+import { serializeTermsById } from '../resources/terms/service.ts';
 import { venueKind } from '../resources/venues/kind.ts';
 import type { Db } from '../store/store.ts';
 
@@ -36,11 +35,7 @@ export async function renderItems(db: Db, actor: Actor, changes: readonly Commit
   await linked(venueKind);
   await linked(organizerKind);
   for (const [type, taxonomy] of [['category', 'event_category'], ['tag', 'event_tag']] as const) {
-    const ids = idsOf(type);
-    if (ids.length === 0) continue;
-    const rows = await db.selectFrom('terms').selectAll().where('taxonomy', '=', taxonomy as Taxonomy).where('id', 'in', ids).execute();
-    const serialized = await serializeTerms(db, actor, TAXONOMIES[taxonomy as Taxonomy], rows);
-    rows.forEach((row, index) => out.set(key(type, row.id), serialized[index]));
+    for (const [id, term] of await serializeTermsById(db, actor, taxonomy, idsOf(type))) out.set(key(type, id), term);
   }
   return out;
 }

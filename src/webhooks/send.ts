@@ -7,9 +7,9 @@ import { isIP } from 'node:net';
 import { isBlockedAddress, safeLookup } from './url-safety.ts';
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
-export const MAX_STORED_BODY_BYTES = 1024;
+const MAX_STORED_BODY_BYTES = 1024;
 
-export interface SendRequest {
+interface SendRequest {
   url: string;
   headers: Record<string, string>;
   body: string;

@@ -8,13 +8,13 @@ import type { WebhooksTable } from '../store/schema.ts';
 import { generateSecret } from './signing.ts';
 import type { Selectable } from 'kysely';
 
-export const ITEM_TYPES = ['event', 'venue', 'organizer', 'category', 'tag'] as const;
-export const ACTIONS = ['created', 'updated', 'trashed', 'restored', 'deleted'] as const;
+const ITEM_TYPES = ['event', 'venue', 'organizer', 'category', 'tag'] as const;
+const ACTIONS = ['created', 'updated', 'trashed', 'restored', 'deleted'] as const;
 /** Every event type a subscription may select, `*` aside. */
 export const EVENT_TYPES: readonly string[] = ITEM_TYPES.flatMap((type) => ACTIONS.map((action) => `${type}.${action}`));
 export const ALL_EVENTS = '*';
 
-export type WebhookRow = Selectable<WebhooksTable>;
+type WebhookRow = Selectable<WebhooksTable>;
 
 export interface Subscription {
   id: number;
@@ -46,7 +46,7 @@ export const findWebhook = (db: Db, id: number) => db.selectFrom('webhooks').sel
 
 export const listWebhooks = (db: Db) => db.selectFrom('webhooks').selectAll().orderBy('id').execute();
 
-export interface NewSubscription {
+interface NewSubscription {
   url: string;
   events: string[];
   active: boolean;
@@ -75,7 +75,7 @@ export async function createWebhook(store: Store, input: NewSubscription, now: D
 
 export async function updateWebhook(store: Store, id: number, input: Partial<NewSubscription>, now: Date): Promise<WebhookRow | undefined> {
   return store.transaction(async (trx) => {
-    const current = await trx.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst();
+    const current = await findWebhook(trx, id);
     if (!current) return undefined;
     const resuming = input.active === true && current.active === 0;
     return trx.updateTable('webhooks').set({
@@ -89,13 +89,7 @@ export async function updateWebhook(store: Store, id: number, input: Partial<New
   });
 }
 
-export async function deleteWebhook(store: Store, id: number): Promise<WebhookRow | undefined> {
-  return store.transaction(async (trx) => {
-    const current = await trx.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst();
-    if (!current) return undefined;
-    await trx.deleteFrom('webhook_attempts').where('webhook_id', '=', id).execute();
-    await trx.deleteFrom('webhook_deliveries').where('webhook_id', '=', id).execute();
-    await trx.deleteFrom('webhooks').where('id', '=', id).execute();
-    return current;
-  });
+/** Its deliveries and their attempts go with it (foreign keys on delete cascade). */
+export function deleteWebhook(store: Store, id: number): Promise<WebhookRow | undefined> {
+  return store.transaction((trx) => trx.deleteFrom('webhooks').where('id', '=', id).returningAll().executeTakeFirst());
 }

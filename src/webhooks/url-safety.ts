@@ -4,6 +4,7 @@
 // uses (safeLookup is the socket's DNS lookup, so a name that re-resolves to a private address is refused too).
 import { lookup as dnsLookup } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { isAbsoluteUrl } from '../domain/urls.ts';
 
 const blocked = new BlockList();
 for (const [network, prefix] of [
@@ -45,15 +46,8 @@ export class UnsafeUrlError extends Error {}
 
 /** The URL if it is an absolute http(s) URL with a host; else an UnsafeUrlError saying why. */
 export function parseWebhookUrl(text: string): URL {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new UnsafeUrlError('url must be an absolute http or https URL.');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UnsafeUrlError('url must use http or https.');
-  if (url.hostname === '') throw new UnsafeUrlError('url must name a host.');
-  return url;
+  if (!isAbsoluteUrl(text)) throw new UnsafeUrlError('url must be an absolute http or https URL with a host.');
+  return new URL(text);
 }
 
 export type Resolver = (hostname: string) => Promise<string[]>;

@@ -200,12 +200,13 @@ export class WebhookWorker {
     const settledBefore = nowMs - this.config.changesRetentionDays * DAY_MS;
     let pruned = 0;
     for (;;) {
-      const ids = (await this.store.db.selectFrom('webhook_deliveries').select('id')
-        .where('status', 'in', ['succeeded', 'failed']).where('created_ms', '<', settledBefore)
-        .limit(PRUNE_BATCH).execute()).map((row) => row.id);
-      if (ids.length === 0 || this.stopping) return pruned;
-      await this.tx((trx) => trx.deleteFrom('webhook_deliveries').where('id', 'in', ids).execute());
-      pruned += ids.length;
+      const result = await this.tx((trx) => trx.deleteFrom('webhook_deliveries')
+        .where('id', 'in', (eb) => eb.selectFrom('webhook_deliveries').select('id')
+          .where('status', 'in', ['succeeded', 'failed']).where('created_ms', '<', settledBefore).limit(PRUNE_BATCH))
+        .executeTakeFirst());
+      const deleted = Number(result.numDeletedRows);
+      pruned += deleted;
+      if (deleted < PRUNE_BATCH || this.stopping) return pruned;
     }
   }
 

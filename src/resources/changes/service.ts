@@ -20,8 +20,8 @@ import type { LinkedPostKind } from '../linked/kind.ts';
 import { loadLinked, serializeLinked } from '../linked/serialize.ts';
 import { organizerKind } from '../organizers/kind.ts';
 import { visibleInList } from '../posts/visibility.ts';
-import { serializeTerms } from '../terms/service.ts';
-import { TAXONOMIES, type Taxonomy } from '../terms/taxonomies.ts';
+import { serializeTermsById } from '../terms/service.ts';
+import type { Taxonomy } from '../terms/taxonomies.ts';
 import { venueKind } from '../venues/kind.ts';
 import { appendRefs, coalesceRows, cursorAt, LAST_ID, START_CURSOR, type ItemRef, type SyncCursor, type SyncType } from './cursor.ts';
 
@@ -204,9 +204,6 @@ async function linkedItems(store: Store, actor: Actor, kind: LinkedPostKind, ids
 /** Categories and tags are public: every existing one is shown (as by `hide_empty=false` lists). */
 async function termItems(store: Store, actor: Actor, taxonomy: Taxonomy, ids: number[]): Promise<Map<number, LazyItem>> {
   const items = new Map<number, LazyItem>();
-  if (ids.length === 0) return items;
-  const rows = await store.db.selectFrom('terms').selectAll().where('taxonomy', '=', taxonomy).where('id', 'in', ids).execute();
-  const serialized = await serializeTerms(store.db, actor, TAXONOMIES[taxonomy], rows);
-  rows.forEach((row, index) => items.set(row.id, () => serialized[index]));
+  for (const [id, term] of await serializeTermsById(store.db, actor, taxonomy, ids)) items.set(id, () => term);
   return items;
 }

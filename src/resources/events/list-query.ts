@@ -62,7 +62,7 @@ export function dateConditions(
 }
 
 /** D31: as in WordPress, a search of more terms than this is searched as one phrase (the whole string). */
-export const MAX_SEARCH_TERMS = 9;
+const MAX_SEARCH_TERMS = 9;
 
 /**
  * §4.3: the search string as WordPress splits it — on spaces, tabs, commas and `+`, a double-quoted phrase staying

@@ -4,7 +4,7 @@ import { formatWp } from '../../domain/dates/stored-format.ts';
 import type { Args } from '../../http/args.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { ApiError, invalidParams } from '../../http/errors.ts';
-import { ifMatchPrecondition, jsonTag, lastModifiedHeader } from '../../http/etag.ts';
+import { ifMatchPrecondition, jsonTag, lastModifiedHeader, NOT_MODIFIED, PRECONDITION_FAILED } from '../../http/etag.ts';
 import { itemStream } from '../../http/bounded-json.ts';
 import { postListReply } from '../../http/list.ts';
 import { emptyParams, type ParamMap } from '../../http/params.ts';
@@ -101,9 +101,6 @@ async function mayAssignInlineAuthors(ctx: RequestContext, params: Record<string
   return true;
 }
 
-/** D22, documented beside each endpoint's own statuses. */
-const NOT_MODIFIED = { 304: { description: 'Not modified: If-None-Match names the current ETag (no body).' } };
-const PRECONDITION_FAILED = { 412: { description: 'If-Match does not name the current ETag: nothing changed.' } };
 
 const writeResponses = (success: number, description: string) => ({
   [success]: { description, schema: EVENT_RESPONSES.item },

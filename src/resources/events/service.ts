@@ -3,8 +3,8 @@
 import type { Updateable } from 'kysely';
 import { canDeletePost, canEditPost } from '../../domain/access.ts';
 import type { Actor } from '../../domain/actor.ts';
-import { formatWp, utcToLocal } from '../../domain/dates/stored-format.ts';
-import { DomainError, invalidField, notAllowed } from '../../domain/errors.ts';
+import { utcToLocal } from '../../domain/dates/stored-format.ts';
+import { DomainError, invalidField } from '../../domain/errors.ts';
 import { sanitizeHtml, sanitizeTitle } from '../../domain/html.ts';
 import { toList } from '../../domain/lists.ts';
 import { slugify } from '../../domain/slugs.ts';
@@ -14,15 +14,15 @@ import type { LinkedPostKind } from '../linked/kind.ts';
 import { createLinked, type Sent } from '../linked/service.ts';
 import { organizerKind } from '../organizers/kind.ts';
 import { replaceOccurrences, refreshListing } from '../occurrences/store.ts';
-import { nowStamp, postChanges, postLike, publicationDate, type PublicationDate } from '../posts/fields.ts';
-import { claimExisting, createPost, deletePostForever, trashPostById, updatePostRow, type WriteOptions } from '../posts/lifecycle.ts';
+import { nowStamp, postChanges, publicationDate, type PublicationDate } from '../posts/fields.ts';
+import { claimForWrite, createPost, deletePostForever, trashClaimedPost, updatePostRow, type WriteOptions } from '../posts/lifecycle.ts';
 import type { PostRow } from '../posts/store.ts';
 import { countNewEvents, withTermCounts } from '../terms/counts.ts';
 import { resolveTermsForWrite, setEventTerms, type Taxonomy } from '../terms/service.ts';
 import { venueKind } from '../venues/kind.ts';
 import type { LinkedInput } from './linked-input.ts';
 import { isWpValue, resolveSchedule, type EventSchedule, type ScheduleResult, type StoredSchedule } from './schedule.ts';
-import { costColumns, insertEventRow, loadEventRecords, scheduleColumns, setOrganizers, updateEventRow, type EventRecord } from './store.ts';
+import { costColumns, insertEventRow, scheduleColumns, setOrganizers, updateEventRow, type EventRecord } from './store.ts';
 
 /**
  * The fields a write sent (validated), with `venue` and `organizer` already read into a {@link LinkedInput} by the
@@ -190,22 +190,19 @@ function writeExisting<T>(
   }).catch(linkedItemGone);
 }
 
+/** The event's row claimed for a write (posts/lifecycle.ts claimForWrite). */
+const claimFor = (trx: Trx, actor: Actor, id: number, may: typeof canEditPost, options: WriteOptions) =>
+  claimForWrite(trx, actor, id, may, notFound(id), options);
+
 /**
  * D2: a merge. What was not sent keeps its stored value; `modified` always advances; `status` changes only when sent
  * (scaled back for contributors), a non-trash status restoring a trashed event; the UTC values always follow the
  * local ones and the zone.
  */
-/** The event's row claimed, the caller's right checked on it as it now is, then the surface's precondition. */
-async function claimFor(trx: Trx, actor: Actor, id: number, may: typeof canEditPost, options: WriteOptions): Promise<PostRow> {
-  const row = await claimExisting(trx, id, notFound(id));
-  if (!may(actor.viewer, postLike(row), formatWp(actor.now))) throw notAllowed();
-  await options.precondition?.(trx);
-  return row;
-}
-
 export function updateEvent(store: Store, actor: Actor, id: number, input: EventInput, options: WriteOptions = {}): Promise<void> {
   return writeExisting(store, actor, id, canEditPost, options, async (trx, post) => {
-    const { event } = (await loadEventRecords(trx, [id])).get(id)!;
+    // The post is the claimed row: only the event's own row is read again.
+    const event = await trx.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     await applyUpdate(trx, store, actor, { post, event }, input);
   });
 }
@@ -243,7 +240,7 @@ async function applyUpdate(trx: Trx, store: Store, actor: Actor, record: EventRe
 
 /** §5.4: to the trash, with the `__trashed` slug; of two simultaneous trashes exactly one answers 410. */
 export function trashEvent(store: Store, actor: Actor, id: number, options: WriteOptions = {}): Promise<void> {
-  return writeExisting(store, actor, id, canDeletePost, options, (trx) => trashPostById(trx, actor, 'event', id, inTrash));
+  return writeExisting(store, actor, id, canDeletePost, options, (trx, row) => trashClaimedPost(trx, actor, 'event', row, inTrash));
 }
 
 /** D18: gone for good, with its occurrences, links and term counts; `snapshot` reads what it was first. */

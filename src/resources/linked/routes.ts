@@ -4,7 +4,7 @@ import { formatWp } from '../../domain/dates/stored-format.ts';
 import { arg, type Args } from '../../http/args.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { ApiError, invalidParams as invalidFields } from '../../http/errors.ts';
-import { ifMatchPrecondition, jsonTag, lastModifiedHeader } from '../../http/etag.ts';
+import { ifMatchPrecondition, jsonTag, lastModifiedHeader, NOT_MODIFIED, PRECONDITION_FAILED } from '../../http/etag.ts';
 import { itemStream } from '../../http/bounded-json.ts';
 import { clampPerPage, postListReply, type EchoedQuery } from '../../http/list.ts';
 import { endpoint, type Endpoint, type Reply, type RouteGroup } from '../../http/routes.ts';
@@ -20,9 +20,6 @@ import { linkedResponseSchemas } from './response.ts';
 import { loadLinked, serializeLinked } from './serialize.ts';
 import { createLinkedItem, deleteLinkedItem, trashLinkedItem, updateLinkedItem, type Sent } from './service.ts';
 
-/** D22, documented beside each endpoint's own statuses. */
-const NOT_MODIFIED = { 304: { description: 'Not modified: If-None-Match names the current ETag (no body).' } };
-const PRECONDITION_FAILED = { 412: { description: 'If-Match does not name the current ETag: nothing changed.' } };
 
 /** Extra list filters a later slice adds (the event-related ones): args, a WHERE clause and what rest_url echoes. */
 export interface ListFilter {

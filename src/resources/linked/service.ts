@@ -5,13 +5,13 @@ import { sql } from 'kysely';
 import { canDeletePost, canEditPost } from '../../domain/access.ts';
 import type { Actor } from '../../domain/actor.ts';
 import { formatWp } from '../../domain/dates/stored-format.ts';
-import { DomainError, invalidField, notAllowed } from '../../domain/errors.ts';
+import { DomainError, invalidField } from '../../domain/errors.ts';
 import { sanitizeHtml, sanitizeTitle } from '../../domain/html.ts';
 import { slugify, trashedSlug } from '../../domain/slugs.ts';
-import { recordChange } from '../../changes/log.ts';
+import { recordChanges } from '../../changes/log.ts';
 import type { Db, Store, Trx } from '../../store/store.ts';
 import { nowStamp, postChanges, postLike, publicationDate } from '../posts/fields.ts';
-import { claimExisting, createPost, deletePostForever, trashPostById, updatePostRow, type OnTrash, type WriteOptions } from '../posts/lifecycle.ts';
+import { claimExisting, claimForWrite, createPost, deletePostForever, trashClaimedPost, updatePostRow, type OnTrash, type WriteOptions } from '../posts/lifecycle.ts';
 import type { PostRow, PostType } from '../posts/store.ts';
 import type { LinkedPostKind } from './kind.ts';
 
@@ -45,7 +45,7 @@ export function duplicateCandidates(db: Db, store: Pick<Store, 'lower'>, type: P
 
 /** Events that no longer show a trashed or deleted item have changed too. */
 const unlinkAndLog = (kind: LinkedPostKind): OnTrash => async (trx, row) => {
-  for (const eventId of await kind.unlinkFromEvents(trx, row.id)) recordChange(trx, { type: 'event', id: eventId, action: 'updated' });
+  recordChanges(trx, 'event', await kind.unlinkFromEvents(trx, row.id), 'updated');
 };
 
 /** Creates the item, or reuses a duplicate and writes the sent fields onto it (`reused` tells which). */
@@ -57,7 +57,7 @@ export async function createLinked(trx: Trx, store: Store, actor: Actor, kind: L
   if (duplicate) {
     // Only the item's own fields are written onto it: its name, status, author and publication date stay.
     const meta = Object.fromEntries([...Object.keys(kind.fieldArgs), 'image'].map((key) => [key, sent[key]]));
-    await updateLinked(trx, actor, kind, (await claimExisting(trx, duplicate.id, notFound(kind)))!, meta);
+    await updateLinked(trx, actor, kind, await claimExisting(trx, duplicate.id, notFound(kind)), meta);
     return { id: duplicate.id, reused: true };
   }
 
@@ -102,7 +102,7 @@ async function logEmbeddingEvents(trx: Trx, kind: LinkedPostKind, id: number): P
   const rows = kind.type === 'venue'
     ? await trx.selectFrom('events').select('id as event_id').where('venue_id', '=', id).orderBy('id').execute()
     : await trx.selectFrom('event_organizers').select('event_id').distinct().where('organizer_id', '=', id).orderBy('event_id').execute();
-  for (const row of rows) recordChange(trx, { type: 'event', id: row.event_id, action: 'updated' });
+  recordChanges(trx, 'event', rows.map((row) => row.event_id), 'updated');
 }
 
 /** POST /venues, /organizers: one item (or the reused duplicate). */
@@ -110,16 +110,9 @@ export function createLinkedItem(store: Store, actor: Actor, kind: LinkedPostKin
   return store.transaction((trx) => createLinked(trx, store, actor, kind, sent));
 }
 
-/**
- * The rights are checked again on the row as claimed (it may have changed since the request read it), then the
- * surface's precondition.
- */
-async function claimFor(trx: Trx, actor: Actor, kind: LinkedPostKind, id: number, may: typeof canEditPost, options: WriteOptions): Promise<PostRow> {
-  const row = await claimExisting(trx, id, notFound(kind));
-  if (!may(actor.viewer, postLike(row), formatWp(actor.now))) throw notAllowed();
-  await options.precondition?.(trx);
-  return row;
-}
+/** The item's row claimed for a write (posts/lifecycle.ts claimForWrite). */
+const claimFor = (trx: Trx, actor: Actor, kind: LinkedPostKind, id: number, may: typeof canEditPost, options: WriteOptions) =>
+  claimForWrite(trx, actor, id, may, notFound(kind), options);
 
 export function updateLinkedItem(store: Store, actor: Actor, kind: LinkedPostKind, id: number, sent: Sent, options: WriteOptions = {}): Promise<void> {
   return store.transaction(async (trx) => updateLinked(trx, actor, kind, await claimFor(trx, actor, kind, id, canEditPost, options), sent));
@@ -128,8 +121,8 @@ export function updateLinkedItem(store: Store, actor: Actor, kind: LinkedPostKin
 /** §7.4: to the trash, leaving every event that referenced it; of two simultaneous trashes one is `gone` (410). */
 export function trashLinkedItem(store: Store, actor: Actor, kind: LinkedPostKind, id: number, options: WriteOptions = {}): Promise<void> {
   return store.transaction(async (trx) => {
-    await claimFor(trx, actor, kind, id, canDeletePost, options);
-    await trashPostById(trx, actor, kind.type, id, inTrash(kind), unlinkAndLog(kind));
+    const row = await claimFor(trx, actor, kind, id, canDeletePost, options);
+    await trashClaimedPost(trx, actor, kind.type, row, inTrash(kind), unlinkAndLog(kind));
   });
 }
 

@@ -5,14 +5,15 @@
 // Every write to an existing item first claims its row: on PostgreSQL the row stays locked until the transaction
 // ends, so a concurrent write of the same item waits and then works on what the first one committed (no lost
 // update, one 410 of two simultaneous trashes); on SQLite the claim takes the write lock at once.
-import { scaleBackStatus } from '../../domain/access.ts';
+import { scaleBackStatus, type PostLike, type Viewer } from '../../domain/access.ts';
 import type { Actor } from '../../domain/actor.ts';
-import { DomainError } from '../../domain/errors.ts';
+import { formatWp } from '../../domain/dates/stored-format.ts';
+import { DomainError, notAllowed } from '../../domain/errors.ts';
 import { trashedSlug } from '../../domain/slugs.ts';
 import { recordChange, type ChangeAction } from '../../changes/log.ts';
 import type { Trx } from '../../store/store.ts';
 import { readImageInput, resolveImage } from '../images/images.ts';
-import { nowStamp, scheduleStatus, type PublicationDate } from './fields.ts';
+import { nowStamp, postLike, scheduleStatus, type PublicationDate } from './fields.ts';
 import { changeSlug, deletePost, insertPost, restorePost, trashPost, updatePost, type NewPost, type PostRow } from './store.ts';
 import type { Updateable } from 'kysely';
 import type { PostsTable } from '../../store/schema.ts';
@@ -28,7 +29,7 @@ export interface WriteOptions {
 }
 
 /** The current row, locked until the transaction ends; undefined when there is no such post (any more). */
-export async function claimPost(trx: Trx, id: number): Promise<PostRow | undefined> {
+async function claimPost(trx: Trx, id: number): Promise<PostRow | undefined> {
   return trx.updateTable('posts').set((eb) => ({ id: eb.ref('id') })).where('id', '=', id).returningAll().executeTakeFirst();
 }
 
@@ -39,8 +40,21 @@ export async function claimExisting(trx: Trx, id: number, notFound: () => Error)
   return row;
 }
 
+/**
+ * The start of every write to an existing item: its row claimed, the caller's right checked again on the row as it
+ * now is (it may have changed since the request read it), then the surface's precondition.
+ */
+export async function claimForWrite(
+  trx: Trx, actor: Actor, id: number, may: (viewer: Viewer, post: PostLike, nowUtc: string) => boolean, notFound: () => Error, options: WriteOptions,
+): Promise<PostRow> {
+  const row = await claimExisting(trx, id, notFound);
+  if (!may(actor.viewer, postLike(row), formatWp(actor.now))) throw notAllowed();
+  await options.precondition?.(trx);
+  return row;
+}
+
 /** The status a write asks for, after the caller's rights (contributors submit for review) and the schedule. */
-export function requestedStatus(actor: Actor, status: string | undefined, publishedUtc: string): string {
+function requestedStatus(actor: Actor, status: string | undefined, publishedUtc: string): string {
   return scheduleStatus(scaleBackStatus(actor.viewer, status), publishedUtc, actor.now);
 }
 
@@ -78,7 +92,7 @@ export async function createPost(trx: Trx, actor: Actor, input: NewPostInput): P
 }
 
 /** The image id an `image` field asks for: undefined when none was sent, null to clear it. */
-export async function writeImage(trx: Trx, actor: Actor, image: unknown, authorId: number): Promise<number | null | undefined> {
+async function writeImage(trx: Trx, actor: Actor, image: unknown, authorId: number): Promise<number | null | undefined> {
   if (image === undefined) return undefined;
   const input = readImageInput(image);
   return input ? resolveImage(trx, input, authorId, nowStamp(actor.now, actor.config.siteTimezone)) : undefined;
@@ -130,19 +144,14 @@ export async function updatePostRow(trx: Trx, actor: Actor, type: LifecyclePostT
 }
 
 /**
- * §5.4/§7.4: to the trash with the `__trashed` slug. The claim only takes an item that is not in the trash yet, after
- * any concurrent write of it has ended, so of two simultaneous trashes exactly one succeeds and the other is `gone`.
+ * §5.4/§7.4: the claimed `row` to the trash with the `__trashed` slug. The claim waited for any concurrent write of
+ * it, so of two simultaneous trashes exactly one succeeds and the other finds it trashed: `gone`.
  */
-export async function trashPostById(trx: Trx, actor: Actor, type: LifecyclePostType, id: number, gone: () => DomainError, onTrash?: OnTrash): Promise<void> {
-  const stamp = nowStamp(actor.now, actor.config.siteTimezone);
-  const row = await trx.updateTable('posts').set({ modified_local: stamp.local, modified_utc: stamp.utc })
-    .where('id', '=', id).where('status', '!=', 'trash')
-    .returningAll()
-    .executeTakeFirst();
-  if (!row) throw gone();
-  await trashPost(trx, row, stamp);
+export async function trashClaimedPost(trx: Trx, actor: Actor, type: LifecyclePostType, row: PostRow, gone: () => DomainError, onTrash?: OnTrash): Promise<void> {
+  if (row.status === 'trash') throw gone();
+  await trashPost(trx, row, nowStamp(actor.now, actor.config.siteTimezone));
   await onTrash?.(trx, row);
-  recordChange(trx, { type, id, action: 'trashed' });
+  recordChange(trx, { type, id: row.id, action: 'trashed' });
 }
 
 /** D18: gone for good (its own rows follow by cascade); logged as deleted. */

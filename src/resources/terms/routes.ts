@@ -2,7 +2,7 @@ import { canAccessProtected, canEditPost, canReadPost } from '../../domain/acces
 import { formatWp } from '../../domain/dates/stored-format.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { ApiError, forbidden } from '../../http/errors.ts';
-import { ifMatchPrecondition, jsonTag } from '../../http/etag.ts';
+import { ifMatchPrecondition, jsonTag, NOT_MODIFIED, PRECONDITION_FAILED } from '../../http/etag.ts';
 import { buildUrl, clampPerPage, listHeaders, totalPages, type EchoedQuery, type ListLinks } from '../../http/list.ts';
 import { hasParam, type ParamMap } from '../../http/params.ts';
 import { endpoint, type RouteGroup } from '../../http/routes.ts';
@@ -95,8 +95,6 @@ export function termRoutes(taxonomy: Taxonomy): RouteGroup[] {
     const row = await findTerm(db, info.taxonomy, id);
     return row === undefined ? undefined : jsonTag(await serializeOne(ctx, row, db));
   });
-  const NOT_MODIFIED = { 304: { description: 'Not modified: If-None-Match names the current ETag (no body).' } };
-  const PRECONDITION_FAILED = { 412: { description: 'If-Match does not name the current ETag: nothing changed.' } };
   const idArgs = { id: termIdArg(info) };
   const schemas = TERM_RESPONSES[info.collection];
 

@@ -175,6 +175,16 @@ export async function loadEmbeddedTerms(
 // ---------------------------------------------------------------------------------------------------------------------
 // Reads and writes of terms themselves.
 
+/** Categories or tags by id, each as GET by id shows it; ids that name none are left out (sync, webhooks). */
+export async function serializeTermsById(
+  db: Db, actor: Pick<Actor, 'now' | 'config'>, taxonomy: Taxonomy, ids: readonly number[],
+): Promise<Map<number, Record<string, unknown>>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('terms').selectAll().where('taxonomy', '=', taxonomy).where('id', 'in', [...ids]).execute();
+  const serialized = await serializeTerms(db, actor, TAXONOMIES[taxonomy], rows);
+  return new Map(rows.map((row, index) => [row.id, serialized[index]]));
+}
+
 /** The endpoint form (§3.4) of many terms of one taxonomy, in two queries whatever their number. */
 export async function serializeTerms(
   db: Db, actor: Pick<Actor, 'now' | 'config'>, info: TaxonomyInfo, rows: readonly TermRow[], counts?: ReadonlyMap<number, number>,

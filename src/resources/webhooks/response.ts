@@ -23,7 +23,7 @@ export const WebhookListSchema = Type.Array(WebhookSchema, { description: 'Every
 
 export const WebhookDeletedSchema = deletedSchema(WebhookSchema, 'The subscription was deleted, with its queued deliveries.');
 
-export const WebhookAttemptSchema = component('WebhookAttempt', closedObject({
+const WebhookAttemptSchema = component('WebhookAttempt', closedObject({
   webhook_id: Type.String({ description: 'The `webhook-id` header of the delivery (the same on every retry).' }),
   type: Type.String({ description: 'The event type, e.g. event.updated.' }),
   seq: Type.Integer({ description: 'The change-log seq of the change delivered.' }),
