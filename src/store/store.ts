@@ -7,7 +7,7 @@ import { migrations } from './migrations.ts';
 import { openPostgresDialect } from './postgres/dialect.ts';
 import type { Database } from './schema.ts';
 import { openSqliteDialect } from './sqlite/dialect.ts';
-import { afterCommit, openHooks, runAfterCommit, runBeforeCommit } from './transaction-hooks.ts';
+import { openHooks, runAfterCommit, runBeforeCommit } from './transaction-hooks.ts';
 
 export { afterCommit, beforeCommit, storeOf } from './transaction-hooks.ts';
 export { escapeLike } from './text.ts';
@@ -49,8 +49,6 @@ export interface Store {
    * check-then-write safely). No-op on SQLite, whose single writer serialises them already.
    */
   lock(trx: Trx, key: string): Promise<void>;
-  /** Runs `hook` once `trx` (a transaction of this store) has committed; see the free function {@link afterCommit}. */
-  afterCommit(trx: Trx, hook: () => void): void;
   /**
    * The batch write path (imports, seeding): many rows into one table inside `trx`. Rows are written as given
    * (already validated); every row has the same columns.
@@ -148,7 +146,6 @@ export async function openStore(config: DatabaseConfig, options: OpenStoreOption
     flushBatches: () => dialect.flushBatches(),
     batchConcurrency: dialect.batchConcurrency,
     lock: (trx, key) => dialect.lock(trx, key),
-    afterCommit,
     dataVersion: () => dialect.dataVersion(),
     insertRows: async (trx, table, rows) => {
       await dialect.insertRows(trx, table, rows as readonly Record<string, unknown>[]);

@@ -9,7 +9,6 @@ interface TransactionHooks {
   readonly store: Store;
   readonly beforeCommit: Array<(trx: Trx) => Promise<void>>;
   readonly afterCommit: Array<() => void>;
-  phase: 'work' | 'committing' | 'committed';
 }
 
 const open = new WeakMap<Trx, TransactionHooks>();
@@ -26,9 +25,7 @@ function hooksOf(trx: Trx): TransactionHooks {
  * keep hooks to a statement or two. A hook that throws rolls the transaction back. A hook may add another.
  */
 export function beforeCommit(trx: Trx, hook: (trx: Trx) => Promise<void>): void {
-  const hooks = hooksOf(trx);
-  if (hooks.phase === 'committed') throw new Error('beforeCommit: the transaction has already committed');
-  hooks.beforeCommit.push(hook);
+  hooksOf(trx).beforeCommit.push(hook);
 }
 
 /**
@@ -36,9 +33,7 @@ export function beforeCommit(trx: Trx, hook: (trx: Trx) => Promise<void>): void 
  * registered. A hook's error does not undo the commit: it is reported as a process warning.
  */
 export function afterCommit(trx: Trx, hook: () => void): void {
-  const hooks = hooksOf(trx);
-  if (hooks.phase === 'committed') throw new Error('afterCommit: the transaction has already committed');
-  hooks.afterCommit.push(hook);
+  hooksOf(trx).afterCommit.push(hook);
 }
 
 /** The store whose transaction `trx` is. */
@@ -46,18 +41,16 @@ export const storeOf = (trx: Trx): Store => hooksOf(trx).store;
 
 /** Store.transaction's side: registers the hooks of a new transaction (one per attempt). */
 export function openHooks(trx: Trx, store: Store): TransactionHooks {
-  const hooks: TransactionHooks = { store, beforeCommit: [], afterCommit: [], phase: 'work' };
+  const hooks: TransactionHooks = { store, beforeCommit: [], afterCommit: [] };
   open.set(trx, hooks);
   return hooks;
 }
 
 export async function runBeforeCommit(trx: Trx, hooks: TransactionHooks): Promise<void> {
-  hooks.phase = 'committing';
   for (let hook = hooks.beforeCommit.shift(); hook; hook = hooks.beforeCommit.shift()) await hook(trx);
 }
 
 export function runAfterCommit(trx: Trx, hooks: TransactionHooks): void {
-  hooks.phase = 'committed';
   open.delete(trx);
   for (const hook of hooks.afterCommit) {
     try {
