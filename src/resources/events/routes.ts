@@ -143,7 +143,8 @@ const list = endpoint({
     }
     const bundle = await loadEventBundle(ctx.store.db, ctx, ids);
     // D31: built and serialised one at a time, under the response budget (http/bounded-json.ts).
-    const events = itemStream(ids, (id) => {
+    // An event deleted for good between the page's query and this load is left out, as if the page were read after.
+    const events = itemStream(ids.filter((id) => bundle.records.has(id)), (id) => {
       const event = serializeEvent(ctx, bundle, id, { single: false });
       return canSeeProtected(ctx, bundle.records.get(id)!.post, params.password, raw) ? event : blankProtectedFields(event);
     });

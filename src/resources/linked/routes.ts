@@ -134,7 +134,8 @@ export function linkedPostRoutes(kind: LinkedPostKind, listFilters: ListFilter[]
       if (rows.length === 0 && page > 1) throw new ApiError(404, pageCode, pageMessage);
       const records = await loadLinked(db, kind, rows.map((row) => row.id));
       // D31: built and serialised one at a time, under the response budget (http/bounded-json.ts).
-      const items = itemStream(rows, (row) => serializeLinked(ctx, kind, records.get(row.id)!, { single: false }));
+      // An item deleted for good between the page's query and this load is left out, as if the page were read after.
+      const items = itemStream(rows.filter((row) => records.has(row.id)), (row) => serializeLinked(ctx, kind, records.get(row.id)!, { single: false }));
 
       const echoed: EchoedQuery = [
         ['page', page],
