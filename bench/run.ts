@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -9,6 +9,7 @@ import { loadConfig } from '../src/config.ts';
 import { openStore } from '../src/store/store.ts';
 import { generateAppPassword } from '../src/users/secrets.ts';
 import { createAppPassword, createUser } from '../src/users/store.ts';
+import type { BenchContext, Scenario, ScenarioModule } from './scenario.ts';
 import { seed } from './seed.ts';
 
 const USAGE = `npm run bench -- [--events N] [--database sqlite|postgres] [--duration seconds] [--connections N]
@@ -92,21 +93,6 @@ const cpuMicros = (pid: number) => {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND) * 1e6;
 };
-
-interface Scenario {
-  name: string;
-  url: string;
-  method?: 'GET' | 'POST' | 'PATCH';
-  body?: string;
-  /** A new body for every request. */
-  makeBody?: () => string;
-  authorized?: boolean;
-  connections?: number;
-  /** Extra request headers (a conditional GET's If-None-Match). */
-  headers?: Record<string, string>;
-  /** Runs before the scenario is measured. */
-  setup?: () => Promise<void>;
-}
 
 interface Measured {
   name: string;
@@ -205,6 +191,11 @@ async function main(): Promise<void> {
           },
         },
       ];
+      const context: BenchContext = { api, site: `http://127.0.0.1:${SERVICE_PORT}`, authorization, seeded };
+      for (const file of readdirSync(new URL('./scenarios/', import.meta.url)).filter((name) => name.endsWith('.ts')).sort()) {
+        const module = await import(new URL(`./scenarios/${file}`, import.meta.url).href) as ScenarioModule;
+        scenarios.push(...await module.scenarios(context));
+      }
       const results: Measured[] = [];
       let ceilingRate = 0;
       for (const scenario of scenarios) {
@@ -216,7 +207,15 @@ async function main(): Promise<void> {
         const cpuBefore = cpuMicros(served);
         const run = await autocannon({
           url: scenario.url, method: scenario.method ?? 'GET', body: scenario.body, headers,
-          ...(scenario.makeBody ? { requests: [{ setupRequest: (request: autocannon.Request) => ({ ...request, body: scenario.makeBody!() }) }] } : {}),
+          ...(scenario.makeBody || scenario.makePath ? {
+            requests: [{
+              setupRequest: (request: autocannon.Request) => ({
+                ...request,
+                ...(scenario.makeBody ? { body: scenario.makeBody() } : {}),
+                ...(scenario.makePath ? { path: scenario.makePath() } : {}),
+              }),
+            }],
+          } : {}),
           connections: scenario.connections ?? connections, duration,
         });
         const isCeiling = results.length === 0;
