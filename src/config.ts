@@ -34,6 +34,11 @@ export interface Config {
   /** D21: change-log rows older than this many days are pruned (CHANGES_RETENTION_DAYS, default 30). */
   changesRetentionDays: number;
   /**
+   * D25: how far ahead open-ended series are materialised (RECURRENCE_HORIZON_DAYS, default 730), and the most
+   * occurrences a series may have within it (RECURRENCE_MAX_OCCURRENCES, default 1000).
+   */
+  recurrence: { horizonDays: number; maxOccurrences: number };
+  /**
    * D29: failed authentications allowed a minute per (client address, login) and per client address
    * (AUTH_FAILURES_PER_LOGIN, AUTH_FAILURES_PER_ADDRESS); 0 turns that limit off.
    */
@@ -255,6 +260,10 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     validateResponses: readSwitch(env, 'VALIDATE_RESPONSES'),
     changesRetentionDays: readInteger(env, 'CHANGES_RETENTION_DAYS', 30, 1, 36_500),
+    recurrence: {
+      horizonDays: readInteger(env, 'RECURRENCE_HORIZON_DAYS', 730, 1, 36_500),
+      maxOccurrences: readInteger(env, 'RECURRENCE_MAX_OCCURRENCES', 1000, 1, 100_000),
+    },
     authFailures: {
       perLogin: readInteger(env, 'AUTH_FAILURES_PER_LOGIN', 10, 0, 1_000_000),
       perAddress: readInteger(env, 'AUTH_FAILURES_PER_ADDRESS', 100, 0, 1_000_000),

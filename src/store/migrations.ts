@@ -252,6 +252,20 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
         await sql`create index terms_taxonomy_lower_name on terms (taxonomy, ${dialect.lower(sql.ref('name'))})`.execute(db);
       },
     },
+    // D25 recurring events (resources/events/series.ts): every occurrence of a series is an event of its own (posts,
+    // events and occurrences rows, as the reference's add-on keeps them), tied to its series by `series_id`.
+    '0011_recurrence': {
+      async up(db: Kysely<any>) {
+        await db.schema.alterTable('events').addColumn('series_id', 'integer').execute();
+        await db.schema.alterTable('events').addColumn('recurrence', 'text', text).execute();
+        await db.schema.alterTable('events').addColumn('occurrence_start_utc', 'text').execute();
+        await db.schema.alterTable('events').addColumn('overrides', 'text', text).execute();
+        await db.schema.alterTable('events').addColumn('series_horizon_utc', 'text').execute();
+        await db.schema.createIndex('events_series').on('events').columns(['series_id', 'occurrence_start_utc']).execute();
+        // collapse_series=true keeps the first matching occurrence of each series.
+        await db.schema.alterTable('occurrences').addColumn('series_id', 'integer').execute();
+      },
+    },
     // D27 webhooks (src/webhooks/): subscriptions with their change-log cursor, one delivery row per change and
     // subscription (unique: at least once, never twice from the log), and the attempts of each delivery.
     '0010_webhooks': {

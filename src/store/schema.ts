@@ -69,6 +69,16 @@ export interface EventsTable {
   sticky: Flag;
   featured: Flag;
   venue_id: number | null;
+  /** D25: the series' id (its first occurrence's) on every occurrence of a series, the series' own row included; null for single events. */
+  series_id: Generated<number | null>;
+  /** D25: JSON array of the series' RFC 5545 lines, copied onto every occurrence; '' for single events. */
+  recurrence: Generated<string>;
+  /** D25: the occurrence's original start in its series (UTC), its RECURRENCE-ID; null for single events. */
+  occurrence_start_utc: Generated<string | null>;
+  /** D25: JSON array of the fields edited on this occurrence alone (series edits leave them); '' for none. */
+  overrides: Generated<string>;
+  /** D25, on the series' own row: how far an open-ended series is materialised (UTC); null when it is complete. */
+  series_horizon_utc: Generated<string | null>;
 }
 
 /** What list queries read: one row per event today, one per occurrence of a recurring series later. */
@@ -87,6 +97,8 @@ export interface OccurrencesTable {
   published_utc: Generated<string>;
   author_id: Generated<number>;
   hidden: Generated<Flag>;
+  /** D25: the event's series, for `collapse_series`; null for single events. */
+  series_id: Generated<number | null>;
 }
 
 export interface EventOrganizersTable {

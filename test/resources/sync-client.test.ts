@@ -77,15 +77,23 @@ describeEachDatabase('a syncing client ends with what a fresh full list shows (D
       if (random.chance(0.6)) body.organizer = random.some(pools.organizer, 2);
       if (random.chance(0.6)) body.categories = random.some(pools.category, 2);
       if (random.chance(0.5)) body.tags = random.some(pools.tag, 3);
+      // D25: some are series, whose occurrences are items of their own (each logged, listed and synced).
+      if (random.chance(0.25)) body.recurrence = [`RRULE:FREQ=WEEKLY;COUNT=${2 + random.int(4)}`];
       const created = await write(as, 'POST', '/events', body);
       if (created) pools.event.push(created.id);
+      if (created?.series_id) {
+        const everything = await h().request('GET', '/events', {
+          as: h().users.administrator, query: { start_date: '2000-01-01', end_date: '2100-01-01', per_page: 100, status: 'publish,future,draft,pending,private' },
+        });
+        for (const event of everything.json().events ?? []) if (event.series_id === created.id && event.id !== created.id) pools.event.push(event.id);
+      }
     };
 
     const updateEventOp = async (as: Credentials) => {
       const id = random.pick(pools.event);
       if (id === undefined) return createEventOp(as);
       const body: Record<string, unknown> = {};
-      switch (random.int(11)) {
+      switch (random.int(12)) {
         case 0: body.title = `Event ${++serial} renamed`; break;
         case 1: body.status = random.pick(['draft', 'private', 'pending'])!; break;
         case 2: body.status = 'publish'; break;
@@ -96,6 +104,8 @@ describeEachDatabase('a syncing client ends with what a fresh full list shows (D
         case 7: body.categories = random.some(pools.category, 2); body.tags = random.some(pools.tag, 2); break;
         case 8: Object.assign(body, eventFields()); break;
         case 9: Object.assign(body, { status: 'publish', date_utc: soon() }); break;
+        // D25: a single event becomes a series, a series changes its rule or becomes single (on an occurrence: a 400).
+        case 10: body.recurrence = random.chance(0.3) ? [] : [`RRULE:FREQ=DAILY;COUNT=${2 + random.int(3)}`]; break;
         default: body.featured = random.chance(0.5); body.excerpt = `Excerpt ${++serial}`; break;
       }
       await write(as, 'PATCH', `/events/${id}`, body);

@@ -165,6 +165,7 @@ async function eventItems(store: Store, actor: Actor, ids: number[]): Promise<Ma
   const listed = await eventListQueries(store, actor, {
     page: 1,
     perPage: ids.length,
+    collapseSeries: false,
     dates: [],
     statuses: listedStatuses(actor),
     include: ids,

@@ -106,6 +106,7 @@ export interface EventListParams {
   post_parent?: number;
   modified_after?: unknown;
   modified_before?: unknown;
+  collapse_series?: boolean;
 }
 
 export interface PlanContext {
@@ -140,6 +141,8 @@ export interface EventListPlan {
   /** D13: true keeps events whose venue has coordinates, false those whose venue has none (or that have no venue). */
   geoloc?: boolean;
   near?: { lat: number; lng: number; radiusKm: number };
+  /** D25: only the first matching occurrence of each series. */
+  collapseSeries: boolean;
   /** §4.4: by start (then publication date, then id), or, with `include`, by publication date then id. */
   order: 'start' | 'publication';
   /** What `rest_url` and the page links carry (D11): every effective filter, §4.5's order first. */
@@ -195,6 +198,7 @@ export function planEventList(params: EventListParams, context: PlanContext): Ev
     ['geoloc_lng', near?.lng],
     ['geoloc_radius', near?.radiusKm],
     ...modifiedEcho(modified),
+    ['collapse_series', params.collapse_series ? 1 : undefined],
   ];
 
   return {
@@ -214,6 +218,7 @@ export function planEventList(params: EventListParams, context: PlanContext): Ev
     modified: modified.after === undefined && modified.before === undefined ? undefined : modified,
     geoloc: params.geoloc,
     near,
+    collapseSeries: params.collapse_series === true,
     order: include ? 'publication' : 'start',
     echo,
   };

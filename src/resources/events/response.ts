@@ -75,6 +75,11 @@ export const EventSchema = component('Event', closedObject({
   venue: Type.Union([venue, emptyArray('No venue.')], { description: 'The venue, or [] when there is none.' }),
   organizer: Type.Array(organizer, { description: 'The organizers, in the order they were given.' }),
   custom_fields: emptyArray('Additional fields: this service has none, so always [].'),
+  recurrence: Type.Array(Type.String(), { description: 'D25: the series\' RFC 5545 lines (RRULE, RDATE, EXDATE), on each of its occurrences; [] for a single event.' }),
+  series_id: Type.Union([Type.Integer(), Type.Null()], { description: 'D25: the id of the series (its first occurrence) this event is an occurrence of; null for a single event.' }),
+  occurrence_start_utc: Type.Union([wpDateTime('D25: the original start of this occurrence in its series (UTC), its RECURRENCE-ID.'), Type.Null()], {
+    description: 'D25: the original start of this occurrence in its series (UTC), its RECURRENCE-ID; null for a single event.',
+  }),
   json_ld: Type.Optional(jsonLdSchema('event')),
 }, { description: 'An event.' }));
 

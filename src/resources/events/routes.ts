@@ -15,7 +15,8 @@ import type { PostRow } from '../posts/store.ts';
 import { coordinateIssue, planEventList } from './list-query.ts';
 import { blankProtectedFields } from './protected.ts';
 import { EVENT_RESPONSES } from './response.ts';
-import { deletePasswordArg, eventFieldArgs, eventListArgs, existingSlugArg, filterTermIds, idArg, passwordArg, slugArg } from './schema.ts';
+import { deletePasswordArg, eventFieldArgs, eventListArgs, existingSlugArg, filterTermIds, idArg, passwordArg, scopeArg, slugArg } from './schema.ts';
+import { keepSeriesHorizons } from './series.ts';
 import { loadEventBundle, serializeEvent, type EventBundle } from './serialize.ts';
 import { inlineAuthorsAllowed, linkedInput } from './linked-input.ts';
 import { createEvent, deleteEvent, trashEvent, updateEvent, type EventInput } from './service.ts';
@@ -122,6 +123,8 @@ const list = endpoint({
   async handler(ctx, params, raw) {
     const issue = coordinateIssue(params);
     if (issue) throw invalidParams(issue);
+    // D25: open-ended series reach the rolling horizon (once a day) before the list reads them.
+    await keepSeriesHorizons(ctx.store, ctx);
     // D24: read before the list's queries, so that following /changes from it loses nothing.
     const syncCursor = await syncCursorHeader(ctx);
     const [categoryIds, tagIds] = await Promise.all([
@@ -189,7 +192,7 @@ function itemEndpoints(key: 'id' | 'slug'): Endpoint<any>[] {
 
   const readArgs: Args = key === 'id' ? { ...idArg, password: passwordArg } : existingSlugArg;
   const deleteArgs: Args = key === 'id' ? { ...idArg, password: deletePasswordArg, force: forceArg } : { ...existingSlugArg, force: forceArg };
-  const updateArgs: Args = key === 'id' ? { ...idArg, ...eventFieldArgs(false) } : { ...eventFieldArgs(false), ...slugArg };
+  const updateArgs: Args = key === 'id' ? { ...idArg, ...eventFieldArgs(false), ...scopeArg } : { ...eventFieldArgs(false), ...slugArg, ...scopeArg };
 
   return [
     endpoint({

@@ -80,8 +80,24 @@ export function eventFieldArgs<const R extends boolean>(required: R) {
     venue: linkedArg(venueKind, 'A venue id, {"id": …}, or the fields of a venue to create; 0, "" or [] for none.'),
     organizer: linkedArg(organizerKind, 'Organizer ids, {"id": …} objects or organizer fields, alone or in a list; [] for none.'),
     password: arg.string({ description: 'A viewing password; "" removes the protection. Never returned.', maxLength: MAX_PASSWORD_LENGTH }),
+    recurrence: arg.any({
+      description: 'D25: RFC 5545 lines (RRULE:…, RDATE…, EXDATE…) that make the event a series starting at start_date; [] or "" makes it single again. On an occurrence only with scope=following.',
+      validate: isRecurrenceShape,
+      schema: Type.Union([Type.Array(Type.String()), Type.String()], { description: 'D25: RFC 5545 lines (RRULE:…, RDATE…, EXDATE…); [] or "" for a single event.' }),
+    }),
   };
 }
+
+/** D25: a list of lines or one string; the lines themselves are read against the event's dates by the service. */
+const isRecurrenceShape: Validator<unknown> = (value) => typeof value === 'string' || (Array.isArray(value) && value.every((line) => typeof line === 'string'));
+
+/** D25: on an occurrence's id, `following` splits its series there instead of editing that occurrence alone. */
+export const scopeArg = {
+  scope: arg.string({
+    description: 'D25, on an occurrence of a series: "following" ends the series before it and starts a new series there with the changes (as Google Calendar\'s "this and following events"); without it only this occurrence changes.',
+    validate: (value) => value === 'following',
+  }),
+} satisfies Args;
 
 export const passwordArg = arg.string({ description: 'The event password, to see a protected event.', maxLength: MAX_PASSWORD_LENGTH });
 /** Accepted on DELETE by id as in the reference (§13); a delete answers with the full event whatever it holds (D5). */
@@ -154,4 +170,5 @@ export const eventListArgs = {
   ticketed: arg.any({ description: 'Ticketing is not part of this service: true is refused, false applies no filter.', validate: ticketedValidator, schema: Type.Boolean({ description: 'Ticketing is not part of this service: true is refused, false applies no filter.' }) }),
   password: passwordArg,
   ...modifiedArgs,
+  collapse_series: arg.boolean({ description: 'D25: true lists only the first matching occurrence of each recurring series.' }),
 };

@@ -108,6 +108,10 @@ export function serializeEvent(ctx: Actor, bundle: EventBundle, id: number, opti
     venue: venue ?? [],
     organizer: organizers,
     custom_fields: [],
+    // D25: the series' RFC 5545 lines on each of its occurrences, the series' id, and the occurrence's original start.
+    recurrence: event.recurrence === '' ? [] : JSON.parse(event.recurrence) as string[],
+    series_id: event.series_id,
+    occurrence_start_utc: event.occurrence_start_utc,
   };
   if (options.single) {
     object.json_ld = eventJsonLd(ctx, { record: bundle.records.get(id)!, url, costs: object.cost_details as { values: string[] }, venue, organizers });

@@ -22,7 +22,12 @@ import { resolveTermsForWrite, setEventTerms, type Taxonomy } from '../terms/ser
 import { venueKind } from '../venues/kind.ts';
 import type { LinkedInput } from './linked-input.ts';
 import { isWpValue, resolveSchedule, type EventSchedule, type ScheduleResult, type StoredSchedule } from './schedule.ts';
+import {
+  CANCELLED, copySeriesFields, deleteSeriesMembers, expandSeries, isOccurrence, lockSeriesOf, overridesOf, readRecurrence, restoreSeriesMembers,
+  setExdate, setOverrides, splitSeries, storedOverrides, storedRecurrence, syncSeries, trashSeriesMembers,
+} from './series.ts';
 import { costColumns, insertEventRow, scheduleColumns, setOrganizers, updateEventRow, type EventRecord } from './store.ts';
+import type { ParsedRecurrence } from '../../domain/recurrence/index.ts';
 
 /**
  * The fields a write sent (validated), with `venue` and `organizer` already read into a {@link LinkedInput} by the
@@ -103,6 +108,7 @@ const spansOf = (schedule: EventSchedule) => [{
 async function insertEvent(trx: Trx, store: Store, actor: Actor, input: EventInput): Promise<number> {
   const siteZone = actor.config.siteTimezone;
   const schedule = scheduleOrThrow(resolveSchedule(scheduleInput(input), null, siteZone, actor.now));
+  const recurrence = validRecurrence(actor, input.recurrence, schedule);
   // Linked items first: a CSV string of ids is refused before anything is written.
   const venueIds = input.venue === undefined ? [] : await linkedIds(trx, store, actor, venueKind, input.venue);
   const organizerIds = input.organizer === undefined ? [] : await linkedIds(trx, store, actor, organizerKind, input.organizer);
@@ -135,13 +141,39 @@ async function insertEvent(trx: Trx, store: Store, actor: Actor, input: EventInp
     featured: 0,
     ...sentEventColumns(input),
     venue_id: venueIds[0] ?? null,
+    ...seriesColumns(post.id, recurrence, schedule),
   });
   await replaceOccurrences(trx, post.id, spansOf(schedule));
   await setOrganizers(trx, post.id, organizerIds);
   await writeTerms(trx, store, actor, post.id, input);
   await countNewEvents(trx, [post.id]);
+  if (recurrence) await syncSeries(trx, store, actor, post.id);
   return post.id;
 }
+
+/**
+ * D25: a `recurrence` input read and expanded against the schedule before anything is written (400 on a bad line or
+ * too many occurrences); null for a single event, undefined when none was sent.
+ */
+function validRecurrence(actor: Actor, input: unknown, schedule: EventSchedule): ParsedRecurrence | null | undefined {
+  if (input === undefined) return undefined;
+  const recurrence = readRecurrence(input, schedule);
+  if (recurrence === null) return null;
+  const { occurrences } = expandSeries(actor, recurrence, schedule);
+  if (occurrences[0]?.startUtc !== schedule.startUtc) {
+    throw invalidField('recurrence', {
+      code: 'rest_invalid_recurrence',
+      message: 'The first occurrence is start_date and cannot be excluded: move start_date to the first occurrence instead.',
+      data: { param: 'recurrence' },
+    });
+  }
+  return recurrence;
+}
+
+/** The series columns of the series' own row (its id is the series'), or of a single event. */
+const seriesColumns = (id: number, recurrence: ParsedRecurrence | null | undefined, schedule: EventSchedule) => (recurrence
+  ? { series_id: id, recurrence: JSON.stringify(recurrence.lines), occurrence_start_utc: schedule.startUtc }
+  : { series_id: null, recurrence: '', occurrence_start_utc: null, series_horizon_utc: null });
 
 /** POST /events: returns the new event's id. */
 export function createEvent(store: Store, actor: Actor, input: EventInput): Promise<number> {
@@ -183,6 +215,7 @@ function writeExisting<T>(
   write: (trx: Trx, row: PostRow) => Promise<T>,
 ): Promise<T> {
   return store.transaction(async (trx) => {
+    await lockSeriesOf(trx, id);
     const row = await claimFor(trx, actor, id, may, options);
     const result = await withTermCounts(trx, [id], () => write(trx, row));
     await refreshListing(trx, [id]);
@@ -203,14 +236,84 @@ export function updateEvent(store: Store, actor: Actor, id: number, input: Event
   return writeExisting(store, actor, id, canEditPost, options, async (trx, post) => {
     // The post is the claimed row: only the event's own row is read again.
     const event = await trx.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-    await applyUpdate(trx, store, actor, { post, event }, input);
+    if (isOccurrence(event)) {
+      await updateOccurrence(trx, store, actor, { post, event }, input);
+    } else {
+      const schedule = await applyUpdate(trx, store, actor, { post, event }, input);
+      if (event.series_id !== null || input.recurrence !== undefined) await updateSeries(trx, store, actor, { post, event }, input, schedule);
+    }
   });
 }
 
-async function applyUpdate(trx: Trx, store: Store, actor: Actor, record: EventRecord, input: EventInput): Promise<void> {
+/**
+ * D25, after a write of a series' own row (or of a single event that sent `recurrence`): the rule stored and the
+ * occurrences brought in line (syncSeries), the fields sent copied onto them, a trash or restore applied to all.
+ */
+async function updateSeries(trx: Trx, store: Store, actor: Actor, before: EventRecord, input: EventInput, schedule: EventSchedule): Promise<void> {
+  const id = before.post.id;
+  const scheduleChanged = !sameSchedule(scheduleColumns(schedule), before.event);
+  const recurrence = input.recurrence !== undefined
+    ? validRecurrence(actor, input.recurrence, schedule)
+    : scheduleChanged ? validRecurrence(actor, storedRecurrence(before.event), schedule) : undefined;
+  if (recurrence === null) {
+    // Single again: the other occurrences go.
+    if (before.event.series_id !== null) await deleteSeriesMembers(trx, id);
+    await updateEventRow(trx, id, seriesColumns(id, null, schedule));
+    await replaceOccurrences(trx, id, spansOf(schedule));
+    return;
+  }
+  const logged = new Set<number>();
+  if (recurrence !== undefined) {
+    await updateEventRow(trx, id, seriesColumns(id, recurrence, schedule));
+    await replaceOccurrences(trx, id, spansOf(schedule));
+    const outcome = await syncSeries(trx, store, actor, id);
+    for (const changed of [...outcome.created, ...outcome.updated, ...outcome.deleted]) logged.add(changed);
+  }
+  const after = await trx.selectFrom('posts').select('status').where('id', '=', id).executeTakeFirstOrThrow();
+  const fields = overridesOf(input).filter((field) => field !== 'dates' && field !== 'status');
+  if (after.status === 'trash' && before.post.status !== 'trash') await trashSeriesMembers(trx, actor, id);
+  else if (before.post.status === 'trash' && after.status !== 'trash') await restoreSeriesMembers(trx, actor, id, after.status);
+  else if (input.status !== undefined) fields.push('status');
+  await copySeriesFields(trx, actor, id, fields, logged);
+}
+
+/**
+ * D25: a write on one occurrence's id edits that occurrence alone (an exception: the fields it sent are kept through
+ * later series edits); trashing it cancels it (its start becomes an EXDATE of the series), restoring it brings it back.
+ */
+async function updateOccurrence(trx: Trx, store: Store, actor: Actor, record: EventRecord, input: EventInput): Promise<void> {
+  const seriesId = record.event.series_id!;
+  if (input.scope === 'following') {
+    const lines = await splitSeries(trx, store, actor, record.event);
+    const split = { post: record.post, event: { ...record.event, series_id: record.post.id, overrides: '' } };
+    const schedule = await applyUpdate(trx, store, actor, split, { ...input, recurrence: input.recurrence ?? lines });
+    await updateSeries(trx, store, actor, split, { ...input, recurrence: input.recurrence ?? lines }, schedule);
+    return;
+  }
+  if (input.recurrence !== undefined) {
+    throw invalidField('recurrence', {
+      code: 'rest_invalid_recurrence',
+      message: `An occurrence has no rule of its own: change recurrence on the series (event ${seriesId}).`,
+      data: { param: 'recurrence' },
+    });
+  }
+  await applyUpdate(trx, store, actor, record, input);
+  const after = await trx.selectFrom('posts').select('status').where('id', '=', record.post.id).executeTakeFirstOrThrow();
+  const cancelled = after.status === 'trash' && record.post.status !== 'trash';
+  const restored = record.post.status === 'trash' && after.status !== 'trash' && storedOverrides(record.event).includes(CANCELLED);
+  const sent = overridesOf(input).filter((field) => field !== 'status' || (!cancelled && !restored));
+  await setOverrides(trx, record.event, cancelled ? [...sent, CANCELLED] : sent, restored ? [CANCELLED] : []);
+  if (cancelled || restored) await setExdate(trx, seriesId, record.event.occurrence_start_utc!, cancelled);
+}
+
+async function applyUpdate(trx: Trx, store: Store, actor: Actor, record: EventRecord, input: EventInput): Promise<EventSchedule> {
   const { post, event } = record;
   const siteZone = actor.config.siteTimezone;
   const schedule = scheduleOrThrow(resolveSchedule(scheduleInput(input), storedSchedule(record), siteZone, actor.now));
+  // D25: a series' rule is checked against the new dates before anything is written.
+  if (!isOccurrence(event) && (input.recurrence !== undefined || event.series_id !== null)) {
+    validRecurrence(actor, input.recurrence ?? storedRecurrence(event), schedule);
+  }
   const venueIds = input.venue === undefined ? undefined : await linkedIds(trx, store, actor, venueKind, input.venue);
   const organizerIds = input.organizer === undefined ? undefined : await linkedIds(trx, store, actor, organizerKind, input.organizer);
 
@@ -236,18 +339,37 @@ async function applyUpdate(trx: Trx, store: Store, actor: Actor, record: EventRe
   if (scheduleChanged) await replaceOccurrences(trx, post.id, spansOf(schedule));
   if (organizerIds !== undefined) await setOrganizers(trx, post.id, organizerIds);
   await writeTerms(trx, store, actor, post.id, input);
+  return schedule;
 }
 
 /** §5.4: to the trash, with the `__trashed` slug; of two simultaneous trashes exactly one answers 410. */
 export function trashEvent(store: Store, actor: Actor, id: number, options: WriteOptions = {}): Promise<void> {
-  return writeExisting(store, actor, id, canDeletePost, options, (trx, row) => trashClaimedPost(trx, actor, 'event', row, inTrash));
+  return writeExisting(store, actor, id, canDeletePost, options, async (trx, row) => {
+    const event = await trx.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    await trashClaimedPost(trx, actor, 'event', row, inTrash);
+    if (isOccurrence(event)) {
+      // D25: cancels this occurrence of its series.
+      await setOverrides(trx, event, [CANCELLED]);
+      await setExdate(trx, event.series_id!, event.occurrence_start_utc!, true);
+    } else if (event.series_id !== null) {
+      await trashSeriesMembers(trx, actor, id);
+    }
+  });
 }
 
 /** D18: gone for good, with its occurrences, links and term counts; `snapshot` reads what it was first. */
 export function deleteEvent<T>(store: Store, actor: Actor, id: number, snapshot: (trx: Trx) => Promise<T>, options: WriteOptions = {}): Promise<T> {
   return store.transaction(async (trx) => {
+    await lockSeriesOf(trx, id);
     await claimFor(trx, actor, id, canDeletePost, options);
     const previous = await snapshot(trx);
+    const event = await trx.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    if (isOccurrence(event)) {
+      // D25: this occurrence leaves its series for good: its start becomes an EXDATE.
+      await setExdate(trx, event.series_id!, event.occurrence_start_utc!, true);
+    } else if (event.series_id !== null) {
+      await deleteSeriesMembers(trx, id);
+    }
     await withTermCounts(trx, [id], () => deletePostForever(trx, 'event', id));
     return previous;
   });

@@ -219,7 +219,18 @@ const joinBoth = (db: Db) => db.selectFrom('occurrences').crossJoin('posts').cro
 
 /** The two queries of a list page: the size of the whole filtered set, and one page of ids in list order. */
 export function eventListQueries(store: Store, actor: Actor, plan: EventListPlan) {
-  const filtered = filteredOccurrences(store, actor, plan);
+  let filtered = filteredOccurrences(store, actor, plan);
+  if (plan.collapseSeries) {
+    // D25: of each series, the first occurrence the filters keep (in list order); single events all stay.
+    const firsts = filteredOccurrences(store, actor, plan)
+      .where('occurrences.series_id', 'is not', null)
+      .select((eb) => [
+        'occurrences.event_id as event_id',
+        sql<number>`row_number() over (partition by ${eb.ref('occurrences.series_id')} order by ${eb.ref('occurrences.start_local')}, ${eb.ref('occurrences.event_id')})`.as('rank'),
+      ]);
+    const firstIds = store.db.selectFrom(firsts.as('ranked')).select('ranked.event_id').where('ranked.rank', '=', 1);
+    filtered = filtered.where((eb) => eb.or([eb('occurrences.series_id', 'is', null), eb('occurrences.event_id', 'in', firstIds)]));
+  }
   let page = filtered.select('occurrences.event_id as id');
   if (plan.order === 'start') page = page.orderBy('occurrences.start_local');
   page = page.orderBy('occurrences.published_utc').orderBy('occurrences.event_id').limit(plan.perPage).offset((plan.page - 1) * plan.perPage);

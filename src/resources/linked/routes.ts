@@ -53,6 +53,11 @@ export const linkedFieldArgs = (kind: LinkedPostKind, nameRequired: boolean): Ar
   description: arg.any({ description: `The ${kind.type} description (HTML, sanitised).`, validate: stringOrEmpty }),
   ...kind.fieldArgs,
   ...postWriteArgs,
+  // D25: only events recur; a rule sent for a venue or an organizer is a mistake worth saying, not ignoring.
+  recurrence: arg.any({
+    description: `Refused: a ${kind.type} cannot recur (only events take recurrence).`,
+    validate: () => ({ code: 'rest_invalid_recurrence', message: `A ${kind.type} cannot recur: recurrence belongs to events.`, data: { status: 400 } }),
+  }),
 });
 
 /** D11: the filters the reference echoes, in its order (§6), then the ones it leaves out. */

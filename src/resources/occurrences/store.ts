@@ -43,7 +43,7 @@ export async function replaceOccurrences(trx: Trx, eventId: number, spans: reado
   await trx.deleteFrom('occurrences').where('event_id', '=', eventId).execute();
   for (const span of spans) {
     await trx.insertInto('occurrences')
-      .columns(['event_id', 'start_local', 'end_local', 'start_utc', 'end_utc', 'status', 'published_utc', 'author_id', 'hidden'])
+      .columns(['event_id', 'start_local', 'end_local', 'start_utc', 'end_utc', 'status', 'published_utc', 'author_id', 'hidden', 'series_id'])
       .expression((eb) => eb.selectFrom('posts').innerJoin('events', 'events.id', 'posts.id')
         .select((select) => [
           'posts.id',
@@ -55,11 +55,33 @@ export async function replaceOccurrences(trx: Trx, eventId: number, spans: reado
           'posts.date_utc',
           'posts.author_id',
           'events.hide_from_listings',
+          'events.series_id',
         ])
         .where('posts.id', '=', eventId))
       .execute();
   }
 }
+
+/**
+ * D25: the occurrences rows of events that take place once each, as every occurrence of a series does (its own event
+ * rows hold its dates), rebuilt from those rows in two statements whatever their number.
+ */
+export async function rebuildOccurrences(trx: Trx, eventIds: readonly number[]): Promise<void> {
+  for (let start = 0; start < eventIds.length; start += IDS_PER_STATEMENT) {
+    const chunk = eventIds.slice(start, start + IDS_PER_STATEMENT);
+    await trx.deleteFrom('occurrences').where('event_id', 'in', chunk).execute();
+    await trx.insertInto('occurrences')
+      .columns(['event_id', 'start_local', 'end_local', 'start_utc', 'end_utc', 'status', 'published_utc', 'author_id', 'hidden', 'series_id'])
+      .expression((eb) => eb.selectFrom('posts').innerJoin('events', 'events.id', 'posts.id')
+        .select(['posts.id', 'events.start_local', 'events.end_local', 'events.start_utc', 'events.end_utc', 'posts.status',
+          'posts.date_utc', 'posts.author_id', 'events.hide_from_listings', 'events.series_id'])
+        .where('posts.id', 'in', chunk))
+      .execute();
+  }
+}
+
+/** Bound parameters per statement stay far below SQLite's and PostgreSQL's limits. */
+const IDS_PER_STATEMENT = 500;
 
 /** Copies each event's status, publication date, author and hidden flag onto its occurrences. */
 export async function refreshListing(trx: Trx, eventIds: readonly number[]): Promise<void> {

@@ -15,13 +15,16 @@ export async function eventTermUsage(db: Db, eventIds: readonly number[]): Promi
   const usage: TermUsage = new Map();
   if (eventIds.length === 0) return usage;
   const rows = await db.selectFrom('posts')
+    .innerJoin('events', 'events.id', 'posts.id')
     .leftJoin('event_terms', 'event_terms.event_id', 'posts.id')
-    .select(['posts.id', 'posts.status', 'event_terms.term_id'])
+    .select(['posts.id', 'posts.status', 'event_terms.term_id', 'events.series_id'])
     .where('posts.id', 'in', [...new Set(eventIds)])
     .where('posts.type', '=', 'event')
     .execute();
   for (const row of rows) {
-    const entry = usage.get(row.id) ?? { published: row.status === 'publish', termIds: [] };
+    // D25: a series counts once, by its own row; its other occurrences never count.
+    const counted = row.series_id === null || row.series_id === row.id;
+    const entry = usage.get(row.id) ?? { published: counted && row.status === 'publish', termIds: [] };
     if (row.term_id !== null) entry.termIds.push(row.term_id);
     usage.set(row.id, entry);
   }

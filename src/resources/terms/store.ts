@@ -77,7 +77,10 @@ export async function findNameClash(
  */
 export function publishedUsage(db: Db, nowUtc: string) {
   // Started from the (few) scheduled posts, through their index: a join would let the planner walk every event_terms row.
-  const dueEvents = db.selectFrom('posts').select('posts.id').where('posts.status', '=', 'future').where('posts.date_utc', '<=', nowUtc);
+  // D25: a series counts once, by its own row.
+  const dueEvents = db.selectFrom('posts').select('posts.id').where('posts.status', '=', 'future').where('posts.date_utc', '<=', nowUtc)
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('events').select('events.id').whereRef('events.id', '=', 'posts.id')
+      .whereRef('events.series_id', '!=', 'events.id'))));
   const due = db.selectFrom('event_terms')
     .where('event_terms.event_id', 'in', dueEvents)
     .groupBy('event_terms.term_id')

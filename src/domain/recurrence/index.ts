@@ -1,0 +1,8 @@
+/** Recurring events (D25): parsing `recurrence` lines and expanding them into occurrences. Pure: no database, no HTTP. */
+export type {
+  DateValue, Expansion, ExpansionOptions, Frequency, OccurrenceTimes, ParsedRecurrence, RecurrenceLineError, RecurrenceParse,
+  RuleSpec, SeriesStart, WeekdayNum,
+} from './types.ts';
+export { MAX_RECURRENCE_LINE_LENGTH, MAX_RECURRENCE_LINES, parseRecurrence } from './parse.ts';
+export { expandRecurrence, utcStartsOf, type ExpansionLimits } from './expand.ts';
+export { describeRecurrenceError, RECURRENCE_ERROR_CODE } from './messages.ts';
