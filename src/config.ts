@@ -62,6 +62,11 @@ export interface Config {
    * and for retries that came due.
    */
   webhooks: { allowPrivate: boolean; pollMs: number };
+  /**
+   * D26: ICAL_MAX_EVENTS (default 10,000) events at most in one iCalendar feed (more: `X-Truncated: true`);
+   * ICAL_IMPORT_MAX_BYTES (default 20 MiB): the largest .ics file `npm run cli -- import` reads.
+   */
+  ical: { maxEvents: number; importMaxBytes: number };
 }
 
 interface Deadlines {
@@ -278,6 +283,10 @@ export function loadConfig(env: Env = process.env): Config {
     webhooks: {
       allowPrivate: readSwitch(env, 'WEBHOOKS_ALLOW_PRIVATE'),
       pollMs: readInteger(env, 'WEBHOOKS_POLL_MS', 5_000, 50, 3_600_000),
+    },
+    ical: {
+      maxEvents: readInteger(env, 'ICAL_MAX_EVENTS', 10_000, 1, 1_000_000),
+      importMaxBytes: readInteger(env, 'ICAL_IMPORT_MAX_BYTES', 20 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     },
   };
 }

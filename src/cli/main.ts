@@ -1,5 +1,7 @@
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../config.ts';
+import { ConfigError, loadConfig, type Config } from '../config.ts';
+import { ImportFileError } from '../ical/import.ts';
+import { runImportCommand } from '../ical/import-command.ts';
 import { ROLES, type Role } from '../domain/access.ts';
 import { openStore, type Store } from '../store/store.ts';
 import { generateAppPassword } from '../users/secrets.ts';
@@ -15,6 +17,8 @@ const USAGE = `Usage: npm run cli -- <command>
   app-password create <login> [--name <name>]                    prints the new password once
   app-password list <login>
   app-password revoke <id>
+  import <file.ics> [--as <login>]                               creates or updates events from an iCalendar file
+                                                                 (matched by UID; as the first administrator by default)
 
 Reads the same configuration (DATABASE_URL, …) as the service and migrates the database first.`;
 
@@ -28,13 +32,18 @@ async function userByLogin(store: Store, login: string | undefined) {
 }
 
 /** Runs one command; output goes through `print` so tests can read it. */
-export async function runCli(argv: string[], store: Store, print: (line: string) => void): Promise<void> {
+export async function runCli(argv: string[], store: Store, print: (line: string) => void, config: Config = loadConfig()): Promise<void> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { role: { type: 'string' }, name: { type: 'string' }, reassign: { type: 'string' } },
+    options: { role: { type: 'string' }, name: { type: 'string' }, reassign: { type: 'string' }, as: { type: 'string' } },
   });
   const [noun, verb, target] = positionals;
+  if (noun === 'import') {
+    // D26: the progress bar goes to stderr, and only when it is a terminal.
+    await runImportCommand(verb, store, config, print, { as: values.as, progressStream: process.stderr });
+    return;
+  }
   switch (`${noun} ${verb}`) {
     case 'user create': {
       if (!target) throw new UsageError('a login is required');
@@ -94,11 +103,14 @@ async function main(): Promise<void> {
     const config = loadConfig();
     // Imports and upkeep are not requests: no statement time limit (D31 bounds the service's requests).
     store = await openStore(config.database.dialect === 'postgres' ? { ...config.database, statementTimeoutMs: undefined } : config.database);
-    await runCli(process.argv.slice(2), store, (line) => console.log(line));
+    await runCli(process.argv.slice(2), store, (line) => console.log(line), config);
   } catch (error) {
     if (error instanceof UsageError || error instanceof ConfigError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       console.error(`error: ${(error as Error).message}\n\n${USAGE}`);
       process.exitCode = 2;
+    } else if (error instanceof ImportFileError) {
+      console.error(`error: ${error.message}`);
+      process.exitCode = 1;
     } else {
       throw error;
     }

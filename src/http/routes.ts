@@ -39,6 +39,8 @@ interface EmptyReply extends ReplyHead {
 export interface ResponseDoc {
   description: string;
   schema?: TSchema;
+  /** A body that is not JSON (e.g. `text/calendar`): documented under that media type as a string. */
+  mediaType?: string;
 }
 
 export interface Endpoint<A extends Args = Args> {

@@ -3,6 +3,7 @@ import type { RouteGroup } from '../http/routes.ts';
 import { discoveryRoutes } from './discovery/routes.ts';
 import { organizerEventFilters, venueEventFilters } from './events/linked-filters.ts';
 import { eventRoutes } from './events/routes.ts';
+import { feedRoutes } from './events/feed-routes.ts';
 import { organizerRoutes } from './organizers/routes.ts';
 import { termRoutes } from './terms/routes.ts';
 import { venueRoutes } from './venues/routes.ts';
@@ -13,6 +14,6 @@ import { webhookRoutes } from './webhooks/routes.ts';
 /** Every route group under the namespace, in the order the discovery index lists them (§13). */
 export function apiRouteGroups(_deps: AppDeps): RouteGroup[] {
   // The discovery routes describe the whole table, themselves included, when they are asked.
-  const groups: RouteGroup[] = [...discoveryRoutes(() => groups), ...eventRoutes(), ...venueRoutes([...venueEventFilters(), modifiedListFilter()]), ...organizerRoutes([...organizerEventFilters(), modifiedListFilter()]), ...termRoutes('event_category'), ...termRoutes('event_tag'), ...changeRoutes(), ...webhookRoutes()];
+  const groups: RouteGroup[] = [...discoveryRoutes(() => groups), ...eventRoutes(), ...feedRoutes(), ...venueRoutes([...venueEventFilters(), modifiedListFilter()]), ...organizerRoutes([...organizerEventFilters(), modifiedListFilter()]), ...termRoutes('event_category'), ...termRoutes('event_tag'), ...changeRoutes(), ...webhookRoutes()];
   return groups;
 }

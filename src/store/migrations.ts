@@ -316,5 +316,15 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
         await db.schema.createIndex('webhook_attempts_webhook').on('webhook_attempts').columns(['webhook_id', 'id']).execute();
       },
     },
+    // D26 iCalendar (src/ical/): the UID an .ics import matched an event by (found by index), SEQUENCE, and the digest
+    // of the VEVENT last imported (a second import of the same file changes nothing).
+    '0013_ical': {
+      async up(db: Kysely<any>) {
+        await db.schema.alterTable('events').addColumn('ical_uid', 'text').execute();
+        await db.schema.alterTable('events').addColumn('ical_sequence', 'integer', flag).execute();
+        await db.schema.alterTable('events').addColumn('ical_hash', 'text').execute();
+        await db.schema.createIndex('events_ical_uid').on('events').column('ical_uid').execute();
+      },
+    },
   };
 }

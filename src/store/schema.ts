@@ -79,6 +79,12 @@ export interface EventsTable {
   overrides: Generated<string>;
   /** D25, on the series' own row: how far an open-ended series is materialised (UTC); null when it is complete. */
   series_horizon_utc: Generated<string | null>;
+  /** D26: the iCalendar UID an .ics import matched the event by; null for events made here (UID `<id>@<host>`). */
+  ical_uid: Generated<string | null>;
+  /** D26: SEQUENCE, grown by one each time the dates, title, venue or status change (ical/sequence.ts). */
+  ical_sequence: Generated<number>;
+  /** D26: a digest of the VEVENT an import last wrote, so that importing the same file again changes nothing. */
+  ical_hash: Generated<string | null>;
 }
 
 /** What list queries read: one row per event today, one per occurrence of a recurring series later. */

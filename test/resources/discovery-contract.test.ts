@@ -33,14 +33,25 @@ describeEachDatabase('Discovery: every route answers as the OpenAPI document say
     const response = await h().request(method, path, options);
     assert.equal(response.statusCode, status, `${method} ${path}: ${response.body}`);
     const local = path === h().api ? '/' : path.startsWith(h().api) ? path.slice(h().api.length) : path;
-    const match = templates.find(([, pattern]) => pattern.test(local));
+    // The most specific template wins (`/events/{id}.ics` before `/events/{id}`).
+    const match = templates.filter(([, pattern]) => pattern.test(local)).sort(([a], [b]) => b.length - a.length)[0];
     assert.ok(match, `${path} is a documented path`);
     const [template] = match;
     const operation = doc.paths[template][method.toLowerCase()];
     assert.ok(operation, `${method} ${template} is documented`);
     const documented = operation.responses[String(status)];
     if (status < 400) assert.ok(documented, `${method} ${template} documents ${status}`);
-    const schema = (documented ?? operation.responses.default).content?.['application/json']?.schema;
+    const content = (documented ?? operation.responses.default).content ?? {};
+    const type = String(response.headers['content-type'] ?? '').split(';')[0];
+    if (status < 400 && type !== 'application/json') {
+      // D26 and other non-JSON answers: the documented media type is the one sent.
+      assert.ok(content[type], `${method} ${template} documents ${type} for ${status}`);
+      const operationKey = `${method.toUpperCase()} ${template}`;
+      if (!seen.has(operationKey)) seen.set(operationKey, new Set());
+      seen.get(operationKey)!.add(status);
+      return { text: response.body };
+    }
+    const schema = content['application/json']?.schema;
     const body = response.json();
     if (schema) {
       const key = `${method} ${template} ${status}`;
@@ -131,6 +142,17 @@ describeEachDatabase('Discovery: every route answers as the OpenAPI document say
     await call('DELETE', `/events/by-slug/${secret.slug}`, 200, { as: admin(), query: { force: 'true' } });
     await call('GET', '/events/999999', 404);
     await call('POST', '/events', 400, { as: admin(), body: { start_date: '2030-03-10', end_date: '2030-03-10' } });
+  });
+
+  it('the iCalendar routes (D26)', async () => {
+    assert.ok(has('/events.ics') && has('/events/{id}.ics'), 'the document describes the feeds');
+    const event = await call('POST', '/events', 201, { as: admin(), body: { title: 'Contract feed', status: 'publish', start_date: '2030-04-01 10:00', end_date: '2030-04-01 11:00' } });
+    assert.match((await call('GET', '/events.ics', 200, { query: { start_date: '2030-01-01' } })).text, /^BEGIN:VCALENDAR/);
+    assert.match((await call('GET', `/events/${event.id}.ics`, 200)).text, /SUMMARY:Contract feed/);
+    await call('GET', '/events.ics', 400, { query: { geoloc_lat: 1 } });
+    await call('GET', '/events/999999.ics', 404);
+    await call('DELETE', `/events/${event.id}`, 200, { as: admin() });
+    await call('GET', `/events/${event.id}.ics`, 403);
   });
 
   it('the changes route (D24)', async () => {

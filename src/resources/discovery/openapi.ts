@@ -29,7 +29,8 @@ export function operationId(method: Method, path: string): string {
 
 /** The first path segment names the tag; the root and `/doc` are "discovery". */
 export const tagOf = (path: string) => {
-  const first = path.split('/').filter(Boolean)[0];
+  // `/events.ics` (D26) is documented with the events.
+  const first = path.split('/').filter(Boolean)[0]?.replace(/\.ics$/, '');
   return first === undefined || first === 'doc' ? 'discovery' : first;
 };
 
@@ -133,7 +134,8 @@ function responses(definition: Endpoint<any>, collector: ComponentCollector): Js
   for (const [status, doc] of Object.entries(definition.responses)) {
     const isError = Number(status) >= 400;
     const schema = doc.schema ?? (isError ? ErrorSchema : undefined);
-    out[status] = schema ? { description: doc.description, content: jsonContent(schema) } : { description: doc.description };
+    if (doc.mediaType !== undefined) out[status] = { description: doc.description, content: { [doc.mediaType]: { schema: { type: 'string' } } } };
+    else out[status] = schema ? { description: doc.description, content: jsonContent(schema) } : { description: doc.description };
   }
   if (definition.acceptsIdempotencyKey) {
     for (const [status, description] of Object.entries(IDEMPOTENCY_RESPONSES)) out[status] ??= { description, content: jsonContent(ErrorSchema) };

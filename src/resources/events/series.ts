@@ -246,6 +246,8 @@ async function materialise(trx: Trx, store: Store, actor: Actor, seriesId: numbe
   const { id: _id, series_id: _series, overrides: _overrides, series_horizon_utc: _horizon, occurrence_start_utc: _start, ...copied } = series;
   await store.insertRows(trx, 'events', times.map((occurrence, index) => ({
     ...copied, ...occurrenceDates(series, occurrence), id: ids[index], series_id: seriesId, occurrence_start_utc: occurrence.startUtc, overrides: '',
+    // D26: the series' UID and import digest name the series (its own row); an occurrence is found by its start.
+    ical_uid: null, ical_hash: null, ical_sequence: 0,
   }) as Insertable<EventsTable>));
   for (let start = 0; start < ids.length; start += IDS_PER_STATEMENT) {
     const chunk = ids.slice(start, start + IDS_PER_STATEMENT);

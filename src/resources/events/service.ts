@@ -20,6 +20,7 @@ import type { PostRow } from '../posts/store.ts';
 import { countNewEvents, withTermCounts } from '../terms/counts.ts';
 import { resolveTermsForWrite, setEventTerms, type Taxonomy } from '../terms/service.ts';
 import { venueKind } from '../venues/kind.ts';
+import { followSequence, followTrash, icalColumns } from '../../ical/sequence.ts';
 import type { LinkedInput } from './linked-input.ts';
 import { isWpValue, resolveSchedule, type EventSchedule, type ScheduleResult, type StoredSchedule } from './schedule.ts';
 import {
@@ -96,7 +97,7 @@ function sentEventColumns(sent: Sent): Updateable<EventsTable> {
   const columns: Updateable<EventsTable> = sent.cost === undefined ? {} : costColumns(sent.cost);
   if (sent.website !== undefined) columns.website = String(sent.website).trim();
   for (const name of FLAGS) if (sent[name] !== undefined) columns[name] = sent[name] ? 1 : 0;
-  return columns;
+  return { ...columns, ...icalColumns(sent) };
 }
 
 /** The single occurrence of a one-off event; a series will give several (occurrences/store.ts owns them). */
@@ -242,6 +243,8 @@ export function updateEvent(store: Store, actor: Actor, id: number, input: Event
       const schedule = await applyUpdate(trx, store, actor, { post, event }, input);
       if (event.series_id !== null || input.recurrence !== undefined) await updateSeries(trx, store, actor, { post, event }, input, schedule);
     }
+    // D26: SEQUENCE follows the dates, title, venue and status (ical/sequence.ts).
+    await followSequence(trx, id, { ...event, title: post.title, status: post.status });
   });
 }
 
@@ -347,6 +350,7 @@ export function trashEvent(store: Store, actor: Actor, id: number, options: Writ
   return writeExisting(store, actor, id, canDeletePost, options, async (trx, row) => {
     const event = await trx.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     await trashClaimedPost(trx, actor, 'event', row, inTrash);
+    await followTrash(trx, event);
     if (isOccurrence(event)) {
       // D25: cancels this occurrence of its series.
       await setOverrides(trx, event, [CANCELLED]);

@@ -1,0 +1,69 @@
+// D26: an event's iCalendar identity that writes keep: SEQUENCE grows by one each time what a calendar shows as the
+// event's "when, what, where, whether" changes (RFC 5545 §3.8.7.4), and the import's own columns (UID, digest).
+import type { Updateable } from 'kysely';
+import type { EventsTable } from '../store/schema.ts';
+import type { Trx } from '../store/store.ts';
+
+/**
+ * What SEQUENCE follows: the dates (and zone, all-day, and a series' RRULE/RDATE/EXDATE lines, D25), the title, the
+ * venue (LOCATION) and the status.
+ */
+export interface SequenceFields {
+  title: string;
+  status: string;
+  start_local: string;
+  end_local: string;
+  timezone: string;
+  all_day: number;
+  venue_id: number | null;
+  /** JSON of the series' lines ('' for a single event). */
+  recurrence?: string;
+}
+
+const KEYS: ReadonlyArray<keyof SequenceFields> = ['title', 'status', 'start_local', 'end_local', 'timezone', 'all_day', 'venue_id', 'recurrence'];
+
+/** Pure: whether a write from `before` to `after` is a change subscribers must take over (SEQUENCE + 1). */
+export function sequenceChanges(before: SequenceFields, after: SequenceFields): boolean {
+  return KEYS.some((key) => before[key] !== after[key]);
+}
+
+async function currentFields(trx: Trx, id: number): Promise<SequenceFields | undefined> {
+  return trx.selectFrom('posts').innerJoin('events', 'events.id', 'posts.id')
+    .select(['posts.title', 'posts.status', 'events.start_local', 'events.end_local', 'events.timezone', 'events.all_day', 'events.venue_id', 'events.recurrence'])
+    .where('posts.id', '=', id)
+    .executeTakeFirst();
+}
+
+/**
+ * The hook of event writes (events/service.ts): reads what the write left in `trx` and grows SEQUENCE by one when it
+ * differs from `before` (the row as claimed). One read, and one update only when something a subscriber sees moved.
+ */
+export async function followSequence(trx: Trx, id: number, before: SequenceFields): Promise<void> {
+  const after = await currentFields(trx, id);
+  if (after !== undefined && sequenceChanges(before, after)) await bumpSequence(trx, id);
+}
+
+/** SEQUENCE + 1. */
+export async function bumpSequence(trx: Trx, id: number): Promise<void> {
+  await trx.updateTable('events').set((eb) => ({ ical_sequence: eb('ical_sequence', '+', 1) })).where('id', '=', id).execute();
+}
+
+/**
+ * The hook of a trash: subscribers must take the CANCELLED over the last version they saw (SEQUENCE + 1); a cancelled
+ * occurrence of a series (D25) also gives its series a new EXDATE, so the series' SEQUENCE grows too.
+ */
+export async function followTrash(trx: Trx, event: { id: number; series_id: number | null }): Promise<void> {
+  await bumpSequence(trx, event.id);
+  if (event.series_id !== null && event.series_id !== event.id) await bumpSequence(trx, event.series_id);
+}
+
+/**
+ * The import's columns of an event write: only the .ics import sends `ical_uid`/`ical_hash` (no HTTP schema declares
+ * them, so a request can never set them).
+ */
+export function icalColumns(sent: Record<string, unknown>): Updateable<EventsTable> {
+  const columns: Updateable<EventsTable> = {};
+  if (typeof sent.ical_uid === 'string') columns.ical_uid = sent.ical_uid;
+  if (typeof sent.ical_hash === 'string') columns.ical_hash = sent.ical_hash;
+  return columns;
+}
