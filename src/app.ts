@@ -12,6 +12,7 @@ import errors, { answerClientError, answerFrameworkError } from './plugins/error
 import headers from './plugins/headers.ts';
 import health from './plugins/health.ts';
 import idempotency from './plugins/idempotency.ts';
+import pages, { pageAwareFrameworkErrors } from './plugins/pages.ts';
 import readCache from './plugins/read-cache.ts';
 import responseValidation from './plugins/response-validation.ts';
 import { docsUi } from './resources/discovery/docs-ui.ts';
@@ -36,7 +37,7 @@ export interface AppOptions {
  *    drops its body);
  *    conditional (D22): parses If-Match/If-None-Match before the handler; the last onSend hook, so the ETag is the
  *    hash of the bytes that leave, and a 304 or 412 replaces them there, after the read cache;
- * 8. the routes: the API route table, the documentation UI, /health.
+ * 8. the routes: the API route table, the documentation UI, the public pages (D28, HTML errors of their own), /health.
  */
 export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise<FastifyInstance> {
   const { config, store } = deps;
@@ -58,7 +59,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
       maxParamLength: 1000,
       querystringParser: parseQueryString,
     },
-    frameworkErrors: answerFrameworkError,
+    frameworkErrors: pageAwareFrameworkErrors(config, answerFrameworkError),
     clientErrorHandler: answerClientError(config),
   });
 
@@ -74,6 +75,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
 
   await app.register(apiRoutes, { deps, groups: [...apiRouteGroups(deps), ...(options.extraRouteGroups ?? [])] });
   await app.register(docsUi, { config });
+  await app.register(pages, { deps });
   await app.register(health, { store });
   return app;
 }

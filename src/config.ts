@@ -15,6 +15,8 @@ export interface Config {
   host: string;
   database: DatabaseConfig;
   siteUrl: string;
+  /** D28: the name public pages show in their titles (SITE_NAME, default "Events"). */
+  siteName: string;
   apiPrefix: string;
   /** `{siteUrl}{apiPrefix}/calendar/events/v1`, no trailing slash. */
   apiRoot: string;
@@ -251,6 +253,7 @@ export function loadConfig(env: Env = process.env): Config {
     host,
     database: database.dialect === 'postgres' ? { ...database, statementTimeoutMs: deadlines.statementMs } : database,
     siteUrl,
+    siteName: (env.SITE_NAME ?? '').trim() || 'Events',
     apiPrefix,
     apiRoot: `${siteUrl}${apiPath}`,
     apiPath,

@@ -1,0 +1,150 @@
+// D28: how public pages word dates, times, zones and links. Pure functions of the API's own objects (§3.1), so a page
+// shows exactly what the API serialised, only worded for people.
+const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/** The calendar day `days` after a `YYYY-MM-DD…` value, `YYYY-MM-DD` (plain date arithmetic: no zone is involved). */
+export function addDays(wp: string, days: number): string {
+  const date = new Date(Date.UTC(Number(wp.slice(0, 4)), Number(wp.slice(5, 7)) - 1, Number(wp.slice(8, 10)) + days));
+  return date.toISOString().slice(0, 10);
+}
+
+/** `Tuesday 10 March 2027` of a stored wall-clock value (`YYYY-MM-DD HH:MM:SS`, or its date alone). */
+export function dayLabel(wp: string): string {
+  const year = Number(wp.slice(0, 4));
+  const month = Number(wp.slice(5, 7));
+  const day = Number(wp.slice(8, 10));
+  return `${DAYS[new Date(Date.UTC(year, month - 1, day)).getUTCDay()]} ${day} ${MONTHS[month - 1]} ${year}`;
+}
+
+/** `March 2027` of `YYYY-MM`. */
+export const monthLabel = (key: string) => `${MONTHS[Number(key.slice(5, 7)) - 1]} ${key.slice(0, 4)}`;
+
+const timeLabel = (wp: string) => wp.slice(11, 16);
+
+/** The event's dates in the event's own zone, as people read them. */
+export interface When {
+  /** e.g. `Tuesday 10 March 2027, 09:00 – 17:00`. */
+  text: string;
+  /** e.g. `Europe/Rome (CET)`, or `UTC`. */
+  zone: string;
+  /** The day the event starts and the day it ends (`YYYY-MM-DD`). */
+  startDay: string;
+  endDay: string;
+}
+
+/**
+ * An end at exactly midnight belongs to the day before (an event from 22:00 to 00:00 is one evening), unless the
+ * event is shorter than that day.
+ */
+export function lastDay(startLocal: string, endLocal: string): string {
+  const endDay = endLocal.slice(0, 10);
+  if (endLocal.slice(11) === '00:00:00' && endDay > startLocal.slice(0, 10)) {
+    return addDays(endLocal, -1);
+  }
+  return endDay;
+}
+
+export function zoneLabel(timezone: string, abbreviation: string): string {
+  const zone = timezone === '' ? 'UTC' : timezone;
+  return abbreviation === '' || abbreviation === zone ? zone : `${zone} (${abbreviation})`;
+}
+
+export function describeWhen(event: { start_date: string; end_date: string; all_day: boolean | null; timezone: string; timezone_abbr: string }): When {
+  const start = event.start_date;
+  const end = event.end_date;
+  const startDay = event.start_date.slice(0, 10);
+  const endDay = event.all_day ? event.end_date.slice(0, 10) : lastDay(event.start_date, event.end_date);
+  let text: string;
+  if (event.all_day) {
+    text = startDay === endDay ? `${dayLabel(start)}, all day` : `${dayLabel(start)} – ${dayLabel(end)}, all day`;
+  } else if (startDay === endDay) {
+    text = event.start_date === event.end_date ? `${dayLabel(start)}, ${timeLabel(start)}` : `${dayLabel(start)}, ${timeLabel(start)} – ${timeLabel(end)}`;
+  } else {
+    text = `${dayLabel(start)}, ${timeLabel(start)} – ${dayLabel(end)}, ${timeLabel(end)}`;
+  }
+  return { text, zone: zoneLabel(event.timezone, event.timezone_abbr), startDay, endDay };
+}
+
+/** Character references decoded (numeric ones and amp, lt, gt, quot, apos, nbsp): the text an escaped value stands for. */
+export function decodeEntities(text: string): string {
+  return text.replace(/&(#\d{1,7}|#x[0-9a-f]{1,6}|amp|lt|gt|quot|apos|nbsp);/gi, (match, entity: string) => {
+    const lower = entity.toLowerCase();
+    const code = lower.startsWith('#x') ? Number.parseInt(lower.slice(2), 16) : lower.startsWith('#') ? Number(lower.slice(1)) : undefined;
+    if (code !== undefined) return code > 0 && code <= 0x10ffff && (code < 0xd800 || code > 0xdfff) ? String.fromCodePoint(code) : match;
+    return ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' } as Record<string, string>)[lower] ?? match;
+  });
+}
+
+/** Text of sanitised HTML (for attributes, OpenGraph and calendar links): tags dropped, entities decoded, spaces collapsed. */
+export function plainText(html: string): string {
+  return decodeEntities(html
+    .replace(/<br\s*\/?>|<\/p>/gi, '\n')
+    .replace(/<[^>]*>/g, ''))
+    .replace(/\u00a0/g, ' ')
+    .replace(/[ \t]+/g, ' ')
+    .replace(/\s*\n\s*/g, '\n')
+    .trim();
+}
+
+/** At most `max` characters, cut at a word, with an ellipsis when cut. */
+export function shorten(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > max / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+/**
+ * JSON for a `<script type="application/ld+json">` element: nothing in it can close the element or start a comment
+ * (`<`, `>` and `&` as \u escapes), and the two line separators JavaScript once refused are escaped too.
+ */
+export function scriptJson(value: unknown): string {
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/&/g, '\\u0026')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
+}
+
+const compactUtc = (utcWp: string) => utcWp.replace(/[-:]/g, '').replace(' ', 'T') + 'Z';
+
+/**
+ * Google Calendar's event template link (`calendar.google.com/calendar/render?action=TEMPLATE`): title, UTC times (or
+ * whole days, the end exclusive), the event's zone, a short description ending with the page's address, the place.
+ */
+export function googleCalendarLink(event: {
+  title: string; url: string; all_day: boolean | null; start_date: string; end_date: string;
+  utc_start_date: string; utc_end_date: string; timezone: string; description: string; excerpt: string;
+}, location: string): string {
+  const dates = event.all_day
+    ? `${event.start_date.slice(0, 10).replace(/-/g, '')}/${addDays(event.end_date, 1).replace(/-/g, '')}`
+    : `${compactUtc(event.utc_start_date)}/${compactUtc(event.utc_end_date)}`;
+  const summary = shorten(plainText(event.excerpt || event.description), 500);
+  const params = new URLSearchParams({ action: 'TEMPLATE', text: event.title, dates });
+  if (event.timezone !== '' && !/^UTC[+-]/.test(event.timezone)) params.set('ctz', event.timezone);
+  params.set('details', summary === '' ? event.url : `${summary}\n\n${event.url}`);
+  if (location !== '') params.set('location', location);
+  return `https://calendar.google.com/calendar/render?${params.toString()}`;
+}
+
+/** A venue's address on one line, from the parts it has. */
+export function venueAddress(venue: Record<string, unknown>): string {
+  const part = (key: string) => (typeof venue[key] === 'string' ? (venue[key] as string).trim() : '');
+  const region = part('stateprovince') || part('state') || part('province');
+  const cityLine = [part('zip'), part('city')].filter(Boolean).join(' ');
+  return [part('address'), cityLine, region, part('country')].filter(Boolean).join(', ');
+}
+
+/** A map search for the venue: its coordinates when stored, else its name and address. */
+export function mapLink(venue: Record<string, unknown>): string | undefined {
+  const query = typeof venue.geo_lat === 'number' && typeof venue.geo_lng === 'number'
+    ? `${venue.geo_lat},${venue.geo_lng}`
+    : [String(venue.venue ?? ''), venueAddress(venue)].filter(Boolean).join(', ');
+  if (query === '') return undefined;
+  return `https://www.google.com/maps/search/?${new URLSearchParams({ api: '1', query }).toString()}`;
+}
+
+/** The `webcal://` twin of a feed URL, which calendar apps open as a subscription. */
+export const webcal = (url: string) => url.replace(/^https?:\/\//, 'webcal://');

@@ -1,0 +1,283 @@
+// D28: the public pages. Each handler parses its address, reads through pages/service.ts (the API's core, as an
+// anonymous reader) and renders a template; it answers an `EncodedReply` (plugins/reply.ts), so that anonymous pages go
+// through the read cache and the conditional plugin (ETag/304) exactly as the API's reads do.
+import { readFileSync } from 'node:fs';
+import type { FastifyRequest } from 'fastify';
+import type { Config } from '../config.ts';
+import type { RequestContext } from '../http/context.ts';
+import { entityTag, lastModifiedHeader } from '../http/etag.ts';
+import type { EncodedReply } from '../plugins/reply.ts';
+import { organizerKind } from '../resources/organizers/kind.ts';
+import { TAXONOMIES, type TaxonomyInfo } from '../resources/terms/taxonomies.ts';
+import { venueKind } from '../resources/venues/kind.ts';
+import type { LinkedPostKind } from '../resources/linked/kind.ts';
+import { describeWhen, monthLabel, plainText, scriptJson, shorten } from './format.ts';
+import { monthBounds, monthGrid, monthKey, neighbours, parseMonth } from './month.ts';
+import { HTML_TYPE, renderPage, type Layout } from './render.ts';
+import {
+  badAddress, checkSlug, listEvents, listMonth, MONTH_MAX_EVENTS, notFound, PageError, parsePage, permalink, readEvent, readLinked,
+  readOccurrences, readTerm, type EventPage, type EventView, type PageFilters,
+} from './service.ts';
+import { parseCookies, unlockCookie } from './unlock.ts';
+import { basePath, cardView, eventView, feedOf, pagerView, pathOf, summaryOf, venueView, type Feed } from './views.ts';
+
+export type PageHandler = (ctx: RequestContext, request: FastifyRequest) => Promise<EncodedReply>;
+
+export const html = (status: number, payload: string, headers: Record<string, string> = {}): EncodedReply =>
+  ({ status, headers, type: HTML_TYPE, payload });
+
+const layoutBase = (config: Config, title: string, canonical: string): Layout =>
+  ({ title, canonical, siteName: config.siteName, base: basePath(config) });
+
+/** The page for a 4xx/5xx; `noindex`, canonical at the address asked for. */
+export function errorPage(config: Config, status: number, heading: string, message: string, path: string): EncodedReply {
+  const base = basePath(config);
+  const canonical = `${new URL(config.siteUrl).origin}${path.startsWith('/') ? path : `/${path}`}`;
+  return html(status, renderPage('error', { status, heading, message, home: `${base}/events/` }, { ...layoutBase(config, heading, canonical), noindex: true }));
+}
+
+/** Inside the site the Location is site-relative (RFC 9110 §10.2.2 allows it); `?p=` sends the item's absolute `url`. */
+export function redirect(config: Config, status: 301 | 302, location: string): EncodedReply {
+  const absolute = location.startsWith('/') ? `${new URL(config.siteUrl).origin}${location}` : location;
+  return html(status, renderPage('redirect', { location }, { ...layoutBase(config, 'Moved', absolute), noindex: true }), { Location: location });
+}
+
+const param = (request: FastifyRequest, name: string) => String((request.params as Record<string, unknown>)[name] ?? '');
+const query = (request: FastifyRequest) => (request.query ?? {}) as Record<string, unknown>;
+
+/** The list part of a list page: the cards, the pager, the feed links. */
+function listData(list: EventPage, pageHref: (page: number) => string, feed: Feed, emptyText: string, heading: 'h2' | 'h3') {
+  return { cards: list.events.map(cardView), pager: pagerView(list, pageHref), feed, emptyText, total: list.total, heading };
+}
+
+/** `?page=N` on a page whose first page is `url`. */
+const queryPageHref = (url: string) => (page: number) => (page === 1 ? pathOf(url) : `${pathOf(url)}?page=${page}`);
+const canonicalWithPage = (url: string, page: number) => (page === 1 ? url : `${url}?page=${page}`);
+
+const pageTitle = (title: string, page: number) => (page > 1 ? `${title}, page ${page}` : title);
+
+function listPage(config: Config, options: {
+  title: string; canonical: string; page: number; list: EventPage; pageHref: (page: number) => string; feed: Feed;
+  intro?: Record<string, unknown>; introTemplate?: string; description?: string; jsonLd?: unknown; emptyText: string;
+}): EncodedReply {
+  const layout: Layout = {
+    ...layoutBase(config, pageTitle(options.title, options.page), options.canonical),
+    description: options.description,
+    feeds: [{ title: options.feed.title, url: options.feed.url }],
+    og: [['og:type', 'website'], ['og:title', options.title], ['og:url', options.canonical]],
+    jsonLd: options.jsonLd === undefined ? undefined : scriptJson(options.jsonLd),
+  };
+  return html(200, renderPage('list', {
+    title: options.title,
+    page: options.page,
+    intro: options.intro,
+    introTemplate: options.introTemplate,
+    ...listData(options.list, options.pageHref, options.feed, options.emptyText, options.intro ? 'h3' : 'h2'),
+  }, layout));
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+
+/** `/event/<slug>/`: GET shows the event (or its password form); POST carries the form's password. */
+export const eventPage = (method: 'GET' | 'POST'): PageHandler => async (ctx, request) => {
+  const password = method === 'POST' ? (request.body as Record<string, unknown> | undefined)?.password ?? '' : undefined;
+  return renderEvent(ctx, await readEvent(ctx, param(request, 'slug'), { password, cookies: parseCookies(request.headers.cookie) }));
+};
+
+/** An event page: the event, or its password form when it is locked. */
+function renderEvent(ctx: RequestContext, view: EventView): EncodedReply {
+  const { config } = ctx;
+  const event = view.event;
+  const canonical = event.url as string;
+  const headers: Record<string, string> = {};
+  if (view.post.password !== '') headers.Vary = 'Cookie';
+  if (view.locked) {
+    const layout: Layout = { ...layoutBase(config, event.title, canonical), noindex: true, og: [['og:type', 'website'], ['og:title', event.title], ['og:url', canonical]] };
+    const data = { title: event.title, when: describeWhen(event as never), action: pathOf(canonical), wrong: view.wrongPassword };
+    return html(view.wrongPassword ? 403 : 200, renderPage('password', data, layout), headers);
+  }
+  if (view.unlockedWith !== undefined) headers['Cache-Control'] = 'private, no-store';
+  if (view.unlockedWith === 'password') {
+    headers['Set-Cookie'] = unlockCookie(view.post, new URL(canonical).pathname, canonical.startsWith('https:'));
+  }
+  Object.assign(headers, lastModifiedHeader(event));
+  const data = eventView(config, event);
+  const description = summaryOf(event);
+  const og: Array<[string, string]> = [['og:type', 'website'], ['og:title', event.title], ['og:url', canonical]];
+  if (description !== '') og.push(['og:description', description]);
+  if (data.image) og.push(['og:image', data.image.url]);
+  const layout: Layout = {
+    ...layoutBase(config, event.title, canonical),
+    description: description || undefined,
+    og,
+    jsonLd: scriptJson(event.json_ld),
+  };
+  return html(200, renderPage('event', data, layout), headers);
+}
+
+/**
+ * D25: `/event/<slug>/<YYYY-MM-DD>/`, the occurrence(s) of a recurring series on that day: one is redirected to its
+ * own page (its `url`), several are listed; the series' first occurrence is `/event/<slug>/` itself.
+ */
+export const occurrencePage: PageHandler = async (ctx, request) => {
+  const views = await readOccurrences(ctx, param(request, 'slug'), param(request, 'date'), { cookies: parseCookies(request.headers.cookie) });
+  if (views.length === 1) {
+    const own = pathOf(views[0].event.url);
+    // Should the occurrence's own `url` be this very address, it is shown here rather than redirected to itself.
+    const asked = `${basePath(ctx.config)}${request.url.split('?')[0].replace(/\/?$/, '/')}`;
+    return own === asked ? renderEvent(ctx, views[0]) : redirect(ctx.config, 302, own);
+  }
+  const title = `${views[0].event.title}, ${describeWhen(views[0].event as never).text.split(',')[0]}`;
+  const list: EventPage = { events: views.map((view) => ({ event: view.event, locked: view.locked })), total: views.length, page: 1, perPage: views.length, pages: 1 };
+  return listPage(ctx.config, {
+    title,
+    canonical: `${new URL(ctx.config.siteUrl).origin}${basePath(ctx.config)}/event/${param(request, 'slug')}/${param(request, 'date')}/`,
+    page: 1,
+    list,
+    pageHref: () => '',
+    feed: feedOf(ctx.config, 'All events'),
+    emptyText: '',
+  });
+};
+
+/** `/venue/<slug>/` and `/organizer/<slug>/`: the details and the upcoming events there / by them. */
+export const linkedPage = (kind: LinkedPostKind): PageHandler => async (ctx, request) => {
+  const page = parsePage(query(request).page);
+  const item = await readLinked(ctx, kind, param(request, 'slug'));
+  const filters: PageFilters = kind.type === 'venue' ? { venue: [item.id] } : { organizer: [item.id] };
+  const list = await listEvents(ctx, filters, page);
+  const name = String(item[kind.nameKey] ?? '');
+  const intro = kind.type === 'venue'
+    ? { kind: 'venue', name, venue: venueView(item, item.show_map_link === true), descriptionHtml: item.description ?? '' }
+    : { kind: 'organizer', name, email: item.email, phone: item.phone, website: item.website, descriptionHtml: item.description ?? '' };
+  return listPage(ctx.config, {
+    title: name,
+    canonical: canonicalWithPage(item.url, page),
+    page,
+    list,
+    pageHref: queryPageHref(item.url),
+    feed: feedOf(ctx.config, `Events ${kind.type === 'venue' ? 'at' : 'by'} ${name}`, { [kind.type]: item.id }),
+    intro,
+    introTemplate: 'linked-intro',
+    description: summaryOf(item) || undefined,
+    jsonLd: item.json_ld === undefined ? undefined : { '@context': 'http://schema.org', ...item.json_ld },
+    emptyText: `No upcoming events ${kind.type === 'venue' ? 'at this venue' : 'by this organizer'}.`,
+  });
+};
+
+/** `/events/category/<ancestors…>/<slug>/` and `/events/tag/<slug>/`. */
+export const termPage = (info: TaxonomyInfo): PageHandler => async (ctx, request) => {
+  const page = parsePage(query(request).page);
+  const path = info.hierarchical ? param(request, '*') : param(request, 'slug');
+  const segments = path.split('/').filter((segment) => segment !== '');
+  if (segments.length === 0) throw notFound();
+  if (segments.length > 20) throw badAddress('This category path is too deep.');
+  for (const segment of segments) checkSlug(segment);
+  const term = await readTerm(ctx, info, segments[segments.length - 1]);
+  const url = term.url as string;
+  // A child asked by its own slug only (or under a former parent) lives at its nested address.
+  if (new URL(url).pathname !== `${basePath(ctx.config)}/${info.publicPath}/${segments.join('/')}/`) {
+    return redirect(ctx.config, 301, page === 1 ? pathOf(url) : `${pathOf(url)}?page=${page}`);
+  }
+  const filters: PageFilters = info.hierarchical ? { categories: [String(term.id)] } : { tags: [String(term.id)] };
+  const list = await listEvents(ctx, filters, page);
+  const noun = info.hierarchical ? 'Category' : 'Tag';
+  return listPage(ctx.config, {
+    title: `${noun}: ${term.name}`,
+    canonical: canonicalWithPage(url, page),
+    page,
+    list,
+    pageHref: queryPageHref(url),
+    feed: feedOf(ctx.config, `Events in ${term.name}`, { [info.collection]: term.id }),
+    intro: { kind: 'term', descriptionHtml: term.description ?? '' },
+    introTemplate: 'linked-intro',
+    description: shorten(plainText(String(term.description ?? '')), 200) || undefined,
+    emptyText: `No upcoming events ${info.hierarchical ? 'in this category' : 'with this tag'}.`,
+  });
+};
+
+/** `/events/`, `/events/page/N/` (and `?page=N`): the upcoming events, as GET /events lists them by default. */
+export const upcomingPage: PageHandler = async (ctx, request) => {
+  const fromPath = (request.params as Record<string, unknown>).page;
+  const page = parsePage(fromPath ?? query(request).page);
+  const list = await listEvents(ctx, {}, page);
+  const base = basePath(ctx.config);
+  const href = (n: number) => (n === 1 ? `${base}/events/` : `${base}/events/page/${n}/`);
+  return listPage(ctx.config, {
+    title: 'Upcoming events',
+    canonical: `${new URL(ctx.config.siteUrl).origin}${href(page)}`,
+    page,
+    list,
+    pageHref: href,
+    feed: feedOf(ctx.config, 'All events'),
+    emptyText: 'No upcoming events.',
+  });
+};
+
+/** `/events/month/`: this month in the site's zone. */
+export const currentMonthPage: PageHandler = async (ctx) => {
+  const now = ctx.now.setZone(ctx.config.siteTimezone);
+  return redirect(ctx.config, 302, `${basePath(ctx.config)}/events/month/${monthKey(now.year, now.month)}/`);
+};
+
+/** `/events/month/YYYY-MM/`: every event of the month on the days it spans. */
+export const monthPage: PageHandler = async (ctx, request) => {
+  const parsed = parseMonth(param(request, 'month'));
+  if (!parsed.ok) throw new PageError(parsed.status, parsed.status === 404 ? 'Page not found' : 'Bad address', parsed.reason);
+  const { year, month } = parsed;
+  const list = await listMonth(ctx, year, month);
+  const cards = list.events.map(({ event }) => ({
+    id: event.id as number, title: event.title as string, url: pathOf(event.url), startLocal: event.start_date as string,
+    endLocal: event.end_date as string, allDay: event.all_day === true,
+  }));
+  const key = monthKey(year, month);
+  const name = monthLabel(key);
+  const base = basePath(ctx.config);
+  const around = neighbours(year, month);
+  const monthHref = (value: string) => `${base}/events/month/${value}/`;
+  const { first, last } = monthBounds(year, month);
+  const feed = feedOf(ctx.config, `Events in ${name}`, { start_date: first, end_date: last });
+  const canonical = `${new URL(ctx.config.siteUrl).origin}${monthHref(key)}`;
+  return html(200, renderPage('month', {
+    name,
+    weeks: monthGrid(year, month, cards),
+    previous: around.previous && { href: monthHref(around.previous), label: monthLabel(around.previous) },
+    next: around.next && { href: monthHref(around.next), label: monthLabel(around.next) },
+    more: list.total > MONTH_MAX_EVENTS ? list.total - MONTH_MAX_EVENTS : 0,
+    feed,
+    listHref: `${base}/events/`,
+  }, {
+    ...layoutBase(ctx.config, `Events in ${name}`, canonical),
+    feeds: [{ title: feed.title, url: feed.url }],
+    og: [['og:type', 'website'], ['og:title', `Events in ${name}`], ['og:url', canonical]],
+  }));
+};
+
+/** `/?p=<id>`: to the item's public page when it is public (302: a slug may change), else 404; `/` alone: the list. */
+export const rootPage: PageHandler = async (ctx, request) => {
+  const p = query(request).p;
+  if (p === undefined) return redirect(ctx.config, 302, `${basePath(ctx.config)}/events/`);
+  const text = Array.isArray(p) ? String(p[0]) : String(p);
+  if (!/^\d{1,10}$/.test(text)) throw badAddress('p names an item by its id, a whole number.');
+  const url = await permalink(ctx, Number(text));
+  if (url === undefined) throw notFound();
+  return redirect(ctx.config, 302, url);
+};
+
+/** Any other address under the pages' prefixes. */
+export const unknownPage: PageHandler = async () => {
+  throw notFound();
+};
+
+const STYLESHEET = readFileSync(new URL('./assets/pages.css', import.meta.url));
+const STYLESHEET_TAG = entityTag('text/css; charset=utf-8', STYLESHEET);
+
+/** The one stylesheet; its ETag is its content's, so browsers revalidate it cheaply. */
+export const stylesheet: PageHandler = async () => ({
+  status: 200,
+  headers: { ETag: STYLESHEET_TAG, 'Cache-Control': 'public, max-age=3600' },
+  type: 'text/css; charset=utf-8',
+  payload: STYLESHEET,
+});
+
+export const PAGE_KINDS = { venue: venueKind, organizer: organizerKind, category: TAXONOMIES.event_category, tag: TAXONOMIES.event_tag };

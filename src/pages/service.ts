@@ -1,0 +1,211 @@
+// D28: what the public pages read, through the same core as the JSON API: the event list plan and its two queries
+// (list-query.ts, events/store.ts findEventPage), the batch loaders and the serializers. Pages always read as an
+// anonymous reader (viewer null), whatever credentials came with the request: only what anyone may see.
+import { sql } from 'kysely';
+import { canAccessProtected, canReadPost } from '../domain/access.ts';
+import { formatWp } from '../domain/dates/stored-format.ts';
+import type { RequestContext } from '../http/context.ts';
+import type { DateCondition, EventListParams } from '../resources/events/list-query.ts';
+import { planEventList } from '../resources/events/list-query.ts';
+import { blankProtectedFields } from '../resources/events/protected.ts';
+import { filterTermIds } from '../resources/events/schema.ts';
+import { loadEventBundle, serializeEvent } from '../resources/events/serialize.ts';
+import { findEventPage } from '../resources/events/store.ts';
+import type { LinkedPostKind } from '../resources/linked/kind.ts';
+import { loadLinked, serializeLinked } from '../resources/linked/serialize.ts';
+import { postHead, postLike } from '../resources/posts/fields.ts';
+import { findPostById, findPostBySlug, type PostRow } from '../resources/posts/store.ts';
+import { serializeTerms } from '../resources/terms/service.ts';
+import type { TaxonomyInfo } from '../resources/terms/taxonomies.ts';
+import { escapeLike, isRowId } from '../store/store.ts';
+import { monthBounds } from './month.ts';
+import { unlockMatches } from './unlock.ts';
+
+/** A page that cannot be shown: 400 (the address cannot name a page) or 404 (it names none anyone may see). */
+export class PageError extends Error {
+  readonly status: 400 | 404;
+  readonly heading: string;
+  constructor(status: 400 | 404, heading: string, message: string) {
+    super(message);
+    this.status = status;
+    this.heading = heading;
+  }
+}
+
+export const notFound = (message = 'There is no page at this address, or it is not public.') =>
+  new PageError(404, 'Page not found', message);
+export const badAddress = (message: string) => new PageError(400, 'Bad address', message);
+
+/** What a slug may hold (slugify's output, the `__trashed` suffix, transliterated or not); at most 200 characters (D31). */
+const SLUG = /^[\p{L}\p{N}\p{M}_.-]{1,200}$/u;
+
+export function checkSlug(slug: string): string {
+  if (!SLUG.test(slug)) throw badAddress('This address holds characters that no page address has.');
+  return slug;
+}
+
+/** `?page=` or `/page/N/`: a whole number from 1 (anything else is 400). */
+export function parsePage(value: unknown): number {
+  if (value === undefined) return 1;
+  const text = Array.isArray(value) ? String(value[0]) : String(value);
+  if (!/^\d{1,6}$/.test(text) || Number(text) < 1) throw badAddress('A page number is a whole number from 1.');
+  return Number(text);
+}
+
+/** The anonymous reader every page reads as. */
+export const anonymous = (ctx: RequestContext): RequestContext => ({ ...ctx, viewer: null });
+
+const nowUtc = (ctx: RequestContext) => formatWp(ctx.now);
+
+export interface ListedEvent {
+  /** §3.1 list form; a protected event blanked as GET /events blanks it for anonymous readers (§3.10). */
+  event: Record<string, any>;
+  locked: boolean;
+}
+
+export interface EventPage {
+  events: ListedEvent[];
+  total: number;
+  page: number;
+  perPage: number;
+  pages: number;
+}
+
+/** Filters a page may set on the upcoming-events list, as GET /events takes them. */
+export type PageFilters = Pick<EventListParams, 'venue' | 'organizer' | 'categories' | 'tags'>;
+
+/**
+ * One page of events, exactly as GET /events lists them to an anonymous reader (D19: published only; hidden events
+ * left out), in its constant number of queries. `dates` replaces the default window (the month view); `perPage`
+ * overrides the page size.
+ */
+export async function listEvents(
+  ctx: RequestContext, filters: PageFilters, page: number, options: { dates?: DateCondition[]; perPage?: number } = {},
+): Promise<EventPage> {
+  const [categoryIds, tagIds] = await Promise.all([
+    filters.categories && filterTermIds(ctx, 'event_category', filters.categories),
+    filters.tags && filterTermIds(ctx, 'event_tag', filters.tags),
+  ]);
+  const plan = planEventList({ page, ...filters }, {
+    viewer: null,
+    siteZone: ctx.config.siteTimezone,
+    now: ctx.now,
+    perPageDefault: ctx.config.perPageDefault,
+    perPageMax: ctx.config.perPageMax,
+    categoryIds: categoryIds ?? undefined,
+    tagIds: tagIds ?? undefined,
+  });
+  if (options.dates) plan.dates = options.dates;
+  if (options.perPage) plan.perPage = options.perPage;
+  const { total, ids } = await findEventPage(ctx.store, ctx, plan);
+  if (ids.length === 0 && page > 1) throw notFound('This list has fewer pages.');
+  const bundle = await loadEventBundle(ctx.store.db, ctx, ids);
+  const events = ids.filter((id) => bundle.records.has(id)).map((id) => {
+    const event = serializeEvent(ctx, bundle, id, { single: false });
+    const locked = bundle.records.get(id)!.post.password !== '';
+    return { event: locked ? blankProtectedFields(event) : event, locked };
+  });
+  return { events, total, page, perPage: plan.perPage, pages: total === 0 ? 1 : Math.ceil(total / plan.perPage) };
+}
+
+/** The month view reads at most this many events (the busiest months say how many more there are). */
+export const MONTH_MAX_EVENTS = 300;
+
+/** Every event of the month (by its own zone's wall clock) that an anonymous reader may list, in start order. */
+export function listMonth(ctx: RequestContext, year: number, month: number): Promise<EventPage> {
+  const { first, next } = monthBounds(year, month);
+  return listEvents(ctx, {}, 1, {
+    perPage: MONTH_MAX_EVENTS,
+    dates: [
+      { param: 'starts_before', column: 'start', operator: '<', value: `${next} 00:00:00` },
+      { param: 'ends_after', column: 'end', operator: '>', value: `${first} 00:00:00` },
+    ],
+  });
+}
+
+export type EventView =
+  | { locked: false; event: Record<string, any>; post: PostRow; unlockedWith?: 'password' | 'cookie' }
+  | { locked: true; event: Record<string, any>; post: PostRow; wrongPassword: boolean };
+
+/**
+ * The event as GET /events/by-slug/{slug} answers an anonymous reader (json_ld included). Trashed, draft, pending,
+ * private or not-yet-published events are 404, as if they did not exist. A password-protected event is locked
+ * (§3.10's blanked fields) unless the request brings its password (a POSTed form) or the unlock cookie.
+ */
+export async function readEvent(ctx: RequestContext, slug: string, access: { password?: unknown; cookies?: Record<string, string> } = {}): Promise<EventView> {
+  const post = await findPostBySlug(ctx.store.db, 'event', checkSlug(slug));
+  if (!post || !canReadPost(null, 'event', postLike(post), nowUtc(ctx))) throw notFound('There is no public event at this address.');
+  const bundle = await loadEventBundle(ctx.store.db, ctx, [post.id]);
+  if (!bundle.records.has(post.id)) throw notFound('There is no public event at this address.');
+  const event = serializeEvent(ctx, bundle, post.id, { single: true });
+  if (post.password === '') return { locked: false, event, post };
+  if (access.password !== undefined && canAccessProtected({ postPassword: post.password, suppliedPassword: access.password, contextEdit: false, canEdit: false })) {
+    return { locked: false, event, post, unlockedWith: 'password' };
+  }
+  if (access.cookies && unlockMatches(post, access.cookies)) return { locked: false, event, post, unlockedWith: 'cookie' };
+  const { json_ld: _hidden, ...listed } = blankProtectedFields(event);
+  return { locked: true, event: listed, post, wrongPassword: access.password !== undefined };
+}
+
+/**
+ * D25: the occurrences of the series `/event/<slug>/` that start on `date` (their own zone's wall-clock day), each as
+ * {@link readEvent} reads it. The series' first occurrence is the event at `<slug>` itself; every other occurrence is an
+ * event of its own whose slug the series gave it (`<slug>-<date>`, or `<slug>-<date>-<HHMM>` when a day has several:
+ * resources/events/series.ts), tied to the series by `series_id`. An empty answer is a 404.
+ */
+export async function readOccurrences(
+  ctx: RequestContext, slug: string, date: string, access: { cookies?: Record<string, string> } = {},
+): Promise<EventView[]> {
+  checkSlug(slug);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(Date.parse(`${date}T00:00:00Z`)) || new Date(`${date}T00:00:00Z`).toISOString().slice(0, 10) !== date) {
+    throw badAddress('An occurrence is named by its date, written YYYY-MM-DD.');
+  }
+  const series = await findPostBySlug(ctx.store.db, 'event', slug);
+  if (!series) throw notFound('There is no public event at this address.');
+  const candidates = await ctx.store.db.selectFrom('posts').select('slug').where('type', '=', 'event')
+    .where((eb) => eb.or([eb('slug', '=', slug), eb('slug', '=', `${slug}-${date}`), sql<boolean>`slug like ${`${escapeLike(slug)}-${date}-%`} escape '\\'`]))
+    .orderBy('slug')
+    .execute();
+  const views: EventView[] = [];
+  for (const candidate of candidates) {
+    const view = await readEvent(ctx, candidate.slug, access).catch((error: unknown) => {
+      if (error instanceof PageError) return undefined;
+      throw error;
+    });
+    if (!view || String(view.event.start_date).slice(0, 10) !== date) continue;
+    const seriesId = (view.event as { series_id?: unknown }).series_id;
+    if (candidate.slug !== slug && seriesId !== series.id) continue;
+    views.push(view);
+  }
+  if (views.length === 0) throw notFound('This event has no public occurrence on that day.');
+  return views.sort((a, b) => String(a.event.start_date).localeCompare(String(b.event.start_date)));
+}
+
+/** A venue or organizer as GET by slug answers anonymous readers (json_ld included); 404 unless published. */
+export async function readLinked(ctx: RequestContext, kind: LinkedPostKind, slug: string): Promise<Record<string, any>> {
+  const post = await findPostBySlug(ctx.store.db, kind.type, checkSlug(slug));
+  if (!post || !canReadPost(null, kind.type, postLike(post), nowUtc(ctx))) throw notFound(`There is no public ${kind.type} at this address.`);
+  const record = (await loadLinked(ctx.store.db, kind, [post.id])).get(post.id);
+  if (!record) throw notFound(`There is no public ${kind.type} at this address.`);
+  return serializeLinked(ctx, kind, record, { single: true });
+}
+
+/**
+ * A category (by the last slug of its nested path) or a tag, in the endpoint form of GET /categories/{id} (§3.4),
+ * whose `url` is the canonical page address (a page asked under another path redirects there).
+ */
+export async function readTerm(ctx: RequestContext, info: TaxonomyInfo, slug: string): Promise<Record<string, any>> {
+  checkSlug(slug);
+  const row = await ctx.store.db.selectFrom('terms').selectAll().where('taxonomy', '=', info.taxonomy).where('slug', '=', slug).executeTakeFirst();
+  if (!row) throw notFound(`There is no ${info.hierarchical ? 'category' : 'tag'} at this address.`);
+  return (await serializeTerms(ctx.store.db, ctx, info, [row]))[0];
+}
+
+/** `?p=<id>`: the public page of a published event, venue or organizer; undefined for anything else. */
+export async function permalink(ctx: RequestContext, id: number): Promise<string | undefined> {
+  if (!isRowId(id)) return undefined;
+  const post = await findPostById(ctx.store.db, id);
+  if (!post || (post.type !== 'event' && post.type !== 'venue' && post.type !== 'organizer')) return undefined;
+  if (!canReadPost(null, post.type, postLike(post), nowUtc(ctx))) return undefined;
+  return postHead(ctx.config, post, ctx.now).url as string;
+}

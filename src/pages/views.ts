@@ -1,0 +1,130 @@
+// D28: the templates' data, built from the API's serialised objects (§3.1–§3.4). Links inside the site are written
+// site-relative (the path of the API's absolute `url`), so pages work whatever host and port the browser used;
+// canonical and OpenGraph addresses stay absolute.
+import type { Config } from '../config.ts';
+import { isoWithOffset } from '../domain/dates/stored-format.ts';
+import { decodeEntities, describeWhen, googleCalendarLink, mapLink, plainText, shorten, venueAddress, webcal, type When } from './format.ts';
+import type { EventPage, ListedEvent } from './service.ts';
+
+/** The path (and query) of an absolute URL the API gave. */
+export const pathOf = (url: string) => {
+  const parsed = new URL(url);
+  return `${parsed.pathname}${parsed.search}`;
+};
+
+/** The site's path prefix, from SITE_URL (`""` at the root). */
+export const basePath = (config: Config) => new URL(config.siteUrl).pathname.replace(/\/$/, '');
+
+export interface VenueView {
+  name: string;
+  href?: string;
+  address: string;
+  city: string;
+  phone?: string;
+  website?: string;
+  map?: string;
+}
+
+export function venueView(venue: Record<string, any> | unknown[] | undefined, withMapLink: boolean): VenueView | undefined {
+  if (!venue || Array.isArray(venue)) return undefined;
+  return {
+    name: String(venue.venue ?? ''),
+    href: typeof venue.url === 'string' ? pathOf(venue.url) : undefined,
+    address: venueAddress(venue),
+    city: String(venue.city ?? ''),
+    phone: venue.phone,
+    website: venue.website,
+    map: withMapLink ? mapLink(venue) : undefined,
+  };
+}
+
+export interface CardView {
+  id: number;
+  title: string;
+  href: string;
+  when: When;
+  startIso: string;
+  venue?: VenueView;
+  cost: string;
+  excerptHtml: string;
+  locked: boolean;
+}
+
+export function cardView({ event, locked }: ListedEvent): CardView {
+  return {
+    id: event.id,
+    title: event.title,
+    href: pathOf(event.url),
+    when: describeWhen(event as never),
+    startIso: isoWithOffset(event.start_date, event.timezone),
+    venue: venueView(event.venue, false),
+    cost: event.cost ?? '',
+    excerptHtml: event.excerpt ?? '',
+    locked,
+  };
+}
+
+export interface Feed {
+  title: string;
+  /** https .ics address (download) and its webcal:// twin (subscribe). */
+  url: string;
+  webcal: string;
+}
+
+/** The `.ics` feed of `GET {api}/events.ics` with the list's filter (D26). */
+export function feedOf(config: Config, title: string, query: Record<string, string | number> = {}): Feed {
+  const search = new URLSearchParams(Object.entries(query).map(([key, value]): [string, string] => [key, String(value)])).toString();
+  const url = `${config.apiRoot}/events.ics${search === '' ? '' : `?${search}`}`;
+  return { title, url, webcal: webcal(url) };
+}
+
+export interface PagerView {
+  page: number;
+  pages: number;
+  previous?: string;
+  next?: string;
+}
+
+/** Previous and next links of a paginated list; `pageHref(n)` is the address of page n. */
+export function pagerView(list: EventPage, pageHref: (page: number) => string): PagerView {
+  return {
+    page: list.page,
+    pages: list.pages,
+    previous: list.page > 1 ? pageHref(list.page - 1) : undefined,
+    next: list.page < list.pages ? pageHref(list.page + 1) : undefined,
+  };
+}
+
+/** The event page's data: everything GET /events/{id} gives, worded, plus the add-to-calendar links. */
+export function eventView(config: Config, event: Record<string, any>) {
+  const venue = venueView(event.venue, event.show_map_link === true);
+  const location = venue ? [venue.name, venue.address].filter(Boolean).join(', ') : '';
+  const terms = (list: Array<Record<string, any>>, publicPath: string) =>
+    list.map((term) => ({ name: String(term.name), href: `${basePath(config)}/${publicPath}/${term.slug}/` }));
+  return {
+    id: event.id as number,
+    title: event.title as string,
+    when: describeWhen(event as never),
+    startIso: isoWithOffset(event.start_date, event.timezone),
+    endIso: isoWithOffset(event.end_date, event.timezone),
+    image: event.image ? { url: event.image.url as string, width: event.image.width as number | undefined, height: event.image.height as number | undefined } : undefined,
+    cost: event.cost as string,
+    venue,
+    organizers: (event.organizer as Array<Record<string, any>>).map((organizer) => ({
+      name: String(organizer.organizer ?? ''),
+      href: pathOf(organizer.url),
+      email: organizer.email as string | undefined,
+      phone: organizer.phone as string | undefined,
+    })),
+    categories: terms(event.categories, 'events/category'),
+    tags: terms(event.tags, 'events/tag'),
+    // §3.1: the API's `website` is HTML-escaped; the template escapes what it writes, so it gets the plain address.
+    website: typeof event.website === 'string' && event.website !== '' && event.website !== event.url ? decodeEntities(event.website) : undefined,
+    descriptionHtml: event.description as string,
+    ics: `${config.apiRoot}/events/${event.id}.ics`,
+    google: googleCalendarLink(event as never, location),
+  };
+}
+
+/** A short plain-text summary of an item (meta description, og:description). */
+export const summaryOf = (item: Record<string, any>) => shorten(plainText(String(item.excerpt || item.description || '')), 200);

@@ -1,0 +1,101 @@
+import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
+import type { Config } from '../config.ts';
+import type { AppDeps } from '../http/context.ts';
+import { PageError, anonymous } from '../pages/service.ts';
+import {
+  currentMonthPage, errorPage, eventPage, linkedPage, monthPage, occurrencePage, PAGE_KINDS, rootPage, stylesheet, termPage, unknownPage,
+  upcomingPage, type PageHandler,
+} from '../pages/routes.ts';
+import { hasUnlockCookie } from '../pages/unlock.ts';
+import { runWithDeadline } from '../store/deadline.ts';
+import { sendReply, type EncodedReply } from './reply.ts';
+
+export interface PagesOptions {
+  deps: AppDeps;
+}
+
+/** The path part of a request URL (no query), for error pages' canonical links. */
+const pathOf = (url: string) => url.split('?')[0];
+
+/** An error thrown on a page route (or by a plugin hook before it) as an HTML page: 4xx with its status, else 500. */
+function pageForError(config: Config, error: unknown, request: FastifyRequest): EncodedReply {
+  if (error instanceof PageError) return errorPage(config, error.status, error.heading, error.message, pathOf(request.url));
+  const status = (error as { status?: number; statusCode?: number }).status ?? (error as FastifyError).statusCode ?? 500;
+  if (status === 503) {
+    return errorPage(config, 503, 'Try again soon', 'This page took too long to prepare. Please try again in a moment.', pathOf(request.url));
+  }
+  if (status >= 400 && status < 500) {
+    const heading = status === 401 ? 'Not signed in' : status === 404 ? 'Page not found' : 'Request not understood';
+    const message = status === 401 || status === 403 || status === 429
+      ? 'These pages are public: open them without credentials.'
+      : status === 415 ? 'Send the form as a web browser does (application/x-www-form-urlencoded).' : 'This request cannot be answered.';
+    return errorPage(config, status, heading, message, pathOf(request.url));
+  }
+  request.log.error({ err: error, method: request.method, url: request.url }, 'page failed');
+  return errorPage(config, 500, 'Something went wrong', 'This page could not be shown. Please try again later.', pathOf(request.url));
+}
+
+/**
+ * The framework errors met before routing (a malformed percent-escape in the URL) as an HTML page when the address is
+ * one of the pages', in the API's JSON shape otherwise (app.ts passes this as Fastify's `frameworkErrors`).
+ */
+export function pageAwareFrameworkErrors(
+  config: Config,
+  api: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void,
+) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    if (pathOf(request.url).startsWith(config.apiPath)) return api(error, request, reply);
+    const page = errorPage(config, 400, 'Bad address', 'This address is malformed.', '/');
+    sendReply(reply, page);
+  };
+}
+
+/**
+ * D28: the public pages. Encapsulated (not fastify-plugin), so its error handler, which answers HTML pages, applies to
+ * these routes only. Anonymous GETs go through the read cache (plugins/read-cache.ts) unless they carry an unlock
+ * cookie; every 200 gets its ETag from the conditional plugin (D22). Pages are for people and robots alike: the
+ * `X-Robots-Tag: noindex` the API sends is dropped here (error pages say noindex in their HTML).
+ */
+const pages: FastifyPluginAsync<PagesOptions> = async (app: FastifyInstance, { deps }) => {
+  const { config } = deps;
+  const { requestMs } = config.deadlines;
+
+  const run = (handler: PageHandler, request: FastifyRequest) => runWithDeadline(requestMs, async () => {
+    try {
+      return await handler(anonymous(request.ctx), request);
+    } catch (error) {
+      // 400 and 404 pages are answers like any other (and cached like them); anything else goes to the error handler.
+      if (error instanceof PageError) return errorPage(config, error.status, error.heading, error.message, pathOf(request.url));
+      throw error;
+    }
+  });
+
+  const read = (handler: PageHandler): RouteHandlerMethod => async (request, reply) => {
+    const compute = () => run(handler, request);
+    return sendReply(reply, hasUnlockCookie(request.headers.cookie) ? await compute() : await app.readThrough(request, compute));
+  };
+  const write = (handler: PageHandler): RouteHandlerMethod => async (request, reply) => sendReply(reply, await run(handler, request));
+
+  app.setErrorHandler((error, request, reply) => sendReply(reply, pageForError(config, error, request)));
+  app.addHook('onSend', async (_request, reply, payload) => {
+    reply.removeHeader('x-robots-tag');
+    return payload;
+  });
+
+  app.get('/', read(rootPage));
+  app.get('/event/:slug', read(eventPage('GET')));
+  app.post('/event/:slug', write(eventPage('POST')));
+  app.get('/event/:slug/:date', read(occurrencePage));
+  app.get('/venue/:slug', read(linkedPage(PAGE_KINDS.venue)));
+  app.get('/organizer/:slug', read(linkedPage(PAGE_KINDS.organizer)));
+  app.get('/events', read(upcomingPage));
+  app.get('/events/page/:page', read(upcomingPage));
+  app.get('/events/month', read(currentMonthPage));
+  app.get('/events/month/:month', read(monthPage));
+  app.get('/events/category/*', read(termPage(PAGE_KINDS.category)));
+  app.get('/events/tag/:slug', read(termPage(PAGE_KINDS.tag)));
+  app.get('/assets/pages.css', read(stylesheet));
+  for (const prefix of ['/event', '/venue', '/organizer', '/event/*', '/venue/*', '/organizer/*', '/events/*']) app.get(prefix, read(unknownPage));
+};
+
+export default pages;

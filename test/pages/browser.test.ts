@@ -1,0 +1,202 @@
+// D28 in a real headless Chromium (Debian's package, driven by playwright-core; nothing is downloaded): the service
+// listens on a real port, and the pages are rendered, clicked through, checked with axe-core, and photographed into
+// docs/screenshots/ (the README shows them). Without Chromium the suite is skipped loudly; REQUIRE_BROWSER=1 (CI) makes
+// that a failure.
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { createHarness, type Harness } from '../helpers/harness.ts';
+import { pathOf, seedSite, type Site } from './support.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const AXE = fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url));
+const SCREENSHOTS = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
+
+function browserAvailable(): boolean {
+  if (existsSync(CHROMIUM)) return true;
+  const message = `Chromium is not installed at ${CHROMIUM} (apt-get install -y chromium): the browser suite of the public pages is SKIPPED.`;
+  if (process.env.REQUIRE_BROWSER === '1') throw new Error(`${message} REQUIRE_BROWSER=1 makes this a failure.`);
+  console.warn(`\n!!! ${message}\n`);
+  return false;
+}
+
+const AVAILABLE = browserAvailable();
+
+/** A small picture for the event's image, served instead of the (unreachable) CDN. */
+const PICTURE = `<svg xmlns="http://www.w3.org/2000/svg" width="1200" height="400" viewBox="0 0 1200 400">
+<defs><linearGradient id="g" x1="0" x2="1"><stop offset="0" stop-color="#0b57a4"/><stop offset="1" stop-color="#7a3db8"/></linearGradient></defs>
+<rect width="1200" height="400" fill="url(#g)"/><circle cx="980" cy="120" r="60" fill="#f5d76e"/>
+<path d="M0 330 Q300 250 600 320 T1200 300 V400 H0Z" fill="#0a2540" opacity="0.7"/></svg>`;
+
+describe('public pages in Chromium (D28)', { skip: AVAILABLE ? false : 'Chromium is not installed' }, () => {
+  let h: Harness;
+  let site: Site;
+  let origin: string;
+  let context: BrowserContext;
+  let profile: string;
+
+  before(async () => {
+    h = await createHarness('sqlite', { VALIDATE_RESPONSES: '0' });
+    site = await seedSite(h);
+    await h.app.listen({ port: 0, host: '127.0.0.1' });
+    const address = h.app.server.address() as { port: number };
+    origin = `http://127.0.0.1:${address.port}`;
+    profile = mkdtempSync(join(tmpdir(), 'pages-chromium-'));
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      viewport: { width: 1200, height: 900 },
+    });
+    // Nothing leaves the machine: the service answers, the CDN's picture is served here, everything else fails.
+    await context.route('**/*', async (route) => {
+      const url = route.request().url();
+      if (url.startsWith(origin)) return route.continue();
+      if (url.startsWith('https://cdn.example.com/')) return route.fulfill({ status: 200, contentType: 'image/svg+xml', body: PICTURE });
+      return route.abort();
+    });
+    mkdirSync(SCREENSHOTS, { recursive: true });
+  });
+
+  after(async () => {
+    await context?.close();
+    if (profile) rmSync(profile, { recursive: true, force: true });
+    await h?.close();
+  });
+
+  const open = async (path: string, expectedStatus = 200): Promise<Page> => {
+    const page = await context.newPage();
+    const response = await page.goto(`${origin}${path}`);
+    assert.equal(response?.status(), expectedStatus, path);
+    return page;
+  };
+
+  /** axe-core on the page as it is: no serious or critical violation. */
+  async function assertAccessible(page: Page, name: string): Promise<void> {
+    await page.addScriptTag({ path: AXE });
+    const violations = await page.evaluate(async () => {
+      const result = await (globalThis as unknown as { axe: { run(): Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }> } }).axe.run();
+      return result.violations.map((violation) => ({ id: violation.id, impact: violation.impact, nodes: violation.nodes.length }));
+    });
+    const serious = violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
+    assert.deepEqual(serious, [], `${name}: ${JSON.stringify(violations)}`);
+  }
+
+  const shoot = (page: Page, name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+
+  it('renders the event page with its JSON-LD matching the event, accessibly', async () => {
+    const page = await open(pathOf(site.concert.url));
+    assert.equal(await page.title(), 'Evening Concert – Events');
+    assert.equal(await page.locator('h1').textContent(), 'Evening Concert');
+    assert.equal(await page.locator('html').getAttribute('lang'), 'en');
+    assert.equal(await page.locator('link[rel=canonical]').getAttribute('href'), site.concert.url);
+    assert.match(await page.locator('.when').first().textContent() ?? '', /19:30 – 22:00/);
+    const jsonLd = JSON.parse(await page.locator('script[type="application/ld+json"]').textContent() ?? '');
+    const api = (await h.request('GET', `/events/${site.concert.id}`)).json();
+    assert.deepEqual(jsonLd, api.json_ld);
+    assert.equal(jsonLd['@type'], 'Event');
+    assert.equal(jsonLd.name, 'Evening Concert');
+    assert.equal(jsonLd.location.name, 'Sample Hall');
+    assert.ok(await page.locator('img.hero').evaluate((image) => {
+      const picture = image as unknown as { complete: boolean; naturalWidth: number };
+      return picture.complete && picture.naturalWidth > 0;
+    }));
+    assert.equal(await page.locator('meta[property="og:title"]').getAttribute('content'), 'Evening Concert');
+    await assertAccessible(page, 'event');
+    await shoot(page, 'event');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await shoot(page, 'event-phone');
+    await page.close();
+  });
+
+  it('links between pages: list → event → venue, organizer, category, tag', async () => {
+    const page = await open('/events/');
+    await assertAccessible(page, 'upcoming list');
+    await shoot(page, 'events');
+    await page.getByRole('link', { name: 'Evening Concert', exact: true }).click();
+    await page.waitForURL(`${origin}${pathOf(site.concert.url)}`);
+    await page.getByRole('link', { name: 'Sample Hall', exact: true }).click();
+    await page.waitForURL(`${origin}${pathOf(site.venue.url)}`);
+    assert.equal(await page.locator('h1').textContent(), 'Sample Hall');
+    assert.ok(await page.getByRole('link', { name: 'Three Day Festival', exact: true }).isVisible());
+    await assertAccessible(page, 'venue');
+    await shoot(page, 'venue');
+
+    await page.goBack();
+    await page.getByRole('link', { name: 'Jazz Society', exact: true }).click();
+    await page.waitForURL(`${origin}${pathOf(site.organizer.url)}`);
+    assert.equal(await page.locator('h1').textContent(), 'Jazz Society');
+    await assertAccessible(page, 'organizer');
+    await shoot(page, 'organizer');
+
+    await page.goBack();
+    await page.getByRole('link', { name: 'Jazz Nights', exact: true }).click();
+    await page.waitForURL(`${origin}/events/category/music/jazz-nights/`);
+    assert.equal(await page.locator('h1').textContent(), 'Category: Jazz Nights');
+    assert.ok(await page.getByRole('link', { name: 'Evening Concert', exact: true }).isVisible());
+    await assertAccessible(page, 'category');
+    await shoot(page, 'category');
+
+    await page.goto(`${origin}${pathOf(site.concert.url)}`);
+    await page.getByRole('link', { name: 'outdoor', exact: true }).click();
+    await page.waitForURL(`${origin}/events/tag/outdoor/`);
+    assert.equal(await page.locator('h1').textContent(), 'Tag: outdoor');
+    await assertAccessible(page, 'tag');
+
+    await page.getByRole('link', { name: 'Month view', exact: true }).click();
+    await page.waitForURL(/\/events\/month\/\d{4}-\d{2}\/$/);
+    await page.close();
+  });
+
+  it('spans a multi-day event over its days in the month view', async () => {
+    const page = await open(`/events/month/${site.month}/`);
+    const festivalDays = await page.locator('td[data-date]').filter({ hasText: 'Three Day Festival' }).evaluateAll(
+      (cells) => cells.map((cell) => cell.getAttribute('data-date')));
+    assert.deepEqual(festivalDays, [12, 13, 14].map((day) => `${site.month}-${day}`));
+    // The three entries sit in one row of the grid (or across a week's end), left to right.
+    const boxes = await page.locator('li.entry').filter({ hasText: 'Three Day Festival' }).evaluateAll(
+      (entries) => entries.map((entry) => entry.getBoundingClientRect().left));
+    assert.equal(boxes.length, 3);
+    await assertAccessible(page, 'month');
+    await shoot(page, 'month');
+    await page.getByRole('link', { name: /Three Day Festival/ }).first().click();
+    await page.waitForURL(`${origin}${pathOf(site.festival.url)}`);
+    await page.goto(`${origin}/events/month/${site.month}/`);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await shoot(page, 'month-phone');
+    await page.close();
+  });
+
+  it('unlocks a password-protected event with the posted password, and keeps it unlocked', async () => {
+    const page = await open(pathOf(site.secret.url));
+    assert.equal(await page.getByText('The secret programme').count(), 0);
+    await assertAccessible(page, 'password form');
+    await shoot(page, 'password');
+    await page.getByLabel('Password').fill('wrong guess');
+    await page.getByRole('button', { name: 'Show the event' }).click();
+    await page.getByRole('alert').waitFor();
+    assert.equal(page.url(), `${origin}${pathOf(site.secret.url)}`, 'the password is never in the URL');
+    await page.getByLabel('Password').fill(site.password);
+    await page.getByRole('button', { name: 'Show the event' }).click();
+    await page.getByText('The secret programme').waitFor();
+    assert.ok(!page.url().includes('sesame'));
+    await page.goto(`${origin}${pathOf(site.secret.url)}`);
+    assert.equal(await page.getByText('The secret programme').count(), 1, 'still unlocked after a new visit');
+    await page.close();
+  });
+
+  it('answers a draft with a 404 page', async () => {
+    const page = await open(`/event/${site.draft.slug}/`, 404);
+    assert.equal(await page.locator('h1').textContent(), 'Page not found');
+    await assertAccessible(page, '404');
+    await shoot(page, 'not-found');
+    const bad = await open('/events/month/2027-13/', 400);
+    assert.equal(await bad.locator('h1').textContent(), 'Bad address');
+    await bad.close();
+    await page.close();
+  });
+});

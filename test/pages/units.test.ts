@@ -1,0 +1,94 @@
+// D28's pure parts: the month grid, date wording, calendar links and script-safe JSON.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { addDays, dayLabel, describeWhen, googleCalendarLink, lastDay, plainText, scriptJson, venueAddress } from '../../src/pages/format.ts';
+import { monthBounds, monthGrid, neighbours, parseMonth } from '../../src/pages/month.ts';
+
+describe('month view planning', () => {
+  it('reads YYYY-MM within 1970–2100 (404 outside, 400 when malformed)', () => {
+    assert.deepEqual(parseMonth('2027-03'), { ok: true, year: 2027, month: 3 });
+    assert.deepEqual(parseMonth('1970-01'), { ok: true, year: 1970, month: 1 });
+    assert.deepEqual(parseMonth('2100-12'), { ok: true, year: 2100, month: 12 });
+    for (const text of ['1969-12', '2101-01']) assert.equal((parseMonth(text) as { status: number }).status, 404, text);
+    for (const text of ['2027-13', '2027-00', '2027-3', '27-03', '2027-03-01', '']) assert.equal((parseMonth(text) as { status: number }).status, 400, text);
+  });
+
+  it('knows month bounds and neighbours, leap years and the calendar edges included', () => {
+    assert.deepEqual(monthBounds(2028, 2), { first: '2028-02-01', last: '2028-02-29', next: '2028-03-01' });
+    assert.deepEqual(monthBounds(2027, 12), { first: '2027-12-01', last: '2027-12-31', next: '2028-01-01' });
+    assert.deepEqual(neighbours(2027, 1), { previous: '2026-12', next: '2027-02' });
+    assert.deepEqual(neighbours(1970, 1), { previous: undefined, next: '1970-02' });
+    assert.deepEqual(neighbours(2100, 12), { previous: '2100-11', next: undefined });
+  });
+
+  it('lays out whole weeks, Monday first, and puts an event on every day it spans within the month', () => {
+    const event = (id: number, startLocal: string, endLocal: string, allDay = false) => ({ id, title: `E${id}`, url: `/e${id}/`, startLocal, endLocal, allDay });
+    // March 2027 starts on a Monday and ends on a Wednesday.
+    const weeks = monthGrid(2027, 3, [
+      event(1, '2027-02-27 10:00:00', '2027-03-02 18:00:00'),
+      event(2, '2027-03-10 22:00:00', '2027-03-11 00:00:00'),
+      event(3, '2027-03-30 00:00:00', '2027-04-02 23:59:59', true),
+    ]);
+    assert.equal(weeks.length, 5);
+    assert.ok(weeks.every((week) => week.length === 7));
+    assert.equal(weeks[0][0].date, '2027-03-01');
+    assert.equal(weeks[4][6].date, '2027-04-04');
+    const days = new Map(weeks.flat().map((day) => [day.date, day]));
+    const ids = (date: string) => days.get(date)!.entries.map((entry) => entry.event.id);
+    assert.deepEqual(ids('2027-03-01'), [1]);
+    assert.deepEqual(ids('2027-03-02'), [1]);
+    assert.deepEqual(ids('2027-03-03'), []);
+    assert.equal(days.get('2027-03-01')!.entries[0].continued, true);
+    assert.equal(days.get('2027-03-02')!.entries[0].continues, false);
+    assert.deepEqual(ids('2027-03-10'), [2]);
+    assert.deepEqual(ids('2027-03-11'), [], 'an end at midnight belongs to the day before');
+    assert.deepEqual([ids('2027-03-30'), ids('2027-03-31'), ids('2027-04-01')], [[3], [3], []]);
+    assert.equal(days.get('2027-03-30')!.entries[0].label, 'All day');
+    assert.equal(days.get('2027-04-01')!.inMonth, false);
+    assert.equal(days.get('2027-03-10')!.entries[0].label, '22:00');
+    assert.equal(days.get('2027-03-10')!.label, 'Wednesday 10 March 2027');
+  });
+});
+
+describe('page wording', () => {
+  it('words dates in the event zone, naming it', () => {
+    const base = { timezone: 'Europe/Rome', timezone_abbr: 'CET', all_day: false };
+    assert.deepEqual(describeWhen({ ...base, start_date: '2027-03-10 19:30:00', end_date: '2027-03-10 22:00:00' }),
+      { text: 'Wednesday 10 March 2027, 19:30 – 22:00', zone: 'Europe/Rome (CET)', startDay: '2027-03-10', endDay: '2027-03-10' });
+    assert.equal(describeWhen({ ...base, start_date: '2027-03-10 10:00:00', end_date: '2027-03-12 18:00:00' }).text,
+      'Wednesday 10 March 2027, 10:00 – Friday 12 March 2027, 18:00');
+    assert.equal(describeWhen({ ...base, all_day: true, start_date: '2027-03-10 00:00:00', end_date: '2027-03-10 23:59:59' }).text,
+      'Wednesday 10 March 2027, all day');
+    assert.equal(describeWhen({ timezone: 'UTC', timezone_abbr: 'UTC', all_day: null, start_date: '2027-03-10 09:00:00', end_date: '2027-03-10 09:00:00' }).zone, 'UTC');
+    assert.equal(lastDay('2027-03-10 22:00:00', '2027-03-11 00:00:00'), '2027-03-10');
+    assert.equal(addDays('2028-02-28', 1), '2028-02-29');
+    assert.equal(dayLabel('1970-01-01'), 'Thursday 1 January 1970');
+  });
+
+  it('builds Google Calendar template links with UTC times, or whole days (end exclusive)', () => {
+    const event = {
+      title: 'Jazz & Wine', url: 'https://example.com/event/jazz/', start_date: '2027-03-10 19:30:00', end_date: '2027-03-10 22:00:00',
+      utc_start_date: '2027-03-10 18:30:00', utc_end_date: '2027-03-10 21:00:00', timezone: 'Europe/Rome', description: '<p>Live &amp; loud</p>', excerpt: '',
+    };
+    const timed = new URL(googleCalendarLink({ ...event, all_day: false }, 'Sample Hall, Rome'));
+    assert.equal(timed.origin + timed.pathname, 'https://calendar.google.com/calendar/render');
+    assert.equal(timed.searchParams.get('action'), 'TEMPLATE');
+    assert.equal(timed.searchParams.get('text'), 'Jazz & Wine');
+    assert.equal(timed.searchParams.get('dates'), '20270310T183000Z/20270310T210000Z');
+    assert.equal(timed.searchParams.get('ctz'), 'Europe/Rome');
+    assert.equal(timed.searchParams.get('details'), 'Live & loud\n\nhttps://example.com/event/jazz/');
+    assert.equal(timed.searchParams.get('location'), 'Sample Hall, Rome');
+    const allDay = new URL(googleCalendarLink({ ...event, all_day: true, start_date: '2027-03-10 00:00:00', end_date: '2027-03-12 23:59:59' }, ''));
+    assert.equal(allDay.searchParams.get('dates'), '20270310/20270313');
+    assert.equal(allDay.searchParams.get('location'), null);
+  });
+
+  it('keeps JSON-LD inside its script element, and words addresses and text', () => {
+    const json = scriptJson({ name: '</script><script>alert(1)</script> & \u2028' });
+    assert.ok(!json.includes('<') && !json.includes('>') && !json.includes('&'));
+    assert.deepEqual(JSON.parse(json), { name: '</script><script>alert(1)</script> & \u2028' });
+    assert.equal(venueAddress({ address: '1 Main St', city: 'Springfield', zip: '62701', stateprovince: 'IL', country: 'United States' }),
+      '1 Main St, 62701 Springfield, IL, United States');
+    assert.equal(plainText('<p>One &#8217;two&#8217;</p><p>Three&nbsp;four</p>'), 'One ’two’\nThree four');
+  });
+});
