@@ -1,0 +1,46 @@
+// D28: the public pages under load. The first scenario varies over every seeded event (`event-<n>` slugs), so the read
+// cache (one second per URL) rarely answers: it measures rendering an event page from the database.
+import type { BenchContext, Scenario } from '../scenario.ts';
+
+/** A deterministic sequence, so two runs ask for the same pages. */
+function sequence(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+export function scenarios(context: BenchContext): Scenario[] {
+  const events = context.seeded.eventIds.length;
+  const next = sequence(7);
+  const now = new Date();
+  const month = (offset: number) => {
+    const date = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + offset, 1));
+    return `${date.getUTCFullYear()}-${String(date.getUTCMonth() + 1).padStart(2, '0')}`;
+  };
+  return [
+    {
+      name: `GET /event/<slug>/ (page, varied over ${events} events)`,
+      url: `${context.site}/event/event-1/`,
+      makePath: () => `/event/event-${1 + Math.floor(next() * events)}/`,
+    },
+    {
+      // The read cache keeps an anonymous answer for one second: traffic concentrated on 100 popular events is mostly
+      // answered from it (reported as such).
+      name: 'GET /event/<slug>/ (page, 100 popular events: mostly read-cache hits)',
+      url: `${context.site}/event/event-1/`,
+      makePath: () => `/event/event-${1 + Math.floor(next() * Math.min(100, events))}/`,
+    },
+    {
+      name: 'GET /events/page/N/ (page, upcoming list, pages 1–50)',
+      url: `${context.site}/events/`,
+      makePath: () => `/events/page/${1 + Math.floor(next() * 50)}/`,
+    },
+    {
+      name: 'GET /events/month/YYYY-MM/ (page, the next 12 months)',
+      url: `${context.site}/events/month/${month(0)}/`,
+      makePath: () => `/events/month/${month(Math.floor(next() * 12))}/`,
+    },
+  ];
+}
