@@ -19,6 +19,8 @@ export interface StoreDialect {
   containsText(text: Expression<string> | RawBuilder<unknown>, needle: string): RawBuilder<SqlBool>;
   /** `expression` as a sort key compared by Unicode code points, whatever the database's collation. */
   orderByCodePoint(expression: Expression<string> | RawBuilder<unknown>): RawBuilder<string>;
+  /** See Store.searchIndexFilter. */
+  searchIndexFilter(id: Expression<number> | RawBuilder<unknown>, terms: readonly string[]): RawBuilder<SqlBool> | undefined;
 
   // --- Transactions ---------------------------------------------------------------------------------------------
   /**
@@ -78,6 +80,8 @@ export interface SchemaDialect {
   readonly dataVersionTable: boolean;
   /** The dialect's Unicode lower-casing (`StoreDialect.lower`), for expression indexes its queries can use. */
   readonly lower: (expression: Expression<string> | RawBuilder<unknown>) => RawBuilder<string>;
+  /** D30: the index that serves keyword search of events (migration 0012). */
+  createSearchIndex(db: Kysely<any>): Promise<void>;
 }
 
 /** Something a bulk load may do without and build again at its end, as the two statements that do that. */

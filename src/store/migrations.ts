@@ -266,6 +266,12 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
         await db.schema.alterTable('occurrences').addColumn('series_id', 'integer').execute();
       },
     },
+    // D30: keyword search of events served by an index (SQLite FTS5 trigram, PostgreSQL pg_trgm), see the dialects.
+    '0012_search_index': {
+      async up(db: Kysely<any>) {
+        await dialect.createSearchIndex(db);
+      },
+    },
     // D27 webhooks (src/webhooks/): subscriptions with their change-log cursor, one delivery row per change and
     // subscription (unique: at least once, never twice from the log), and the attempts of each delivery.
     '0010_webhooks': {

@@ -27,6 +27,12 @@ export interface Store {
   /** `expression` as a sort key that compares Unicode code points on both databases, whatever their collation. */
   orderByCodePoint(expression: Expression<string> | RawBuilder<unknown>): RawBuilder<string>;
   /**
+   * D30: a condition on an event id that the search index answers, true for every event whose title, excerpt or
+   * content contains each of `terms` (and for some others: the exact containsText conditions must still be applied);
+   * undefined when the index cannot narrow the set (no term long enough, or the database serves containsText itself).
+   */
+  searchIndexFilter(id: Expression<number> | RawBuilder<unknown>, terms: readonly string[]): RawBuilder<SqlBool> | undefined;
+  /**
    * One transaction per write; retried whole when a concurrent SQLite writer holds the lock. After `work`, the
    * transaction enters commit order, runs its {@link beforeCommit} hooks (the change log is written there) and
    * commits; then its {@link afterCommit} hooks run.
@@ -140,6 +146,7 @@ export async function openStore(config: DatabaseConfig, options: OpenStoreOption
     db,
     lower: dialect.lower,
     containsText: dialect.containsText,
+    searchIndexFilter: dialect.searchIndexFilter,
     orderByCodePoint: dialect.orderByCodePoint,
     transaction: (work) => run(work, false),
     batchTransaction: (work) => run(work, true),

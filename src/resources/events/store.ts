@@ -112,9 +112,11 @@ const venuesWithCoordinates = (db: Db, actor: Actor) =>
  * that is all of them (editors and up). A filter on an event's venue or organizers sees only links to these, so that
  * it cannot reveal a link (or a venue's place) that the event's own embed leaves out.
  */
-function readableLinked(db: Db, actor: Actor, type: 'venue' | 'organizer') {
+function readableLinked(db: Db, actor: Actor, type: 'venue' | 'organizer', among?: readonly number[]) {
   if (listVisibilityScope(actor.viewer).scope === 'all') return undefined;
-  return db.selectFrom('posts').select('posts.id').where('posts.type', '=', type)
+  // Among the ids a filter names, when it names some: those few rows by key, not every readable venue or organizer.
+  const posts = among === undefined ? db.selectFrom('posts') : db.selectFrom('posts').where('posts.id', 'in', among.length > 0 ? among : [0]);
+  return posts.select('posts.id').where('posts.type', '=', type)
     .where((eb) => visibleInList(eb, actor.viewer, POST_STATUSES, formatWp(actor.now)));
 }
 
@@ -134,7 +136,7 @@ function filteredOccurrences(store: Store, actor: Actor, plan: EventListPlan) {
   const db = store.db;
   const nowUtc = formatWp(actor.now);
   const needsPosts = plan.searchTerms !== undefined || plan.parentId !== undefined || plan.modified !== undefined;
-  const needsEvents = plan.venueIds !== undefined || plan.featured !== undefined || plan.geoloc !== undefined || plan.near !== undefined;
+  const needsEvents = plan.featured !== undefined || plan.geoloc !== undefined;
   // SQLite keeps the written order of a CROSS JOIN, so the occurrences index drives the query (its planner would
   // otherwise start from another table and sort); PostgreSQL plans it as the inner join it is. The type claims both
   // tables; the filters below refer to a table only when it was joined.
@@ -161,6 +163,9 @@ function filteredOccurrences(store: Store, actor: Actor, plan: EventListPlan) {
       const body = sql`(${store.containsText(sql.ref('posts.excerpt'), term)} or ${store.containsText(sql.ref('posts.content'), term)})`;
       return readable === true ? sql`(${title} or ${body})` : sql`(${title} or (${readable} and ${body}))`;
     }), sql` and `)})`);
+    // D30: the search index narrows the candidates; the conditions above decide.
+    const indexed = store.searchIndexFilter(sql.ref('occurrences.event_id'), terms);
+    if (indexed !== undefined) query = query.where(indexed);
   }
   // `IN (subquery)` rather than a correlated EXISTS: the planner can then start from the term's events (measured 3.7
   // times faster on a million events) instead of probing once per occurrence in the window.
@@ -169,14 +174,16 @@ function filteredOccurrences(store: Store, actor: Actor, plan: EventListPlan) {
     query = query.where('occurrences.event_id', 'in', db.selectFrom('event_terms').select('event_terms.event_id')
       .where('event_terms.term_id', 'in', termIds.length > 0 ? termIds : [0]));
   }
+  // The venue filters as the term filters: `IN (subquery)`, so that a venue's few events can drive the query.
   if (plan.venueIds !== undefined) {
-    query = query.where('events.venue_id', 'in', plan.venueIds);
-    const readable = readableLinked(db, actor, 'venue');
-    if (readable !== undefined) query = query.where('events.venue_id', 'in', readable);
+    let located = db.selectFrom('events').select('events.id').where('events.venue_id', 'in', plan.venueIds.length > 0 ? plan.venueIds : [0]);
+    const readable = readableLinked(db, actor, 'venue', plan.venueIds);
+    if (readable !== undefined) located = located.where('events.venue_id', 'in', readable);
+    query = query.where('occurrences.event_id', 'in', located);
   }
   if (plan.organizerIds !== undefined) {
     const organizerIds = plan.organizerIds;
-    const readable = readableLinked(db, actor, 'organizer');
+    const readable = readableLinked(db, actor, 'organizer', organizerIds);
     let links = db.selectFrom('event_organizers').select('event_organizers.event_id').where('event_organizers.organizer_id', 'in', organizerIds);
     if (readable !== undefined) links = links.where('event_organizers.organizer_id', 'in', readable);
     query = query.where('occurrences.event_id', 'in', links);
@@ -194,7 +201,9 @@ function filteredOccurrences(store: Store, actor: Actor, plan: EventListPlan) {
     const located = (eb: { (...args: any[]): Expression<SqlBool> }) => eb('events.venue_id', 'in', venuesWithCoordinates(db, actor));
     query = query.where((eb) => (plan.geoloc ? located(eb) : eb.or([eb('events.venue_id', 'is', null), eb.not(located(eb))])));
   }
-  if (plan.near !== undefined) query = query.where('events.venue_id', 'in', venuesNear(db, actor, plan.near));
+  if (plan.near !== undefined) {
+    query = query.where('occurrences.event_id', 'in', db.selectFrom('events').select('events.id').where('events.venue_id', 'in', venuesNear(db, actor, plan.near)));
+  }
   return query;
 }
 

@@ -45,7 +45,10 @@ export function renderedText(row: PostRow): RenderedText {
 export async function loadPostsOfType(db: Db, type: PostType, ids: readonly number[]): Promise<PostRow[]> {
   const chunks: number[][] = [];
   for (let start = 0; start < ids.length; start += POSTS_PER_READ) chunks.push(ids.slice(start, start + POSTS_PER_READ));
-  const rows = (await Promise.all(chunks.map((chunk) => db.selectFrom('posts').selectAll().where('id', 'in', chunk).where('type', '=', type).execute()))).flat();
+  // The type is checked here rather than in SQL: SQLite, without statistics, would otherwise walk an index on `type`
+  // (every event) instead of looking the ids up by key (measured: 0.7 ms for ten events at 10,000, growing with the table).
+  const rows = (await Promise.all(chunks.map((chunk) => db.selectFrom('posts').selectAll().where('id', 'in', chunk).execute())))
+    .flat().filter((row) => row.type === type);
   for (const row of rows) {
     renderedText(row);
     await yieldIfBusy();

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { Migrator, type Migration, type MigrationResultSet } from 'kysely/migration';
 import type { SchemaDialect } from '../dialect.ts';
+import { createSearchIndex } from './search.ts';
 import { lower } from './text.ts';
 
 export const schema: SchemaDialect = {
@@ -8,6 +9,7 @@ export const schema: SchemaDialect = {
   serialBigKey: { type: 'bigint', tweak: (column) => column.primaryKey().generatedByDefaultAsIdentity() },
   dataVersionTable: true,
   lower,
+  createSearchIndex,
 };
 
 /** Several processes may start at once: the migrator serialises them with an advisory lock. */

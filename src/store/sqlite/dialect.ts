@@ -4,6 +4,7 @@ import { openSqliteConnection } from './connection.ts';
 import { createDataVersion } from './data-version.ts';
 import { migrate, schema } from './migration.ts';
 import { createRowWriter } from './row-writer.ts';
+import { searchIndexFilter } from './search.ts';
 import { containsText, lower, orderByCodePoint } from './text.ts';
 import { createTransactionRunner, enterCommitOrder, lock } from './transaction.ts';
 
@@ -19,6 +20,7 @@ export async function openSqliteDialect(path: string): Promise<StoreDialect> {
     lower,
     containsText,
     orderByCodePoint,
+    searchIndexFilter,
     transaction: (work) => transaction(work),
     enterCommitOrder,
     flushBatches: async () => {},

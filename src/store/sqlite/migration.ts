@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { Migrator, type Migration } from 'kysely/migration';
 import type { SchemaDialect } from '../dialect.ts';
+import { createSearchIndex } from './search.ts';
 import { lower } from './text.ts';
 import { retryWhileBusy } from './transaction.ts';
 
@@ -11,6 +12,7 @@ export const schema: SchemaDialect = {
   dataVersionTable: false,
   // unicode_lower is registered as deterministic on every connection (text.ts), as an index on it requires.
   lower,
+  createSearchIndex,
 };
 
 /**
