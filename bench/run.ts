@@ -2,31 +2,47 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { cpus, totalmem } from 'node:os';
+import { isAbsolute, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { openStore } from '../src/store/store.ts';
 import { generateAppPassword } from '../src/users/secrets.ts';
-import { createAppPassword, createUser } from '../src/users/store.ts';
+import { createAppPassword, createUser, findUserByLogin } from '../src/users/store.ts';
 import type { BenchContext, Scenario, ScenarioModule } from './scenario.ts';
-import { seed } from './seed.ts';
+import { seed, type SeedResult } from './seed.ts';
 
-const USAGE = `npm run bench -- [--events N] [--database sqlite|postgres] [--duration seconds] [--connections N]
-  --events       events to seed (default 10000; 1000000 works)
-  --database     sqlite (default) or postgres (DATABASE_URL, else postgres://postgres@127.0.0.1:5432/test, schema "bench")
-  --duration     seconds per scenario (default 10)
-  --connections  concurrent connections (default 10)
-  --seed         fresh (default: a first load, indexes built at the end) or live (indexes kept row by row, as an
-                 import into a database in use)`;
+const USAGE = `npm run bench -- [--events N] [--database sqlite|postgres] [--duration seconds] [--connections N] …
+  --events             events to seed (default 10000; 1000000 works)
+  --database           sqlite (default) or postgres (DATABASE_URL, else postgres://postgres@127.0.0.1:5432/test, schema "bench")
+  --duration           seconds per scenario (default 10)
+  --connections        concurrent connections of the read scenarios (default 32)
+  --write-connections  concurrent authenticated clients of the write scenarios (default 10)
+  --seed               fresh (default: a first load, indexes built at the end) or live (indexes kept row by row, as an
+                       import into a database in use)
+  --only               run only the scenarios whose name contains one of these comma-separated words (the ceiling
+                       always runs)
+  --ab NAME=VAR=value[;VAR=value…] | NAME=/other/checkout
+                       A/B in one run: a second service on the same database with these extra environment variables,
+                       or started from another checkout of the code (the same migrations); every scenario is measured
+                       on both, one after the other, B labelled NAME
+  --reuse              measure the database a previous run of the same --database and --events seeded (its seed
+                       description is kept beside it) instead of seeding again
+  --cpu-prof DIR       run the service under node --cpu-prof, profiles written to DIR when it stops`;
 
 const { values: options } = parseArgs({
   options: {
     events: { type: 'string', default: '10000' },
     database: { type: 'string', default: 'sqlite' },
     duration: { type: 'string', default: '10' },
-    connections: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '32' },
+    'write-connections': { type: 'string', default: '10' },
     seed: { type: 'string', default: 'fresh' },
+    only: { type: 'string' },
+    ab: { type: 'string' },
+    'cpu-prof': { type: 'string' },
+    reuse: { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
@@ -37,33 +53,61 @@ if (options.help) {
 const eventCount = Number(options.events);
 const duration = Number(options.duration);
 const connections = Number(options.connections);
-if (!Number.isInteger(eventCount) || eventCount < 100 || !['sqlite', 'postgres'].includes(options.database!) || !['fresh', 'live'].includes(options.seed!)) {
+const writeConnections = Number(options['write-connections']);
+const only = options.only?.split(',').map((word) => word.trim().toLowerCase()).filter((word) => word !== '');
+const abVariant = options.ab === undefined ? undefined : (() => {
+  const [name, ...assignments] = options.ab.split('=');
+  const rest = assignments.join('=');
+  const env: Record<string, string> = {};
+  // Another checkout of the service (the code before a change), on the same database.
+  if (rest.startsWith('/')) return { name, env: {} as Record<string, string>, directory: rest as string | undefined };
+  for (const assignment of rest.split(';').filter((part) => part !== '')) {
+    const at = assignment.indexOf('=');
+    env[assignment.slice(0, at)] = assignment.slice(at + 1);
+  }
+  return { name, env, directory: undefined as string | undefined };
+})();
+if (!Number.isInteger(eventCount) || eventCount < 100 || !['sqlite', 'postgres'].includes(options.database!) || !['fresh', 'live'].includes(options.seed!)
+  || (abVariant !== undefined && (abVariant.name === '' || (abVariant.directory === undefined && Object.keys(abVariant.env).length === 0)))) {
   console.error(USAGE);
   process.exit(2);
 }
 
-const SERVICE_PORT = 8181;
-const CEILING_PORT = 8182;
+/** Ports nobody listens on now (another benchmark may be running on this machine). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+const SERVICE_PORT = await freePort();
+const CEILING_PORT = await freePort();
+const VARIANT_PORT = await freePort();
 const PG_SCHEMA = 'bench';
 
+const SEED_FILE = `bench/data/${options.database}-${eventCount}.seed.json`;
+
 async function databaseUrl(): Promise<string> {
+  mkdirSync('bench/data', { recursive: true });
   if (options.database === 'sqlite') {
-    mkdirSync('bench/data', { recursive: true });
-    for (const suffix of ['', '-wal', '-shm']) rmSync(`bench/data/bench.db${suffix}`, { force: true });
+    if (!options.reuse) for (const suffix of ['', '-wal', '-shm']) rmSync(`bench/data/bench.db${suffix}`, { force: true });
     return 'bench/data/bench.db';
   }
   const base = process.env.DATABASE_URL?.startsWith('postgres') ? process.env.DATABASE_URL : 'postgres://postgres@127.0.0.1:5432/test';
-  const client = new pg.Client({ connectionString: base });
-  await client.connect();
-  await client.query(`drop schema if exists ${PG_SCHEMA} cascade`);
-  await client.query(`create schema ${PG_SCHEMA}`);
-  await client.end();
+  if (!options.reuse) {
+    const client = new pg.Client({ connectionString: base });
+    await client.connect();
+    await client.query(`drop schema if exists ${PG_SCHEMA} cascade`);
+    await client.query(`create schema ${PG_SCHEMA}`);
+    await client.end();
+  }
   return `${base}${base.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${PG_SCHEMA}`)}`;
 }
 
 /** Started as `npm start` starts the service (same V8 flags), so the numbers are the ones users get. */
-function start(script: string, env: Record<string, string>, nodeFlags: string[] = []): ChildProcess {
-  const child = spawn(process.execPath, [...nodeFlags, script], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit'] });
+function start(script: string, env: Record<string, string>, nodeFlags: string[] = [], cwd?: string): ChildProcess {
+  const child = spawn(process.execPath, [...nodeFlags, script], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit'] });
   child.on('exit', (code, signal) => {
     if (code !== 0 && signal !== 'SIGTERM') console.error(`${script} exited with ${code ?? signal}`);
   });
@@ -78,6 +122,19 @@ async function waitFor(url: string): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`${url} did not answer`);
+}
+
+/** Waits (up to two minutes) until `url` answers within 50 ms: the service has finished the work a scenario left. */
+async function drained(url: string): Promise<void> {
+  const until = Date.now() + 120_000;
+  while (Date.now() < until) {
+    const started = performance.now();
+    try {
+      await (await fetch(url)).arrayBuffer();
+    } catch { /* busy or restarting */ }
+    if (performance.now() - started < 50) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
 }
 
 const rssMb = (pid: number) => {
@@ -103,6 +160,8 @@ interface Measured {
   /** 3xx answers (the 304s of a conditional GET, which autocannon also counts as non-2xx). */
   responses3xx: number;
   errors: number;
+  /** Requests without an answer within autocannon's 10 s (counted among the errors). */
+  timeouts: number;
   ratioToCeiling: number | null;
   serverRssMb: number | null;
   /**
@@ -123,30 +182,109 @@ async function startWebhookReceiver(): Promise<string> {
   return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 }
 
+const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)];
+const between = (low: number, high: number) => low + Math.floor(Math.random() * (high - low + 1));
+const shuffled = <T>(items: readonly T[]) => [...items].sort(() => Math.random() - 0.5);
+
+/** A day `offset` days after `day` (`YYYY-MM-DD`), in UTC arithmetic (dates only). */
+const addDays = (day: string, offset: number) => new Date(Date.parse(`${day}T00:00:00Z`) + offset * 86_400_000).toISOString().slice(0, 10);
+
+/**
+ * The varied list of `GET /events` a client sends: a random page of the default list, or the first page of one to
+ * three random filters (categories, tags, venue, organizer, a search term, a date window, a place and radius).
+ */
+function makeListPath(seeded: SeedResult, apiPath: string): () => string {
+  const totalDays = Math.round((Date.parse(seeded.lastDay) - Date.parse(seeded.firstDay)) / 86_400_000);
+  const filters: Record<string, (query: URLSearchParams) => void> = {
+    categories: (query) => query.set('categories', String(pick(seeded.categoryIds))),
+    tags: (query) => query.set('tags', String(pick(seeded.tagIds))),
+    venue: (query) => query.set('venue', String(pick(seeded.venueIds))),
+    organizer: (query) => query.set('organizer', String(pick(seeded.organizerIds))),
+    search: (query) => query.set('search', pick(seeded.words)),
+    dates: (query) => {
+      const first = addDays(seeded.firstDay, between(0, totalDays));
+      query.set('start_date', first);
+      query.set('end_date', addDays(first, between(0, 30)));
+    },
+    geoloc: (query) => {
+      query.set('geoloc_lat', (Math.random() * 120 - 60).toFixed(3));
+      query.set('geoloc_lng', (Math.random() * 300 - 150).toFixed(3));
+      query.set('geoloc_radius', String(between(100, 2000)));
+    },
+  };
+  const names = Object.keys(filters);
+  return () => {
+    const query = new URLSearchParams();
+    if (Math.random() < 0.3) {
+      query.set('page', String(between(1, 20)));
+    } else {
+      for (const name of shuffled(names).slice(0, between(1, 3))) filters[name](query);
+    }
+    return `${apiPath}/events?${query}`;
+  };
+}
+
+/**
+ * A search with a category (D30, measured at a million events): a random category and either one of the seed's twenty
+ * words (each in 5–30 % of all events: the worst case of a search, thousands of matches to count) or a word and a
+ * number (a title's: a few matches, as most real searches).
+ */
+function makeSearchPath(seeded: SeedResult, apiPath: string, selective: boolean): () => string {
+  return () => {
+    const terms = selective ? `${pick(seeded.words)} ${between(1, eventCount)}` : pick(seeded.words);
+    return `${apiPath}/events?${new URLSearchParams({ categories: String(pick(seeded.categoryIds)), search: terms })}`;
+  };
+}
+
+interface Target {
+  label: string;
+  pid: () => number;
+  api: string;
+  site: string;
+  port: number;
+}
+
 async function main(): Promise<void> {
   const url = await databaseUrl();
   const config = loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent' });
   const store = await openStore(config.database);
-  const admin = await createUser(store.db, 'bench', 'administrator');
+  const admin = options.reuse ? (await findUserByLogin(store.db, 'bench'))! : await createUser(store.db, 'bench', 'administrator');
   const { secret } = generateAppPassword();
   await createAppPassword(store.db, admin.id, 'bench', secret);
   const authorization = `Basic ${Buffer.from(`bench:${secret}`).toString('base64')}`;
 
-  console.log(`Seeding ${eventCount} events on ${options.database} (${options.seed})…`);
-  const seeded = await seed(store, eventCount, admin.id, { deferIndexes: options.seed === 'fresh' });
+  let seeded: SeedResult;
+  if (options.reuse) {
+    seeded = JSON.parse(readFileSync(SEED_FILE, 'utf8')) as SeedResult;
+    console.log(`measuring the ${eventCount} events seeded before on ${options.database}`);
+  } else {
+    console.log(`Seeding ${eventCount} events on ${options.database} (${options.seed})…`);
+    seeded = await seed(store, eventCount, admin.id, { deferIndexes: options.seed === 'fresh' });
+    writeFileSync(SEED_FILE, JSON.stringify(seeded));
+    console.log(`seeded ${eventCount} events at ${seeded.eventsPerSecond} events/s (${options.seed})`);
+  }
   await store.close();
-  console.log(`seeded ${eventCount} events at ${seeded.eventsPerSecond} events/s (${options.seed})`);
 
-  const service = start('src/main.ts', {
-    DATABASE_URL: url, PORT: String(SERVICE_PORT), LOG_LEVEL: 'warn', GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=1048576',
+  const serviceEnv = {
+    DATABASE_URL: url, LOG_LEVEL: 'warn', GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=1048576',
     // D27: the webhook scenario's receiver listens on 127.0.0.1.
     WEBHOOKS_ALLOW_PRIVATE: '1',
-  }, ['--max-semi-space-size=2']);
-  const api = `http://127.0.0.1:${SERVICE_PORT}/calendar/events/v1`;
+  };
+  const nodeFlags = ['--max-semi-space-size=2', ...(options['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${options['cpu-prof']}`] : [])];
+  const service = start('src/main.ts', { ...serviceEnv, PORT: String(SERVICE_PORT) }, nodeFlags);
+  const variant = abVariant && start('src/main.ts', {
+    ...serviceEnv, ...abVariant.env, PORT: String(VARIANT_PORT),
+    ...(abVariant.directory && !isAbsolute(url) && !url.startsWith('postgres') ? { DATABASE_URL: resolve(url) } : {}),
+  }, nodeFlags, abVariant.directory);
+  const targetOf = (label: string, child: ChildProcess, port: number): Target => ({
+    label, pid: () => child.pid!, port, site: `http://127.0.0.1:${port}`, api: `http://127.0.0.1:${port}/calendar/events/v1`,
+  });
+  const targets = [targetOf('', service, SERVICE_PORT), ...(variant ? [targetOf(abVariant!.name, variant, VARIANT_PORT)] : [])];
+  const api = targets[0].api;
+  const apiPath = new URL(api).pathname;
   try {
-    await waitFor(`http://127.0.0.1:${SERVICE_PORT}/health`);
-    const sample = await (await fetch(`${api}/events?per_page=1`)).json() as { events: Array<{ id: number }> };
-    const eventId = sample.events[0].id;
+    for (const target of targets) await waitFor(`${target.site}/health`);
+    const eventId = seeded.eventIds[0];
     const singleResponse = await fetch(`${api}/events/${eventId}`);
     const single = await singleResponse.text();
     // D22: the tags of the item and of a list as their 200s send them, for conditional GETs answered 304.
@@ -159,51 +297,97 @@ async function main(): Promise<void> {
       // Every created event gets its own title, as real creates do: thousands of identical titles would measure the
       // -2, -3… slug search instead of a create.
       let created = 0;
-      const newEvent = () => JSON.stringify({ title: `Bench event ${++created}`, start_date: '2027-03-10 09:00:00', end_date: '2027-03-10 11:00:00', categories: ['jazzs'] });
-      const scenarios: Scenario[] = [
-        { name: 'ceiling: bare Fastify, fixed body', url: `http://127.0.0.1:${CEILING_PORT}/fixed` },
-        { name: 'GET /events/{id}', url: `${api}/events/${eventId}` },
-        { name: 'GET /events/{id}, If-None-Match: current tag → 304', url: `${api}/events/${eventId}`, headers: { 'if-none-match': singleTag } },
-        { name: 'GET /events/{id} (authenticated) → 200', url: `${api}/events/${eventId}`, authorized: true },
-        { name: 'GET /events/{id} (authenticated), If-None-Match → 304', url: `${api}/events/${eventId}`, authorized: true, headers: { 'if-none-match': authorizedTag } },
-        { name: 'GET /events (default window, 10)', url: `${api}/events` },
-        { name: 'GET /events?categories&search', url: `${api}/events?categories=${seeded.sampleCategory}&search=jazz` },
-        { name: 'GET /events?per_page=50', url: `${api}/events?per_page=50` },
-        { name: 'GET /events?per_page=50, If-None-Match → 304', url: `${api}/events?per_page=50`, headers: { 'if-none-match': listTag } },
-        { name: 'GET /venues', url: `${api}/venues` },
-        { name: 'POST /events (authenticated)', url: `${api}/events`, method: 'POST', makeBody: newEvent, authorized: true },
-        { name: 'PATCH /events/{id}', url: `${api}/events/${eventId}`, method: 'PATCH', body: JSON.stringify({ title: 'Renamed by the benchmark' }), authorized: true },
-        { name: 'GET /events, 1 connection', url: `${api}/events`, connections: 1 },
-        // D27: the same creates with ten active webhook subscriptions (deliveries happen after the commit, off the
-        // request path, to a receiver in this process that answers 204 at once).
-        {
-          name: 'POST /events (authenticated), 10 webhook subscriptions', url: `${api}/events`, method: 'POST', makeBody: newEvent, authorized: true,
-          setup: async () => {
-            const receiverUrl = await startWebhookReceiver();
-            for (let index = 0; index < 10; index++) {
-              const response = await fetch(`${api}/webhooks`, {
-                method: 'POST',
-                headers: { authorization, 'content-type': 'application/json' },
-                body: JSON.stringify({ url: `${receiverUrl}/${index}`, events: ['event.created', 'event.updated'] }),
-              });
-              if (response.status !== 201) throw new Error(`webhook subscription: ${response.status} ${await response.text()}`);
-            }
+      const newEvent = () => {
+        const day = addDays(seeded.firstDay, between(700, 1400));
+        const hour = between(8, 18);
+        return JSON.stringify({
+          title: `Bench ${pick(seeded.words)} ${++created}`, description: `A ${pick(seeded.words)} with ${pick(seeded.words)}.`,
+          start_date: `${day} ${String(hour).padStart(2, '0')}:00:00`, end_date: `${day} ${String(hour + 2).padStart(2, '0')}:00:00`,
+          categories: [pick(seeded.categoryIds)], tags: [pick(seeded.tagIds), pick(seeded.tagIds)], venue: { id: pick(seeded.venueIds) },
+        });
+      };
+      let renamed = 0;
+      const randomEvent = () => `${apiPath}/events/${pick(seeded.eventIds)}`;
+      const ceilingScenario: Scenario = { name: 'ceiling: bare Fastify, fixed body', url: `http://127.0.0.1:${CEILING_PORT}/fixed` };
+      const scenariosFor = (target: Target): Scenario[] => {
+        const { api } = target;
+        const path = new URL(api).pathname;
+        return [
+          // Varied traffic first: what a service with many clients answers.
+          { name: 'GET /events/{random id}', url: api, makePath: () => `${path}/events/${pick(seeded.eventIds)}` },
+          { name: 'GET /events/{random id} (authenticated)', url: api, makePath: () => `${path}/events/${pick(seeded.eventIds)}`, authorized: true },
+          { name: 'GET /events?{random page or filters}', url: api, makePath: makeListPath(seeded, path) },
+          { name: 'GET /events?{random page or filters} (authenticated)', url: api, makePath: makeListPath(seeded, path), authorized: true },
+          { name: 'GET /events?categories={random}&search={random word}', url: api, makePath: makeSearchPath(seeded, path, false) },
+          { name: 'GET /events?categories={random}&search={random word and number}', url: api, makePath: makeSearchPath(seeded, path, true) },
+          { name: 'GET /events?{random page or filters}, 1 connection', url: api, makePath: makeListPath(seeded, path), connections: 1 },
+          { name: 'POST /events (authenticated, random)', url: `${api}/events`, method: 'POST', makeBody: newEvent, authorized: true, connections: writeConnections },
+          {
+            name: 'PATCH /events/{random id} (authenticated)', url: api, method: 'PATCH', authorized: true, connections: writeConnections,
+            makePath: () => `${path}/events/${pick(seeded.eventIds)}`, makeBody: () => JSON.stringify({ title: `Renamed by the benchmark ${++renamed}` }),
           },
-        },
-      ];
-      const context: BenchContext = { api, site: `http://127.0.0.1:${SERVICE_PORT}`, authorization, seeded };
-      for (const file of readdirSync(new URL('./scenarios/', import.meta.url)).filter((name) => name.endsWith('.ts')).sort()) {
-        const module = await import(new URL(`./scenarios/${file}`, import.meta.url).href) as ScenarioModule;
-        scenarios.push(...await module.scenarios(context));
-      }
+          // One URL repeated: every answer but the first of each second comes from the read cache.
+          { name: 'GET /events/{id} (cache hit)', url: `${api}/events/${eventId}` },
+          { name: 'GET /events/{id}, If-None-Match: current tag → 304 (cache hit)', url: `${api}/events/${eventId}`, headers: { 'if-none-match': singleTag } },
+          { name: 'GET /events/{id} (authenticated, one id) → 200', url: `${api}/events/${eventId}`, authorized: true },
+          { name: 'GET /events/{id} (authenticated, one id), If-None-Match → 304', url: `${api}/events/${eventId}`, authorized: true, headers: { 'if-none-match': authorizedTag } },
+          { name: 'GET /events (default window, 10) (cache hit)', url: `${api}/events` },
+          { name: 'GET /events?categories&search (cache hit)', url: `${api}/events?categories=${seeded.sampleCategory}&search=jazz` },
+          { name: 'GET /events?per_page=50 (cache hit)', url: `${api}/events?per_page=50` },
+          { name: 'GET /events?per_page=50, If-None-Match → 304 (cache hit)', url: `${api}/events?per_page=50`, headers: { 'if-none-match': listTag } },
+          { name: 'GET /venues (cache hit)', url: `${api}/venues` },
+          { name: 'GET /events, 1 connection (cache hit)', url: `${api}/events`, connections: 1 },
+          // D27: the same creates with ten active webhook subscriptions (deliveries happen after the commit, off the
+          // request path, to a receiver in this process that answers 204 at once).
+          {
+            name: 'POST /events (authenticated), 10 webhook subscriptions', url: `${api}/events`, method: 'POST', makeBody: newEvent, authorized: true,
+            connections: writeConnections,
+            setup: async () => {
+              const receiverUrl = await startWebhookReceiver();
+              for (let index = 0; index < 10; index++) {
+                const response = await fetch(`${api}/webhooks`, {
+                  method: 'POST',
+                  headers: { authorization, 'content-type': 'application/json' },
+                  body: JSON.stringify({ url: `${receiverUrl}/${index}`, events: ['event.created', 'event.updated'] }),
+                });
+                if (response.status !== 201) throw new Error(`webhook subscription: ${response.status} ${await response.text()}`);
+              }
+            },
+          },
+        ];
+      };
+      const withModules = async (target: Target) => {
+        const list = scenariosFor(target);
+        const context: BenchContext = { api: target.api, site: target.site, authorization, seeded };
+        for (const file of readdirSync(new URL('./scenarios/', import.meta.url)).filter((name) => name.endsWith('.ts')).sort()) {
+          const module = await import(new URL(`./scenarios/${file}`, import.meta.url).href) as ScenarioModule;
+          list.push(...await module.scenarios(context));
+        }
+        return list.filter((scenario) => only === undefined || only.some((word) => scenario.name.toLowerCase().includes(word)));
+      };
+      const perTarget = await Promise.all(targets.map(withModules));
+      // Each scenario on A, then on B: the two measured one after the other, under the same conditions.
+      const runs: Array<{ scenario: Scenario; target: Target | null }> = [{ scenario: ceilingScenario, target: null }];
+      perTarget[0].forEach((scenario, index) => {
+        runs.push({ scenario, target: targets[0] });
+        if (targets[1]) runs.push({ scenario: perTarget[1][index], target: targets[1] });
+      });
+
       const results: Measured[] = [];
       let ceilingRate = 0;
-      for (const scenario of scenarios) {
+      for (const { scenario, target } of runs) {
         const headers: Record<string, string> = { ...scenario.headers };
         if (scenario.body || scenario.makeBody) headers['content-type'] = 'application/json';
         if (scenario.authorized) headers.authorization = authorization;
-        await scenario.setup?.();
-        const served = results.length === 0 ? ceiling.pid! : service.pid!;
+        try {
+          await scenario.setup?.();
+        } catch (error) {
+          // One scenario's preparation failing (e.g. two services writing one SQLite file in an A/B run) should not
+          // lose the others' results.
+          console.error(`${scenario.name}${target?.label ? ` [${target.label}]` : ''}: not measured, its setup failed: ${(error as Error).message}`);
+          continue;
+        }
+        const served = target === null ? ceiling.pid! : target.pid();
         const cpuBefore = cpuMicros(served);
         const run = await autocannon({
           url: scenario.url, method: scenario.method ?? 'GET', body: scenario.body, headers,
@@ -218,40 +402,45 @@ async function main(): Promise<void> {
           } : {}),
           connections: scenario.connections ?? connections, duration,
         });
-        const isCeiling = results.length === 0;
+        const isCeiling = target === null;
         if (isCeiling) ceilingRate = run.requests.average;
         const measured: Measured = {
-          name: scenario.name,
+          name: target?.label ? `${scenario.name} [${target.label}]` : scenario.name,
           requestsPerSecond: Math.round(run.requests.average),
           p50: run.latency.p50,
           p99: run.latency.p99,
           non2xx: run.non2xx,
           responses3xx: run['3xx'],
           errors: run.errors,
+          timeouts: run.timeouts,
           ratioToCeiling: isCeiling ? 1 : Math.round((run.requests.average / ceilingRate) * 1000) / 1000,
-          serverRssMb: isCeiling ? null : rssMb(service.pid!),
+          serverRssMb: isCeiling ? null : rssMb(served),
           serverCpuUsPerRequest: Math.round((cpuMicros(served) - cpuBefore) / Math.max(1, run.requests.total)),
         };
         results.push(measured);
-        console.log(`${measured.name}: ${measured.requestsPerSecond} req/s, p50 ${measured.p50} ms, p99 ${measured.p99} ms, ${measured.serverCpuUsPerRequest} µs CPU/request`);
+        // Requests the service still works on after the load stopped would be measured as the next scenario's: wait
+        // until it answers a cheap request promptly again.
+        if (target !== null) await drained(`${target.site}/health`);
+        console.log(`${measured.name}: ${measured.requestsPerSecond} req/s, p50 ${measured.p50} ms, p99 ${measured.p99} ms, ${measured.serverCpuUsPerRequest} µs CPU/request, non-2xx ${measured.non2xx}, errors ${measured.errors} (timeouts ${measured.timeouts})`);
       }
 
       const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
-      console.log(`\n${options.database}, ${eventCount} events, ${connections} connections, ${duration} s per scenario — ${machine}\n`);
-      console.log('| scenario | req/s | p50 ms | p99 ms | vs ceiling | server CPU µs/request | server RSS MB | non-2xx | of which 3xx |');
-      console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+      console.log(`\n${options.database}, ${eventCount} events, ${connections} connections (writes: ${writeConnections}), ${duration} s per scenario, seeded at ${seeded.eventsPerSecond} events/s — ${machine}\n`);
+      console.log('| scenario | req/s | p50 ms | p99 ms | vs ceiling | server CPU µs/request | server RSS MB | non-2xx | of which 3xx | errors (timeouts) |');
+      console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
       for (const row of results) {
-        console.log(`| ${row.name} | ${row.requestsPerSecond} | ${row.p50} | ${row.p99} | ${row.ratioToCeiling === null ? '' : `${Math.round(row.ratioToCeiling * 100)} %`} | ${row.serverCpuUsPerRequest} | ${row.serverRssMb ?? ''} | ${row.non2xx} | ${row.responses3xx} |`);
+        console.log(`| ${row.name} | ${row.requestsPerSecond} | ${row.p50} | ${row.p99} | ${row.ratioToCeiling === null ? '' : `${Math.round(row.ratioToCeiling * 100)} %`} | ${row.serverCpuUsPerRequest} | ${row.serverRssMb ?? ''} | ${row.non2xx} | ${row.responses3xx} | ${row.errors} (${row.timeouts}) |`);
       }
       mkdirSync('bench/results', { recursive: true });
       const file = `bench/results/${options.database}-${eventCount}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
-      writeFileSync(file, JSON.stringify({ database: options.database, events: eventCount, connections, duration, machine, seed: options.seed, seedEventsPerSecond: seeded.eventsPerSecond, results }, null, 2));
+      writeFileSync(file, JSON.stringify({ database: options.database, events: eventCount, connections, writeConnections, duration, machine, seed: options.seed, seedEventsPerSecond: seeded.eventsPerSecond, ab: abVariant, results }, null, 2));
       console.log(`\nwritten to ${file}`);
     } finally {
       ceiling.kill('SIGTERM');
     }
   } finally {
     service.kill('SIGTERM');
+    variant?.kill('SIGTERM');
   }
 }
 

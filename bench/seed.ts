@@ -28,6 +28,15 @@ function progress(label: string, done: number, total: number, startedAt: number)
 export interface SeedResult {
   eventIds: number[];
   venueCount: number;
+  venueIds: number[];
+  organizerIds: number[];
+  categoryIds: number[];
+  tagIds: number[];
+  /** Words that occur in titles and contents (search terms of varied lists). */
+  words: string[];
+  /** The first and last local day of the seeded events (`YYYY-MM-DD`). */
+  firstDay: string;
+  lastDay: string;
   eventsPerSecond: number;
   sampleCategory: string;
 }
@@ -45,11 +54,15 @@ export async function seed(store: Store, events: number, authorId: number, optio
   const linkedCount = Math.max(10, Math.ceil(events / 20));
   // Timed from the first event to the end of the load, building the indexes of a first load included.
   let started = 0;
-  const { venues, eventIds } = options.deferIndexes
+  const { venues, organizers, eventIds, days } = options.deferIndexes
     ? await firstLoad(store, loadLinkedAndEvents)
     : await loadLinkedAndEvents();
   const seconds = (Date.now() - started) / 1000;
-  return { eventIds, venueCount: venues.length, eventsPerSecond: Math.round(events / seconds), sampleCategory: 'jazzs' };
+  return {
+    eventIds, venueCount: venues.length, venueIds: venues, organizerIds: organizers, categoryIds: categories, tagIds: tags,
+    words: [...WORDS, ...CITIES].map((word) => word.toLowerCase()), firstDay: days[0], lastDay: days[days.length - 1],
+    eventsPerSecond: Math.round(events / seconds), sampleCategory: 'jazzs',
+  };
 
   async function loadLinkedAndEvents() {
     const venues = await insertVenuesBulk(store, Array.from({ length: linkedCount }, (_, index) => ({
@@ -93,6 +106,6 @@ export async function seed(store: Store, events: number, authorId: number, optio
       eventIds.push(...(await insertEventsBulk(store, batch, stamp, (done) => progress('seeding events', offset + done, events, started))));
     }
     if (options.deferIndexes) process.stderr.write('building indexes…\n');
-    return { venues, eventIds };
+    return { venues, organizers, eventIds, days };
   }
 }
