@@ -40,6 +40,8 @@ export interface Config {
    * occurrences a series may have within it (RECURRENCE_MAX_OCCURRENCES, default 1000).
    */
   recurrence: { horizonDays: number; maxOccurrences: number };
+  /** GET /events/{id} answers of public events kept per process, up to this many bytes (ITEM_CACHE_BYTES; 0: off). */
+  itemCacheBytes: number;
   /**
    * D29: failed authentications allowed a minute per (client address, login) and per client address
    * (AUTH_FAILURES_PER_LOGIN, AUTH_FAILURES_PER_ADDRESS); 0 turns that limit off.
@@ -268,6 +270,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     validateResponses: readSwitch(env, 'VALIDATE_RESPONSES'),
     changesRetentionDays: readInteger(env, 'CHANGES_RETENTION_DAYS', 30, 1, 36_500),
+    itemCacheBytes: readInteger(env, 'ITEM_CACHE_BYTES', 32 * 1024 * 1024, 0, 4 * 1024 * 1024 * 1024),
     recurrence: {
       horizonDays: readInteger(env, 'RECURRENCE_HORIZON_DAYS', 730, 1, 36_500),
       maxOccurrences: readInteger(env, 'RECURRENCE_MAX_OCCURRENCES', 1000, 1, 100_000),

@@ -7,6 +7,7 @@ import type { Config } from '../config.ts';
 import type { RequestContext } from '../http/context.ts';
 import { entityTag, lastModifiedHeader } from '../http/etag.ts';
 import type { EncodedReply } from '../plugins/reply.ts';
+import { eventItemCache } from '../resources/events/item-cache.ts';
 import { organizerKind } from '../resources/organizers/kind.ts';
 import { TAXONOMIES, type TaxonomyInfo } from '../resources/terms/taxonomies.ts';
 import { venueKind } from '../resources/venues/kind.ts';
@@ -80,9 +81,31 @@ function listPage(config: Config, options: {
 
 /** `/event/<slug>/`: GET shows the event (or its password form); POST carries the form's password. */
 export const eventPage = (method: 'GET' | 'POST'): PageHandler => async (ctx, request) => {
-  const password = method === 'POST' ? (request.body as Record<string, unknown> | undefined)?.password ?? '' : undefined;
+  if (method === 'GET') return publicEventPage(ctx, request);
+  const password = (request.body as Record<string, unknown> | undefined)?.password ?? '';
   return renderEvent(ctx, await readEvent(ctx, param(request, 'slug'), { password, cookies: parseCookies(request.headers.cookie) }));
 };
+
+/**
+ * GET `/event/<slug>/`: a public event's page is the same for every reader until the event changes, so it is kept in
+ * the item cache the change log keeps exact (resources/events/item-cache.ts), as GET /events/{id} is.
+ */
+async function publicEventPage(ctx: RequestContext, request: FastifyRequest): Promise<EncodedReply> {
+  const slug = param(request, 'slug');
+  const cache = eventItemCache(ctx.store, ctx.config.itemCacheBytes);
+  const key = `page:${slug}`;
+  const hit = await cache.get(key);
+  if (hit) return { status: 200, ...hit };
+  const seq = await cache.position();
+  const view = await readEvent(ctx, slug, { cookies: parseCookies(request.headers.cookie) });
+  const reply = renderEvent(ctx, view);
+  if (!view.locked && view.sameForEveryReader && reply.status === 200 && typeof reply.payload === 'string') {
+    const entry = { type: reply.type!, headers: reply.headers, payload: Buffer.from(reply.payload) };
+    cache.set(key, view.post.id, seq, entry);
+    return { status: 200, ...entry };
+  }
+  return reply;
+}
 
 /** An event page: the event, or its password form when it is locked. */
 function renderEvent(ctx: RequestContext, view: EventView): EncodedReply {

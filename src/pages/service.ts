@@ -11,6 +11,7 @@ import { blankProtectedFields } from '../resources/events/protected.ts';
 import { filterTermIds } from '../resources/events/schema.ts';
 import { loadEventBundle, serializeEvent } from '../resources/events/serialize.ts';
 import { findEventPage } from '../resources/events/store.ts';
+import { sameForEveryReader } from '../resources/events/item-cache.ts';
 import type { LinkedPostKind } from '../resources/linked/kind.ts';
 import { loadLinked, serializeLinked } from '../resources/linked/serialize.ts';
 import { postHead, postLike } from '../resources/posts/fields.ts';
@@ -124,7 +125,11 @@ export function listMonth(ctx: RequestContext, year: number, month: number): Pro
 }
 
 export type EventView =
-  | { locked: false; event: Record<string, any>; post: PostRow; unlockedWith?: 'password' | 'cookie' }
+  | {
+    locked: false; event: Record<string, any>; post: PostRow; unlockedWith?: 'password' | 'cookie';
+    /** The page is the same for every reader until the event changes (resources/events/item-cache.ts). */
+    sameForEveryReader?: boolean;
+  }
   | { locked: true; event: Record<string, any>; post: PostRow; wrongPassword: boolean };
 
 /**
@@ -138,7 +143,7 @@ export async function readEvent(ctx: RequestContext, slug: string, access: { pas
   const bundle = await loadEventBundle(ctx.store.db, ctx, [post.id]);
   if (!bundle.records.has(post.id)) throw notFound('There is no public event at this address.');
   const event = serializeEvent(ctx, bundle, post.id, { single: true });
-  if (post.password === '') return { locked: false, event, post };
+  if (post.password === '') return { locked: false, event, post, sameForEveryReader: sameForEveryReader(bundle, post.id) };
   if (access.password !== undefined && canAccessProtected({ postPassword: post.password, suppliedPassword: access.password, contextEdit: false, canEdit: false })) {
     return { locked: false, event, post, unlockedWith: 'password' };
   }

@@ -25,6 +25,8 @@ import { venueKind } from '../venues/kind.ts';
 import type { Db } from '../../store/store.ts';
 import { findEventPage } from './store.ts';
 import { syncCursorHeader } from '../changes/header.ts';
+import { JSON_TYPE } from '../../plugins/reply.ts';
+import { eventItemCache, sameForEveryReader } from './item-cache.ts';
 
 const notFound = (id: number) => new ApiError(404, 'rest-event-not-found', `Event with ID ${id} does not exist.`);
 const notAnEvent = () => new ApiError(400, 'rest-invalid-event-id', 'The specified ID is not a valid event.');
@@ -33,6 +35,26 @@ const nowUtc = (ctx: RequestContext) => formatWp(ctx.now);
 
 async function readEvent(ctx: RequestContext, id: number, single: boolean, db: Db = ctx.store.db): Promise<Record<string, unknown>> {
   return serializeEvent(ctx, await loadEventBundle(db, ctx, [id]), id, { single });
+}
+
+/**
+ * GET /events/{id} without a password or context: a public event's answer is the same for everyone who may read it, so
+ * it is served from the per-process item cache, which the change log keeps exact (item-cache.ts).
+ */
+async function readPublicEvent(ctx: RequestContext, id: number): Promise<Reply | undefined> {
+  const cache = eventItemCache(ctx.store, ctx.config.itemCacheBytes);
+  const key = `api:${id}`;
+  const hit = await cache.get(key);
+  if (hit) return hit;
+  const seq = await cache.position();
+  const post = await loadPost(ctx, id);
+  if (!post || post.type !== 'event' || readRefusal(ctx, post, EDIT_CONTEXT) || post.status !== 'publish') return undefined;
+  const bundle = await loadEventBundle(ctx.store.db, ctx, [id]);
+  if (!sameForEveryReader(bundle, id)) return undefined;
+  const body = serializeEvent(ctx, bundle, id, { single: true });
+  const entry = { type: JSON_TYPE, payload: Buffer.from(JSON.stringify(body)), headers: lastModifiedHeader(body) };
+  cache.set(key, id, seq, entry);
+  return entry;
 }
 
 /** §11: no password, `context=edit` with edit rights, or the right password (compared in constant time). */
@@ -207,6 +229,10 @@ function itemEndpoints(key: 'id' | 'slug'): Endpoint<any>[] {
       },
       args: readArgs,
       async handler(ctx, params, raw) {
+        if (key === 'id' && raw.password === undefined && raw.context === undefined) {
+          const cached = await readPublicEvent(ctx, params.id as number);
+          if (cached) return cached;
+        }
         const post = await requireEvent(ctx, params);
         const refusal = readRefusal(ctx, post, raw);
         if (refusal) throw refusal;
