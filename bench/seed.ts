@@ -2,20 +2,13 @@ import { DateTime } from 'luxon';
 import { formatWp } from '../src/domain/dates/stored-format.ts';
 import { insertEventsBulk, insertOrganizersBulk, insertTermsBulk, insertVenuesBulk, firstLoad, type BulkEventInput } from '../src/import/bulk.ts';
 import type { Store } from '../src/store/store.ts';
+import { seededRandom } from './scenario.ts';
 
 const WORDS = ['Jazz', 'Concert', 'Workshop', 'Market', 'Festival', 'Lecture', 'Yoga', 'Theatre', 'Tasting', 'Meetup', 'Run', 'Exhibition'];
 const CITIES = ['Springfield', 'Rome', 'Zürich', 'Lyon', 'Porto', 'Austin', 'Kyoto', 'Oslo'];
 const ZONES = ['UTC', 'America/New_York', 'Europe/Rome', 'Asia/Tokyo'];
 const BATCH = 10_000;
 
-/** A deterministic pseudo-random sequence, so two runs seed the same data. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
 
 function progress(label: string, done: number, total: number, startedAt: number): void {
   if (!process.stderr.isTTY && done !== total && done % 100_000 !== 0) return;
@@ -43,7 +36,7 @@ export interface SeedResult {
 
 /** N events over seven years (two past, five ahead) with venues, organizers, categories and tags. */
 export async function seed(store: Store, events: number, authorId: number, options: { deferIndexes: boolean }, now = DateTime.utc()): Promise<SeedResult> {
-  const next = random(42);
+  const next = seededRandom(42);
   const pick = <T>(items: readonly T[]) => items[Math.floor(next() * items.length)];
   const stamp = { utc: formatWp(now), local: formatWp(now) };
   const published = { utc: formatWp(now.minus({ days: 30 })), local: formatWp(now.minus({ days: 30 })) };

@@ -2,19 +2,12 @@
 // several MiB, above what the read cache keeps, so every request builds it from the database: the target is an answer
 // within 1 s, measured with one connection (latency, not throughput). A calendar app polling with If-None-Match gets
 // a 304 (measured too). Single-event files vary over every seeded event.
-import type { BenchContext, Scenario } from '../scenario.ts';
+import { seededRandom, type BenchContext, type Scenario } from '../scenario.ts';
 
-function sequence(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
 
 export function scenarios(context: BenchContext): Scenario[] {
   const { eventIds, firstDay } = context.seeded;
-  const next = sequence(11);
+  const next = seededRandom(11);
   const everything = `${context.api}/events.ics?start_date=${firstDay}&end_date=${context.seeded.lastDay}`;
   return [
     { name: `GET /events.ics (all ${eventIds.length} events, 1 connection)`, url: everything, connections: 1 },

@@ -1,19 +1,11 @@
 // D28: the public pages under load. The first scenario varies over every seeded event (`event-<n>` slugs), so the read
 // cache (one second per URL) rarely answers: it measures rendering an event page from the database.
-import type { BenchContext, Scenario } from '../scenario.ts';
+import { seededRandom, type BenchContext, type Scenario } from '../scenario.ts';
 
-/** A deterministic sequence, so two runs ask for the same pages. */
-function sequence(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
 
 export function scenarios(context: BenchContext): Scenario[] {
   const events = context.seeded.eventIds.length;
-  const next = sequence(7);
+  const next = seededRandom(7);
   const now = new Date();
   const month = (offset: number) => {
     const date = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + offset, 1));

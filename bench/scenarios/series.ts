@@ -2,22 +2,15 @@
 // `recurrence`) until they add BENCH_SERIES_OCCURRENCES occurrences (default 100,000) to the seeded events, and
 // reports how fast that went; the scenarios then read varied list pages over the weeks the series cover, with and
 // without collapse_series. Run last (modules load in name order), so the other scenarios measure the seeded data alone.
-import type { BenchContext, Scenario } from '../scenario.ts';
+import { seededRandom, type BenchContext, type Scenario } from '../scenario.ts';
 
 const OCCURRENCES_PER_SERIES = 700;
 
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
 
 export function scenarios(context: BenchContext): Scenario[] {
   const wanted = Number(process.env.BENCH_SERIES_OCCURRENCES ?? 100_000);
   const seriesCount = Math.max(1, Math.ceil(wanted / OCCURRENCES_PER_SERIES));
-  const next = random(7);
+  const next = seededRandom(7);
   const start = new Date();
   const day = (offset: number) => new Date(start.getTime() + offset * 86_400_000).toISOString().slice(0, 10);
   let created = false;
