@@ -1,14 +1,13 @@
 // D28: what the public pages read, through the same core as the JSON API: the event list plan and its two queries
 // (list-query.ts, events/store.ts findEventPage), the batch loaders and the serializers. Pages always read as an
 // anonymous reader (viewer null), whatever credentials came with the request: only what anyone may see.
+import { planListRequest } from '../resources/events/list-request.ts';
 import { sql } from 'kysely';
 import { canAccessProtected, canReadPost } from '../domain/access.ts';
 import { formatWp } from '../domain/dates/stored-format.ts';
 import type { RequestContext } from '../http/context.ts';
 import type { DateCondition, EventListParams } from '../resources/events/list-query.ts';
-import { planEventList } from '../resources/events/list-query.ts';
 import { blankProtectedFields } from '../resources/events/protected.ts';
-import { filterTermIds } from '../resources/events/schema.ts';
 import { loadEventBundle, serializeEvent } from '../resources/events/serialize.ts';
 import { findEventPage } from '../resources/events/store.ts';
 import { sameForEveryReader } from '../resources/events/item-cache.ts';
@@ -83,19 +82,8 @@ export type PageFilters = Pick<EventListParams, 'venue' | 'organizer' | 'categor
 export async function listEvents(
   ctx: RequestContext, filters: PageFilters, page: number, options: { dates?: DateCondition[]; perPage?: number } = {},
 ): Promise<EventPage> {
-  const [categoryIds, tagIds] = await Promise.all([
-    filters.categories && filterTermIds(ctx, 'event_category', filters.categories),
-    filters.tags && filterTermIds(ctx, 'event_tag', filters.tags),
-  ]);
-  const plan = planEventList({ page, ...filters }, {
-    viewer: null,
-    siteZone: ctx.config.siteTimezone,
-    now: ctx.now,
-    perPageDefault: ctx.config.perPageDefault,
-    perPageMax: ctx.config.perPageMax,
-    categoryIds: categoryIds ?? undefined,
-    tagIds: tagIds ?? undefined,
-  });
+  // Pages read as an anonymous visitor, whatever the request's credentials.
+  const plan = await planListRequest(ctx, { page, ...filters }, null);
   if (options.dates) plan.dates = options.dates;
   if (options.perPage) plan.perPage = options.perPage;
   const { total, ids } = await findEventPage(ctx.store, ctx, plan);

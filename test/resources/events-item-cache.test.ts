@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describeEachDatabase } from '../helpers/harness.ts';
+import { queriesDuring } from '../helpers/queries.ts';
 import { describeOnTwoProcesses } from '../helpers/service-process.ts';
 import { eventItemCache } from '../../src/resources/events/item-cache.ts';
 
@@ -17,23 +18,6 @@ describeEachDatabase('public events by id from the item cache', (h) => {
     return response.json();
   };
 
-  /** Counts the statements the store runs while `run` runs. */
-  async function queriesDuring(run: () => Promise<unknown>): Promise<number> {
-    const executor = h().store.db.getExecutor() as unknown as { executeQuery: (...args: unknown[]) => Promise<unknown> };
-    const original = executor.executeQuery;
-    let queries = 0;
-    executor.executeQuery = function (this: unknown, ...args: unknown[]) {
-      queries++;
-      return original.apply(this, args);
-    };
-    try {
-      await run();
-    } finally {
-      executor.executeQuery = original;
-    }
-    return queries;
-  }
-
   it('answers a public event from the cache, and follows every change to it or to what it embeds', async () => {
     const venue = (await h().request('POST', '/venues', { as: admin(), body: { venue: 'Cached Hall', status: 'publish' } })).json();
     const created = await h().request('POST', '/events', {
@@ -46,7 +30,7 @@ describeEachDatabase('public events by id from the item cache', (h) => {
     assert.equal(again.body, first.body, 'the same bytes');
     assert.equal(again.headers.etag, first.headers.etag);
     assert.equal(again.headers['last-modified'], first.headers['last-modified']);
-    assert.equal(await queriesDuring(() => get(id)) <= 2, true, 'a hit reads no event (at most the data version and the log)');
+    assert.equal(await queriesDuring(h().store, () => get(id)) <= 2, true, 'a hit reads no event (at most the data version and the log)');
     assert.ok(cacheSize() >= 1);
 
     await patch(`/events/${id}`, { title: 'Renamed concert' });

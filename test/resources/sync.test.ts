@@ -8,6 +8,7 @@ import { latestSeq } from '../../src/changes/read.ts';
 import { pruneChanges } from '../../src/changes/retention.ts';
 import { decodeCursor, encodeCursor, LAST_ID } from '../../src/resources/changes/cursor.ts';
 import { describeEachDatabase, type Credentials } from '../helpers/harness.ts';
+import { queriesDuring } from '../helpers/queries.ts';
 import { createEvent } from './events-support.ts';
 import { createLinked, queryPairs } from './support.ts';
 import { COLLECTION, drain, emptyCopy, FULL_LIST_QUERY, KINDS, type ChangeEntry } from './sync-support.ts';
@@ -174,23 +175,11 @@ describeEachDatabase('incremental sync (D24)', (h) => {
         organizer: { organizer: `Counted host ${index}` }, categories: [`Counted category ${index}`], tags: [`counted-${index}`], image: `https://img.example/${index}.png`,
       });
     }
-    const queriesFor = async (perPage: number) => {
-      const executor = h().store.db.getExecutor() as unknown as { executeQuery: (...args: unknown[]) => Promise<unknown> };
-      const original = executor.executeQuery;
-      let queries = 0;
-      executor.executeQuery = function (this: unknown, ...args: unknown[]) {
-        queries++;
-        return original.apply(this, args);
-      };
-      try {
-        const page = (await call('GET', '/changes', 200, admin(), undefined, { since, per_page: perPage })).json();
-        assert.equal(page.changes.length, perPage);
-        assert.equal(page.has_more, true);
-      } finally {
-        executor.executeQuery = original;
-      }
-      return queries;
-    };
+    const queriesFor = (perPage: number) => queriesDuring(h().store, async () => {
+      const page = (await call('GET', '/changes', 200, admin(), undefined, { since, per_page: perPage })).json();
+      assert.equal(page.changes.length, perPage);
+      assert.equal(page.has_more, true);
+    });
     const small = await queriesFor(5);
     assert.equal(await queriesFor(50), small, 'the same queries for 5 and for 50 entries of every kind');
   });

@@ -1,6 +1,7 @@
 // D26 iCalendar out: `GET /events.ics` (every filter of `GET /events`) and `GET /events/{id}.ics`. Thin: the list plan,
 // the feed's selection (ical/feed.ts) and the writer (ical/write.ts). ETag/304 and Cache-Control come from the
 // plugins as for every GET (D22, D12): the tag is the hash of the bytes, so an unchanged feed answers 304.
+import { planListRequest } from './list-request.ts';
 import { canReadPost } from '../../domain/access.ts';
 import { formatWp } from '../../domain/dates/stored-format.ts';
 import type { RequestContext } from '../../http/context.ts';
@@ -12,8 +13,8 @@ import { feedEntries, feedWindow, selectFeed, uidHost } from '../../ical/feed.ts
 import { writeCalendar, type CalendarHead } from '../../ical/write.ts';
 import { loadPost } from '../posts/args.ts';
 import { postLike } from '../posts/fields.ts';
-import { coordinateIssue, DATE_PARAMS, planEventList } from './list-query.ts';
-import { eventListArgs, filterTermIds, idArg, passwordArg } from './schema.ts';
+import { coordinateIssue, DATE_PARAMS } from './list-query.ts';
+import { eventListArgs, idArg, passwordArg } from './schema.ts';
 
 export const ICAL_TYPE = 'text/calendar; charset=utf-8';
 
@@ -48,19 +49,7 @@ const feed = endpoint({
   async handler(ctx, params, raw) {
     const issue = coordinateIssue(params);
     if (issue) throw invalidParams(issue);
-    const [categoryIds, tagIds] = await Promise.all([
-      params.categories && filterTermIds(ctx, 'event_category', params.categories),
-      params.tags && filterTermIds(ctx, 'event_tag', params.tags),
-    ]);
-    let plan = planEventList(params, {
-      viewer: ctx.viewer,
-      siteZone: ctx.config.siteTimezone,
-      now: ctx.now,
-      perPageDefault: ctx.config.perPageDefault,
-      perPageMax: ctx.config.perPageMax,
-      categoryIds: categoryIds ?? undefined,
-      tagIds: tagIds ?? undefined,
-    });
+    let plan = await planListRequest(ctx, params);
     if (!DATE_PARAMS.some((name) => hasParam(raw, name)) && params.include === undefined) plan = feedWindow(plan, ctx);
     // D25: a series is one VEVENT (with its rule and edited occurrences), however many of its occurrences match.
     plan = { ...plan, collapseSeries: true };

@@ -1,4 +1,5 @@
 // The event routes (§2 rows 3–8): thin handlers over the schema, the list plan, the service and the serializer.
+import { planListRequest } from './list-request.ts';
 import { canAccessProtected, canCreatePosts, canDeletePost, canEditPost, canReadPost } from '../../domain/access.ts';
 import { formatWp } from '../../domain/dates/stored-format.ts';
 import type { Args } from '../../http/args.ts';
@@ -12,10 +13,10 @@ import { endpoint, type Endpoint, type Reply, type RouteGroup } from '../../http
 import { forceArg, loadPost, loadPostBySlug } from '../posts/args.ts';
 import { mayAssignAuthor, postLike } from '../posts/fields.ts';
 import type { PostRow } from '../posts/store.ts';
-import { coordinateIssue, planEventList } from './list-query.ts';
+import { coordinateIssue } from './list-query.ts';
 import { blankProtectedFields } from './protected.ts';
 import { EVENT_RESPONSES } from './response.ts';
-import { deletePasswordArg, eventFieldArgs, eventListArgs, existingSlugArg, filterTermIds, idArg, passwordArg, scopeArg, slugArg } from './schema.ts';
+import { deletePasswordArg, eventFieldArgs, eventListArgs, existingSlugArg, idArg, passwordArg, scopeArg, slugArg } from './schema.ts';
 import { keepSeriesHorizons } from './series.ts';
 import { loadEventBundle, serializeEvent, type EventBundle } from './serialize.ts';
 import { inlineAuthorsAllowed, linkedInput } from './linked-input.ts';
@@ -149,19 +150,7 @@ const list = endpoint({
     await keepSeriesHorizons(ctx.store, ctx);
     // D24: read before the list's queries, so that following /changes from it loses nothing.
     const syncCursor = await syncCursorHeader(ctx);
-    const [categoryIds, tagIds] = await Promise.all([
-      params.categories && filterTermIds(ctx, 'event_category', params.categories),
-      params.tags && filterTermIds(ctx, 'event_tag', params.tags),
-    ]);
-    const plan = planEventList(params, {
-      viewer: ctx.viewer,
-      siteZone: ctx.config.siteTimezone,
-      now: ctx.now,
-      perPageDefault: ctx.config.perPageDefault,
-      perPageMax: ctx.config.perPageMax,
-      categoryIds: categoryIds ?? undefined,
-      tagIds: tagIds ?? undefined,
-    });
+    const plan = await planListRequest(ctx, params);
     const { total, ids } = await findEventPage(ctx.store, ctx, plan);
     if (ids.length === 0 && plan.page > 1) {
       throw new ApiError(404, 'event-archive-page-not-found', 'The requested event archive page does not exist');
