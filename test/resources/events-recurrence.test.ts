@@ -228,6 +228,10 @@ describeEachDatabase('Recurring events (D25)', (h) => {
     const first = await occurrences(series.id);
     assert.equal(first.length, 24, 'Dec 2026 to Nov 2028: up to 730 days after 2026-11-23');
     h().setNow('2027-06-23T12:00:00Z');
+    // Whichever list comes first after the day changed (here a feed) brings the series up to the new horizon.
+    assert.equal((await h().request('GET', '/events.ics')).statusCode, 200);
+    const stored = await h().store.db.selectFrom('events').select((eb) => eb.fn.countAll<number | string>().as('n')).where('series_id', '=', series.id).executeTakeFirstOrThrow();
+    assert.equal(Number(stored.n), 31);
     const later = await occurrences(series.id);
     assert.equal(later.length, 31);
     assert.deepEqual(later.slice(0, 24).map((event) => event.id), first.map((event) => event.id));

@@ -17,7 +17,6 @@ import { coordinateIssue } from './list-query.ts';
 import { blankProtectedFields } from './protected.ts';
 import { EVENT_RESPONSES } from './response.ts';
 import { deletePasswordArg, eventFieldArgs, eventListArgs, existingSlugArg, idArg, passwordArg, scopeArg, slugArg } from './schema.ts';
-import { keepSeriesHorizons } from './series.ts';
 import { loadEventBundle, serializeEvent, type EventBundle } from './serialize.ts';
 import { inlineAuthorsAllowed, linkedInput } from './linked-input.ts';
 import { createEvent, deleteEvent, trashEvent, updateEvent, type EventInput } from './service.ts';
@@ -146,8 +145,6 @@ const list = endpoint({
   async handler(ctx, params, raw) {
     const issue = coordinateIssue(params);
     if (issue) throw invalidParams(issue);
-    // D25: open-ended series reach the rolling horizon (once a day) before the list reads them.
-    await keepSeriesHorizons(ctx.store, ctx);
     // D24: read before the list's queries, so that following /changes from it loses nothing.
     const syncCursor = await syncCursorHeader(ctx);
     const plan = await planListRequest(ctx, params);
