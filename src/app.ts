@@ -13,6 +13,7 @@ import headers from './plugins/headers.ts';
 import health from './plugins/health.ts';
 import idempotency from './plugins/idempotency.ts';
 import pages, { pageAwareFrameworkErrors } from './plugins/pages.ts';
+import activity from './plugins/activity.ts';
 import readCache from './plugins/read-cache.ts';
 import responseValidation from './plugins/response-validation.ts';
 import { docsUi } from './resources/discovery/docs-ui.ts';
@@ -64,6 +65,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   });
 
   await app.register(errors);
+  await app.register(activity);
   await app.register(body);
   await app.register(auth, { deps });
   await app.register(cors, { config });

@@ -13,6 +13,7 @@ import { onChangesCommitted } from '../changes/log.ts';
 import type { Config } from '../config.ts';
 import type { Store } from '../store/store.ts';
 import { WebhookWorker } from './worker.ts';
+import { requestActivity } from '../http/activity.ts';
 
 export interface WebhookThread {
   /** Resolves once the thread has started its worker (its database is open). */
@@ -22,7 +23,9 @@ export interface WebhookThread {
 
 function startWebhookThread(store: Store, log: FastifyBaseLogger): WebhookThread {
   // thread.ts beside this file, or thread.js once compiled.
-  const thread = new Worker(new URL(`./thread${extname(fileURLToPath(import.meta.url))}`, import.meta.url), { workerData: { env: { ...process.env } } });
+  const thread = new Worker(new URL(`./thread${extname(fileURLToPath(import.meta.url))}`, import.meta.url), {
+    workerData: { env: { ...process.env }, activity: requestActivity.buffer },
+  });
   let exited = false;
   const exit = new Promise<void>((resolve) => thread.once('exit', () => {
     exited = true;
@@ -65,6 +68,7 @@ export function startWebhooks(store: Store, config: Config, log: FastifyBaseLogg
   if (config.database.dialect === 'postgres') return startWebhookThread(store, log);
   const worker = new WebhookWorker(store, config, {
     onError: (error) => log.warn({ err: error }, 'webhook delivery worker: a run failed; tried again at the next wake-up'),
+    busy: () => requestActivity.busy,
   });
   worker.start();
   return { ready: Promise.resolve(), stop: () => worker.stop() };

@@ -5,12 +5,17 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { loadConfig } from '../config.ts';
 import { openStore } from '../store/store.ts';
 import { WebhookWorker } from './worker.ts';
+import { RequestActivity } from '../http/activity.ts';
 
 const port = parentPort!;
-const config = loadConfig((workerData as { env: Record<string, string | undefined> }).env);
+const data = workerData as { env: Record<string, string | undefined>; activity: SharedArrayBuffer };
+const config = loadConfig(data.env);
+const activity = new RequestActivity(data.activity);
 const store = await openStore(config.database);
 const worker = new WebhookWorker(store, config, {
   onError: (error) => port.postMessage({ type: 'error', message: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
+  // The main thread's requests: deliveries yield to them (worker.ts YIELD_FACTOR).
+  busy: () => activity.busy,
 });
 worker.start();
 port.on('message', (message: unknown) => {

@@ -35,6 +35,24 @@ describeEachDatabase('Webhooks: delivery', (h) => {
     return response.json() as { id: number };
   };
 
+  it('yields to requests: after a batch sent while requests are served, it pauses ten times as long as the batch took', async () => {
+    const pauses: number[] = [];
+    let busy = true;
+    const options: WorkerOptions = { pollMs: 60_000, busy: () => busy, pause: async (ms) => void pauses.push(ms), batchSize: 2 };
+    await withSubscription(() => 200, options, async ({ receiver, worker }) => {
+      for (const title of ['Yield 1', 'Yield 2', 'Yield 3']) await createEvent(title);
+      await worker.runOnce();
+      await receiver.waitFor((received) => received.length >= 3);
+      assert.equal(pauses.length, 2, 'one pause after each of the two batches (2 + 1 deliveries)');
+      assert.ok(pauses.every((ms) => ms > 0 && ms <= 2_000), JSON.stringify(pauses));
+      busy = false;
+      await createEvent('No yield');
+      await worker.runOnce();
+      await receiver.waitFor((received) => received.length >= 4);
+      assert.equal(pauses.length, 2, 'no pause while no request is served');
+    });
+  });
+
   it('prunes settled deliveries, and their attempts, older than the change log\'s retention, and keeps the rest', async () => {
     await withSubscription(() => 200, { pollMs: 60_000 }, async ({ receiver, worker }) => {
       await createEvent('Pruned later');
