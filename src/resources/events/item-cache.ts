@@ -48,6 +48,7 @@ export class EventItemCache {
    * answer computed from data older than a change it missed is never kept.
    */
   async position(): Promise<number> {
+    if (this.maxBytes === 0) return -1;
     await this.catchUp();
     return this.#seq;
   }
