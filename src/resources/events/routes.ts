@@ -37,26 +37,6 @@ async function readEvent(ctx: RequestContext, id: number, single: boolean, db: D
   return serializeEvent(ctx, await loadEventBundle(db, ctx, [id]), id, { single });
 }
 
-/**
- * GET /events/{id} without a password or context: a public event's answer is the same for everyone who may read it, so
- * it is served from the per-process item cache, which the change log keeps exact (item-cache.ts).
- */
-async function readPublicEvent(ctx: RequestContext, id: number): Promise<Reply | undefined> {
-  const cache = eventItemCache(ctx.store, ctx.config.itemCacheBytes);
-  const key = `api:${id}`;
-  const hit = await cache.get(key);
-  if (hit) return hit;
-  const seq = await cache.position();
-  const post = await loadPost(ctx, id);
-  if (!post || post.type !== 'event' || readRefusal(ctx, post, EDIT_CONTEXT) || post.status !== 'publish') return undefined;
-  const bundle = await loadEventBundle(ctx.store.db, ctx, [id]);
-  if (!sameForEveryReader(bundle, id)) return undefined;
-  const body = serializeEvent(ctx, bundle, id, { single: true });
-  const entry = { type: JSON_TYPE, payload: Buffer.from(JSON.stringify(body)), headers: lastModifiedHeader(body) };
-  cache.set(key, id, seq, entry);
-  return entry;
-}
-
 /** §11: no password, `context=edit` with edit rights, or the right password (compared in constant time). */
 function canSeeProtected(ctx: RequestContext, post: PostRow, password: unknown, raw: ParamMap): boolean {
   return canAccessProtected({
@@ -215,15 +195,24 @@ function itemEndpoints(key: 'id' | 'slug'): Endpoint<any>[] {
       },
       args: readArgs,
       async handler(ctx, params, raw) {
-        if (key === 'id' && raw.password === undefined && raw.context === undefined) {
-          const cached = await readPublicEvent(ctx, params.id as number);
-          if (cached) return cached;
-        }
+        // By id without a password or context, a public event's answer is the same for everyone who may read it: it
+        // is served from, and kept in, the per-process item cache, which the change log keeps exact (item-cache.ts).
+        const cache = key === 'id' && raw.password === undefined && raw.context === undefined
+          ? eventItemCache(ctx.store, ctx.config.itemCacheBytes)
+          : undefined;
+        const cacheKey = `api:${params.id as number}`;
+        const hit = await cache?.get(cacheKey);
+        if (hit) return hit;
+        const seq = await cache?.position();
         const post = await requireEvent(ctx, params);
         const refusal = readRefusal(ctx, post, raw);
         if (refusal) throw refusal;
-        const body = await readEvent(ctx, post.id, true);
-        return { body, headers: lastModifiedHeader(body) };
+        const bundle = await loadEventBundle(ctx.store.db, ctx, [post.id]);
+        const body = serializeEvent(ctx, bundle, post.id, { single: true });
+        if (!cache || !sameForEveryReader(bundle, post.id)) return { body, headers: lastModifiedHeader(body) };
+        const entry = { type: JSON_TYPE, payload: Buffer.from(JSON.stringify(body)), headers: lastModifiedHeader(body) };
+        cache.set(cacheKey, post.id, seq!, entry);
+        return entry;
       },
     }),
     endpoint({

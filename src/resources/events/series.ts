@@ -89,6 +89,14 @@ export function expandSeries(actor: Actor, recurrence: ParsedRecurrence, schedul
   return { occurrences: expansion.occurrences, horizonUtc: expansion.complete ? null : horizonUtc };
 }
 
+/** The occurrences of a series' stored rule, as {@link expandSeries} gives them (its lines were checked when written). */
+function expandStored(actor: Actor, series: EventRow) {
+  const schedule = { timezone: series.timezone, allDay: series.all_day === 1, startLocal: series.start_local, endLocal: series.end_local, startUtc: series.start_utc };
+  const parsed = parseRecurrence(storedRecurrence(series), seriesStart(schedule));
+  if (!parsed.ok || parsed.recurrence === null) throw invalidRecurrence(parsed.ok ? 'recurrence: empty' : `${parsed.line}: ${parsed.message}`);
+  return expandSeries(actor, parsed.recurrence, schedule);
+}
+
 interface SeriesMember {
   id: number;
   occurrenceStartUtc: string;
@@ -130,10 +138,7 @@ export interface SeriesOutcome {
 export async function syncSeries(trx: Trx, store: Store, actor: Actor, seriesId: number): Promise<SeriesOutcome> {
   const outcome: SeriesOutcome = { created: [], updated: [], deleted: [] };
   const series = await trx.selectFrom('events').selectAll().where('id', '=', seriesId).executeTakeFirstOrThrow();
-  const schedule = { timezone: series.timezone, allDay: series.all_day === 1, startLocal: series.start_local, endLocal: series.end_local, startUtc: series.start_utc };
-  const parsed = parseRecurrence(storedRecurrence(series), seriesStart(schedule));
-  if (!parsed.ok || parsed.recurrence === null) throw invalidRecurrence(parsed.ok ? 'recurrence: empty' : `${parsed.line}: ${parsed.message}`);
-  const { occurrences, horizonUtc } = expandSeries(actor, parsed.recurrence, schedule);
+  const { occurrences, horizonUtc } = expandStored(actor, series);
   await trx.updateTable('events').set({ series_horizon_utc: horizonUtc, occurrence_start_utc: series.start_utc }).where('id', '=', seriesId).execute();
 
   const members = new Map((await seriesMembers(trx, seriesId)).map((member) => [member.occurrenceStartUtc, member]));
@@ -164,7 +169,7 @@ export async function syncSeries(trx: Trx, store: Store, actor: Actor, seriesId:
     outcome.deleted.push(member.id);
   }
   await updateEachRow(trx, 'events', movedRows);
-  outcome.created = await materialise(trx, store, actor, seriesId, wanted);
+  outcome.created = await materialise(trx, store, actor, series, wanted);
   await rebuildOccurrences(trx, outcome.updated);
   recordChanges(trx, 'event', outcome.updated, 'updated');
   recordChanges(trx, 'event', outcome.deleted, 'deleted');
@@ -229,10 +234,10 @@ async function takenAmong(trx: Trx, candidates: readonly string[]): Promise<Set<
  * New occurrences of a series at `times`, copied from the series' rows (post, event, organizers, terms) in a few
  * statements whatever their number; logged as created. Their ids come from the shared post sequence (D1b).
  */
-async function materialise(trx: Trx, store: Store, actor: Actor, seriesId: number, times: readonly OccurrenceTimes[]): Promise<number[]> {
+async function materialise(trx: Trx, store: Store, actor: Actor, series: EventRow, times: readonly OccurrenceTimes[]): Promise<number[]> {
   if (times.length === 0) return [];
+  const seriesId = series.id;
   const post = await trx.selectFrom('posts').selectAll().where('id', '=', seriesId).executeTakeFirstOrThrow();
-  const series = await trx.selectFrom('events').selectAll().where('id', '=', seriesId).executeTakeFirstOrThrow();
   const stamp = nowStamp(actor.now, actor.config.siteTimezone);
   const bases = slugBases(post.slug, times);
   const trashed = post.status === 'trash';
@@ -517,10 +522,7 @@ export async function splitSeries(trx: Trx, store: Store, actor: Actor, occurren
   const seriesId = occurrence.series_id!;
   const series = await trx.selectFrom('events').selectAll().where('id', '=', seriesId).executeTakeFirstOrThrow();
   const lines = storedRecurrence(series);
-  const schedule = { timezone: series.timezone, allDay: series.all_day === 1, startLocal: series.start_local, endLocal: series.end_local, startUtc: series.start_utc };
-  const parsed = parseRecurrence(lines, seriesStart(schedule));
-  if (!parsed.ok || parsed.recurrence === null) throw invalidRecurrence('the series has no valid rule');
-  const whole = expandSeries(actor, parsed.recurrence, schedule);
+  const whole = expandStored(actor, series);
   const counted = lines.some((line) => /^RRULE:.*\bCOUNT=/i.test(line));
   const lastStart = whole.horizonUtc === null ? whole.occurrences.at(-1)?.startUtc : undefined;
   const following = lines.filter((line) => /^(RRULE|EXDATE)[:;]/i.test(line));

@@ -240,8 +240,8 @@ export function updateEvent(store: Store, actor: Actor, id: number, input: Event
     if (isOccurrence(event)) {
       await updateOccurrence(trx, store, actor, { post, event }, input);
     } else {
-      const schedule = await applyUpdate(trx, store, actor, { post, event }, input);
-      if (event.series_id !== null || input.recurrence !== undefined) await updateSeries(trx, store, actor, { post, event }, input, schedule);
+      const { schedule, recurrence } = await applyUpdate(trx, store, actor, { post, event }, input);
+      if (event.series_id !== null || input.recurrence !== undefined) await updateSeries(trx, store, actor, { post, event }, input, schedule, recurrence);
     }
     // D26: SEQUENCE follows the dates, title, venue and status (ical/sequence.ts).
     await followSequence(trx, id, { ...event, title: post.title, status: post.status });
@@ -252,12 +252,10 @@ export function updateEvent(store: Store, actor: Actor, id: number, input: Event
  * D25, after a write of a series' own row (or of a single event that sent `recurrence`): the rule stored and the
  * occurrences brought in line (syncSeries), the fields sent copied onto them, a trash or restore applied to all.
  */
-async function updateSeries(trx: Trx, store: Store, actor: Actor, before: EventRecord, input: EventInput, schedule: EventSchedule): Promise<void> {
+async function updateSeries(
+  trx: Trx, store: Store, actor: Actor, before: EventRecord, input: EventInput, schedule: EventSchedule, recurrence: ParsedRecurrence | null | undefined,
+): Promise<void> {
   const id = before.post.id;
-  const scheduleChanged = !sameSchedule(scheduleColumns(schedule), before.event);
-  const recurrence = input.recurrence !== undefined
-    ? validRecurrence(actor, input.recurrence, schedule)
-    : scheduleChanged ? validRecurrence(actor, storedRecurrence(before.event), schedule) : undefined;
   if (recurrence === null) {
     // Single again: the other occurrences go.
     if (before.event.series_id !== null) await deleteSeriesMembers(trx, id);
@@ -289,8 +287,9 @@ async function updateOccurrence(trx: Trx, store: Store, actor: Actor, record: Ev
   if (input.scope === 'following') {
     const lines = await splitSeries(trx, store, actor, record.event);
     const split = { post: record.post, event: { ...record.event, series_id: record.post.id, overrides: '' } };
-    const schedule = await applyUpdate(trx, store, actor, split, { ...input, recurrence: input.recurrence ?? lines });
-    await updateSeries(trx, store, actor, split, { ...input, recurrence: input.recurrence ?? lines }, schedule);
+    const splitInput = { ...input, recurrence: input.recurrence ?? lines };
+    const { schedule, recurrence } = await applyUpdate(trx, store, actor, split, splitInput);
+    await updateSeries(trx, store, actor, split, splitInput, schedule, recurrence);
     return;
   }
   if (input.recurrence !== undefined) {
@@ -309,14 +308,17 @@ async function updateOccurrence(trx: Trx, store: Store, actor: Actor, record: Ev
   if (cancelled || restored) await setExdate(trx, seriesId, record.event.occurrence_start_utc!, cancelled);
 }
 
-async function applyUpdate(trx: Trx, store: Store, actor: Actor, record: EventRecord, input: EventInput): Promise<EventSchedule> {
+/**
+ * The update of one event's own rows (D2), and for a series' own row the rule it now has (see
+ * {@link changedRecurrence}), checked before anything is written.
+ */
+async function applyUpdate(
+  trx: Trx, store: Store, actor: Actor, record: EventRecord, input: EventInput,
+): Promise<{ schedule: EventSchedule; recurrence: ParsedRecurrence | null | undefined }> {
   const { post, event } = record;
   const siteZone = actor.config.siteTimezone;
   const schedule = scheduleOrThrow(resolveSchedule(scheduleInput(input), storedSchedule(record), siteZone, actor.now));
-  // D25: a series' rule is checked against the new dates before anything is written.
-  if (!isOccurrence(event) && (input.recurrence !== undefined || event.series_id !== null)) {
-    validRecurrence(actor, input.recurrence ?? storedRecurrence(event), schedule);
-  }
+  const recurrence = isOccurrence(event) ? undefined : changedRecurrence(actor, input, event, schedule);
   const venueIds = input.venue === undefined ? undefined : await linkedIds(trx, store, actor, venueKind, input.venue);
   const organizerIds = input.organizer === undefined ? undefined : await linkedIds(trx, store, actor, organizerKind, input.organizer);
 
@@ -342,7 +344,17 @@ async function applyUpdate(trx: Trx, store: Store, actor: Actor, record: EventRe
   if (scheduleChanged) await replaceOccurrences(trx, post.id, spansOf(schedule));
   if (organizerIds !== undefined) await setOrganizers(trx, post.id, organizerIds);
   await writeTerms(trx, store, actor, post.id, input);
-  return schedule;
+  return { schedule, recurrence };
+}
+
+/**
+ * D25: the rule a write of a series' own row (or of a single event) gives it: the one sent, else, when the series'
+ * dates moved, its stored one read against the new dates; undefined when neither changes (nothing to expand again).
+ */
+function changedRecurrence(actor: Actor, input: EventInput, event: EventRecord['event'], schedule: EventSchedule): ParsedRecurrence | null | undefined {
+  if (input.recurrence !== undefined) return validRecurrence(actor, input.recurrence, schedule);
+  if (event.series_id === null || sameSchedule(scheduleColumns(schedule), event)) return undefined;
+  return validRecurrence(actor, storedRecurrence(event), schedule);
 }
 
 /** §5.4: to the trash, with the `__trashed` slug; of two simultaneous trashes exactly one answers 410. */
