@@ -240,6 +240,19 @@ describeEachDatabase('Recurring events (D25)', (h) => {
     for (const event of later) assert.ok(created.has(event.id), 'every occurrence is in the change log');
   });
 
+  it('keeps extending a series that, as days pass, holds more occurrences than a write may create', async () => {
+    const series = await create({ title: 'Every day, for good', start_date: '2026-12-01 07:00:00', end_date: '2026-12-01 08:00:00', recurrence: ['RRULE:FREQ=DAILY'] });
+    const countStored = async () => Number((await h().store.db.selectFrom('events').select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('series_id', '=', series.id).executeTakeFirstOrThrow()).n);
+    const first = await countStored();
+    assert.ok(first > 700 && first <= 1000, `${first}`);
+    h().setNow('2027-12-28T12:00:00Z');
+    const list = await h().request('GET', '/events', { query: { start_date: '2029-12-20', end_date: '2029-12-31' } });
+    assert.equal(list.statusCode, 200, list.body);
+    assert.ok(list.json().events.some((event: any) => event.series_id === series.id), 'extended up to the new horizon');
+    assert.ok(await countStored() > 1000, 'past the write-time maximum: time passing is not a write');
+  });
+
   it('refuses bad rules with a 400 naming the line, and writes nothing', async () => {
     const before = (await h().request('GET', '/events', { as: admin(), query: { per_page: 1 } })).headers['x-wp-total'];
     const cases: unknown[] = [

@@ -82,19 +82,29 @@ function horizonOf(actor: Actor, startUtc: string): string {
 }
 
 /** The occurrences of a series up to the horizon (400 past the maximum), and how far that is when the rule goes on. */
-export function expandSeries(actor: Actor, recurrence: ParsedRecurrence, schedule: Pick<EventSchedule, 'timezone' | 'allDay' | 'startLocal' | 'endLocal' | 'startUtc'>) {
+export function expandSeries(
+  actor: Actor, recurrence: ParsedRecurrence, schedule: Pick<EventSchedule, 'timezone' | 'allDay' | 'startLocal' | 'endLocal' | 'startUtc'>,
+  maxOccurrences = actor.config.recurrence.maxOccurrences,
+) {
   const horizonUtc = horizonOf(actor, schedule.startUtc);
-  const expansion = expandRecurrence(recurrence, seriesStart(schedule), { horizonUtc, maxOccurrences: actor.config.recurrence.maxOccurrences });
+  const expansion = expandRecurrence(recurrence, seriesStart(schedule), { horizonUtc, maxOccurrences });
   if (!expansion.ok) throw invalidRecurrence(expansion.message);
   return { occurrences: expansion.occurrences, horizonUtc: expansion.complete ? null : horizonUtc };
 }
+
+/**
+ * The most occurrences a stored rule is expanded to. RECURRENCE_MAX_OCCURRENCES is checked when a rule is written; as
+ * days pass, the horizon moves and an open-ended series outgrows it (a daily one by a day a day): following it must
+ * not fail, nor fail the list that brings the series up to the horizon.
+ */
+const STORED_RULE_CEILING = 100_000;
 
 /** The occurrences of a series' stored rule, as {@link expandSeries} gives them (its lines were checked when written). */
 function expandStored(actor: Actor, series: EventRow) {
   const schedule = { timezone: series.timezone, allDay: series.all_day === 1, startLocal: series.start_local, endLocal: series.end_local, startUtc: series.start_utc };
   const parsed = parseRecurrence(storedRecurrence(series), seriesStart(schedule));
   if (!parsed.ok || parsed.recurrence === null) throw invalidRecurrence(parsed.ok ? 'recurrence: empty' : `${parsed.line}: ${parsed.message}`);
-  return expandSeries(actor, parsed.recurrence, schedule);
+  return expandSeries(actor, parsed.recurrence, schedule, STORED_RULE_CEILING);
 }
 
 interface SeriesMember {
