@@ -332,5 +332,13 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
         await db.schema.createIndex('events_ical_uid').on('events').column('ical_uid').execute();
       },
     },
+    // D25: the series whose horizon is due are found by index (a partial one: single events have none), not by a
+    // scan of every event on the first list of each day.
+    '0014_series_horizon_index': {
+      async up(db: Kysely<any>) {
+        await db.schema.createIndex('events_series_horizon').on('events').column('series_horizon_utc')
+          .where(sql.ref('series_horizon_utc'), 'is not', null).execute();
+      },
+    },
   };
 }
