@@ -94,14 +94,13 @@ async function publicEventPage(ctx: RequestContext, request: FastifyRequest): Pr
   const slug = param(request, 'slug');
   const cache = eventItemCache(ctx.store, ctx.config.itemCacheBytes);
   const key = `page:${slug}`;
-  const hit = await cache.get(key);
-  if (hit) return { status: 200, ...hit };
-  const seq = await cache.position();
+  const found = await cache.lookup(key);
+  if ('hit' in found) return { status: 200, ...found.hit };
   const view = await readEvent(ctx, slug, { cookies: parseCookies(request.headers.cookie) });
   const reply = renderEvent(ctx, view);
   if (!view.locked && view.sameForEveryReader && reply.status === 200 && typeof reply.payload === 'string') {
     const entry = { type: reply.type!, headers: reply.headers, payload: Buffer.from(reply.payload) };
-    cache.set(key, view.post.id, seq, entry);
+    cache.set(key, view.post.id, found.seq, entry);
     return { status: 200, ...entry };
   }
   return reply;

@@ -44,24 +44,19 @@ export class EventItemCache {
   }
 
   /**
-   * The position in the log to hand to {@link set} after computing an answer: read after catching up, so that an
-   * answer computed from data older than a change it missed is never kept.
+   * The answer kept under `key`, after catching up with the change log; on a miss, the log position to hand to
+   * {@link set} with the answer computed now, so that one computed from data older than a change it missed is never
+   * kept.
    */
-  async position(): Promise<number> {
-    if (this.maxBytes === 0) return -1;
-    await this.catchUp();
-    return this.#seq;
-  }
-
-  async get(key: string): Promise<CachedEvent | undefined> {
-    if (this.maxBytes === 0) return undefined;
+  async lookup(key: string): Promise<{ hit: CachedEvent } | { seq: number }> {
+    if (this.maxBytes === 0) return { seq: -1 };
     await this.catchUp();
     const stored = this.#entries.get(key);
-    if (!stored) return undefined;
+    if (!stored) return { seq: this.#seq };
     // Most recently used last: eviction takes the first.
     this.#entries.delete(key);
     this.#entries.set(key, stored);
-    return stored.entry;
+    return { hit: stored.entry };
   }
 
   /**

@@ -201,17 +201,16 @@ function itemEndpoints(key: 'id' | 'slug'): Endpoint<any>[] {
           ? eventItemCache(ctx.store, ctx.config.itemCacheBytes)
           : undefined;
         const cacheKey = `api:${params.id as number}`;
-        const hit = await cache?.get(cacheKey);
-        if (hit) return hit;
-        const seq = await cache?.position();
+        const found = await cache?.lookup(cacheKey);
+        if (found && 'hit' in found) return found.hit;
         const post = await requireEvent(ctx, params);
         const refusal = readRefusal(ctx, post, raw);
         if (refusal) throw refusal;
         const bundle = await loadEventBundle(ctx.store.db, ctx, [post.id]);
         const body = serializeEvent(ctx, bundle, post.id, { single: true });
-        if (!cache || !sameForEveryReader(bundle, post.id)) return { body, headers: lastModifiedHeader(body) };
+        if (!cache || !found || !sameForEveryReader(bundle, post.id)) return { body, headers: lastModifiedHeader(body) };
         const entry = { type: JSON_TYPE, payload: Buffer.from(JSON.stringify(body)), headers: lastModifiedHeader(body) };
-        cache.set(cacheKey, post.id, seq!, entry);
+        cache.set(cacheKey, post.id, found.seq, entry);
         return entry;
       },
     }),
