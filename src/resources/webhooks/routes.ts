@@ -13,6 +13,8 @@ import {
 import { WebhookAttemptListSchema, WebhookCreatedSchema, WebhookDeletedSchema, WebhookListSchema, WebhookSchema } from './response.ts';
 
 const isAdministrator = (ctx: RequestContext) => ctx.viewer?.role === 'administrator';
+/** D27: only administrators manage subscriptions (401 anonymous, 403 anyone else). */
+const ADMINISTRATORS_ONLY = { allows: isAdministrator, permission: isAdministrator };
 const issue = (name: string, code: string, message: string): ParamIssue => ({ code, message, data: { param: name } });
 
 const validUrl = (value: string, _ctx: RequestContext, name: string): true | ParamIssue => {
@@ -69,8 +71,7 @@ const list = endpoint({
   summary: 'List webhook subscriptions',
   responses: { 200: { description: 'Every subscription (secrets are never shown).', schema: WebhookListSchema }, ...FORBIDDEN },
   args: {},
-  allows: isAdministrator,
-  permission: isAdministrator,
+  ...ADMINISTRATORS_ONLY,
   async handler(ctx) {
     return { body: (await listWebhooks(ctx.store.db)).map(toSubscription) };
   },
@@ -85,8 +86,7 @@ const create = endpoint({
     ...FORBIDDEN,
   },
   args: writeArgs('create'),
-  allows: isAdministrator,
-  permission: isAdministrator,
+  ...ADMINISTRATORS_ONLY,
   async handler(ctx, params) {
     await checkUrlSafety(ctx, params.url);
     const { row, secret } = await createWebhook(ctx.store, {
@@ -101,8 +101,7 @@ const get = endpoint({
   summary: 'A webhook subscription',
   responses: { 200: { description: 'The subscription (without its secret).', schema: WebhookSchema }, ...FORBIDDEN, ...NOT_FOUND },
   args: idArg,
-  allows: isAdministrator,
-  permission: isAdministrator,
+  ...ADMINISTRATORS_ONLY,
   async handler(ctx, params) {
     const row = await findWebhook(ctx.store.db, params.id);
     if (!row) throw notFound();
@@ -120,8 +119,7 @@ const update = endpoint({
     ...NOT_FOUND,
   },
   args: { ...idArg, ...writeArgs('update') },
-  allows: isAdministrator,
-  permission: isAdministrator,
+  ...ADMINISTRATORS_ONLY,
   async handler(ctx, params) {
     await checkUrlSafety(ctx, params.url);
     const row = await updateWebhook(ctx.store, params.id, {
@@ -137,8 +135,7 @@ const remove = endpoint({
   summary: 'Delete a webhook subscription',
   responses: { 200: { description: 'Deleted, with its queued deliveries and their log.', schema: WebhookDeletedSchema }, ...FORBIDDEN, ...NOT_FOUND },
   args: idArg,
-  allows: isAdministrator,
-  permission: isAdministrator,
+  ...ADMINISTRATORS_ONLY,
   async handler(ctx, params) {
     const row = await deleteWebhook(ctx.store, params.id);
     if (!row) throw notFound();
@@ -154,8 +151,7 @@ const deliveries = endpoint({
     ...idArg,
     per_page: arg.integer({ description: 'At most this many attempts (default 50, at most 100).', validate: (value: number) => value >= 1 }),
   },
-  allows: isAdministrator,
-  permission: isAdministrator,
+  ...ADMINISTRATORS_ONLY,
   async handler(ctx, params) {
     if (!(await findWebhook(ctx.store.db, params.id))) throw notFound();
     const rows = await ctx.store.db.selectFrom('webhook_attempts as a').innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
