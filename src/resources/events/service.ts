@@ -13,7 +13,7 @@ import { isForeignKeyViolation, type Store, type Trx } from '../../store/store.t
 import type { LinkedPostKind } from '../linked/kind.ts';
 import { createLinked, type Sent } from '../linked/service.ts';
 import { organizerKind } from '../organizers/kind.ts';
-import { replaceOccurrences, refreshListing } from '../occurrences/store.ts';
+import { rebuildOccurrences, refreshListing } from '../occurrences/store.ts';
 import { nowStamp, postChanges, publicationDate, type PublicationDate } from '../posts/fields.ts';
 import { claimForWrite, createPost, deletePostForever, trashClaimedPost, updatePostRow, type WriteOptions } from '../posts/lifecycle.ts';
 import type { PostRow } from '../posts/store.ts';
@@ -100,11 +100,6 @@ function sentEventColumns(sent: Sent): Updateable<EventsTable> {
   return { ...columns, ...icalColumns(sent) };
 }
 
-/** The single occurrence of a one-off event; a series will give several (occurrences/store.ts owns them). */
-const spansOf = (schedule: EventSchedule) => [{
-  startLocal: schedule.startLocal, endLocal: schedule.endLocal, startUtc: schedule.startUtc, endUtc: schedule.endUtc,
-}];
-
 /** §5.2 in `trx`; returns the new event's id. */
 async function insertEvent(trx: Trx, store: Store, actor: Actor, input: EventInput): Promise<number> {
   const siteZone = actor.config.siteTimezone;
@@ -144,7 +139,7 @@ async function insertEvent(trx: Trx, store: Store, actor: Actor, input: EventInp
     venue_id: venueIds[0] ?? null,
     ...seriesColumns(post.id, recurrence, schedule),
   });
-  await replaceOccurrences(trx, post.id, spansOf(schedule));
+  await rebuildOccurrences(trx, [post.id]);
   await setOrganizers(trx, post.id, organizerIds);
   await writeTerms(trx, store, actor, post.id, input);
   await countNewEvents(trx, [post.id]);
@@ -260,13 +255,13 @@ async function updateSeries(
     // Single again: the other occurrences go.
     if (before.event.series_id !== null) await deleteSeriesMembers(trx, id);
     await updateEventRow(trx, id, seriesColumns(id, null, schedule));
-    await replaceOccurrences(trx, id, spansOf(schedule));
+    await rebuildOccurrences(trx, [id]);
     return;
   }
   const logged = new Set<number>();
   if (recurrence !== undefined) {
     await updateEventRow(trx, id, seriesColumns(id, recurrence, schedule));
-    await replaceOccurrences(trx, id, spansOf(schedule));
+    await rebuildOccurrences(trx, [id]);
     const outcome = await syncSeries(trx, store, actor, id);
     for (const changed of [...outcome.created, ...outcome.updated, ...outcome.deleted]) logged.add(changed);
   }
@@ -341,7 +336,7 @@ async function applyUpdate(
     ...sentEventColumns(input),
     ...(venueIds === undefined ? {} : { venue_id: venueIds[0] ?? null }),
   });
-  if (scheduleChanged) await replaceOccurrences(trx, post.id, spansOf(schedule));
+  if (scheduleChanged) await rebuildOccurrences(trx, [post.id]);
   if (organizerIds !== undefined) await setOrganizers(trx, post.id, organizerIds);
   await writeTerms(trx, store, actor, post.id, input);
   return { schedule, recurrence };

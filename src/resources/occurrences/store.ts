@@ -1,5 +1,5 @@
-// The one owner of `occurrences`, the rows event lists read: one per single event today, one per occurrence of a
-// series later. API writes, the batch import and user deletion all write them through here, so the copies they carry
+// The one owner of `occurrences`, the rows event lists read: one per event, and so one per occurrence of a series (each
+// is an event of its own, D25). API writes, the batch import and user deletion all write them through here, so the copies they carry
 // (status, publication date, author, hidden flag) cannot drift from the events they list.
 import type { Insertable } from 'kysely';
 import type { OccurrencesTable } from '../../store/schema.ts';
@@ -36,35 +36,9 @@ function occurrenceRow(eventId: number, span: OccurrenceSpan, listing: ListingCo
 }
 
 /**
- * Replaces an event's occurrences with `spans`, their listing copies read from the event's rows as they stand in `trx`
- * (a later write of the post runs {@link refreshListing}).
- */
-export async function replaceOccurrences(trx: Trx, eventId: number, spans: readonly OccurrenceSpan[]): Promise<void> {
-  await trx.deleteFrom('occurrences').where('event_id', '=', eventId).execute();
-  for (const span of spans) {
-    await trx.insertInto('occurrences')
-      .columns(['event_id', 'start_local', 'end_local', 'start_utc', 'end_utc', 'status', 'published_utc', 'author_id', 'hidden', 'series_id'])
-      .expression((eb) => eb.selectFrom('posts').innerJoin('events', 'events.id', 'posts.id')
-        .select((select) => [
-          'posts.id',
-          select.val(span.startLocal).as('start_local'),
-          select.val(span.endLocal).as('end_local'),
-          select.val(span.startUtc).as('start_utc'),
-          select.val(span.endUtc).as('end_utc'),
-          'posts.status',
-          'posts.date_utc',
-          'posts.author_id',
-          'events.hide_from_listings',
-          'events.series_id',
-        ])
-        .where('posts.id', '=', eventId))
-      .execute();
-  }
-}
-
-/**
- * D25: the occurrences rows of events that take place once each, as every occurrence of a series does (its own event
- * rows hold its dates), rebuilt from those rows in two statements whatever their number.
+ * The occurrences rows of events, rebuilt from their posts and events rows as they stand in `trx` (every event, each
+ * occurrence of a series included, takes place once: its own row holds its dates), in two statements whatever their
+ * number; a later write of the post runs {@link refreshListing}.
  */
 export async function rebuildOccurrences(trx: Trx, eventIds: readonly number[]): Promise<void> {
   for (let start = 0; start < eventIds.length; start += IDS_PER_STATEMENT) {
