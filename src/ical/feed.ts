@@ -11,6 +11,7 @@ import type { EventListPlan } from '../resources/events/list-query.ts';
 import { loadImages } from '../resources/images/images.ts';
 import { loadOrganizerIds, type EventRecord } from '../resources/events/store.ts';
 import { eventListQueries } from '../resources/events/store.ts';
+import { seriesExceptionIds } from '../resources/events/series.ts';
 import { htmlToText, type IcalEntry, type IcalEvent, type IcalStatus } from './write.ts';
 
 /** How long a trashed event stays in feeds as CANCELLED. */
@@ -242,22 +243,6 @@ export function icalEventOf(actor: Actor, bundle: FeedBundle, id: number, host: 
 const seriesOf = (bundle: FeedBundle, id: number): number | null => bundle.records.get(id)?.event.series_id ?? null;
 
 /**
- * D25: the edited occurrences (exceptions) of these series: occurrences with overrides, cancelled ones left out (they
- * are EXDATEs of the series' own lines).
- */
-async function exceptionIds(store: Store, seriesIds: readonly number[]): Promise<Map<number, number[]>> {
-  const result = new Map<number, number[]>();
-  if (seriesIds.length === 0) return result;
-  const rows = await store.db.selectFrom('events').select(['id', 'series_id', 'overrides'])
-    .where('series_id', 'in', [...seriesIds]).where('overrides', '!=', '').orderBy('occurrence_start_utc').execute();
-  for (const row of rows) {
-    if (row.series_id === null || row.id === row.series_id || (JSON.parse(row.overrides) as string[]).includes('cancelled')) continue;
-    result.set(row.series_id, [...(result.get(row.series_id) ?? []), row.id]);
-  }
-  return result;
-}
-
-/**
  * The entries of `ids`, loaded and serialised `LOAD_CHUNK` at a time (bounded memory, and the event loop gets a turn
  * between chunks). Events this caller may not see (protected) are skipped. An occurrence of a series stands for its
  * series (D25): one VEVENT with the series' RRULE/RDATE/EXDATE lines and dates, then one per edited occurrence with its
@@ -278,7 +263,7 @@ export async function* feedEntries(store: Store, actor: Actor, ids: readonly num
     const series = unique(chunk.map((id) => seriesOf(bundle, id)).filter((id): id is number => id !== null && !written.has(id)));
     let exceptions = new Map<number, number[]>();
     if (series.length > 0) {
-      exceptions = await exceptionIds(store, series);
+      exceptions = await seriesExceptionIds(store.db, series);
       const extra = unique([...series, ...[...exceptions.values()].flat()]).filter((id) => !bundle.records.has(id));
       if (extra.length > 0) bundle = await loadFeedBundle(store.db, unique([...chunk, ...extra]));
     }

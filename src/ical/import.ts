@@ -323,9 +323,6 @@ function reasonOf(error: unknown): string {
   return parts.length > 0 ? `${api.message} (${parts.join('; ')})` : api.message;
 }
 
-/** Whether the events service takes `recurrence` (D25); until it does, series are refused with that reason. */
-const seriesSupported = () => 'recurrence' in eventFieldArgs(false);
-
 export interface ImportOptions {
   viewer: NonNullable<Viewer>;
   /** Called after each unit (a progress bar). */
@@ -362,10 +359,6 @@ async function importUnit(ctx: RequestContext, calendar: ParsedCalendar, unit: I
   const master = unit.master;
   const recurrence = master[1].filter((property) => ['rrule', 'rdate', 'exdate'].includes(property[0]))
     .map((property) => ICAL.stringify.property(property as never, undefined as never, true));
-  if ((recurrence.length > 0 || unit.exceptions.length > 0) && !seriesSupported()) {
-    throw new Refusal('recurring events (RRULE, RDATE, EXDATE, RECURRENCE-ID) cannot be imported until this service supports them');
-  }
-
   if (textOf(master, 'status')?.toUpperCase() === 'CANCELLED') {
     if (!existing) return 'unchanged';
     const status = await ctx.store.db.selectFrom('posts').select('status').where('id', '=', existing.id).executeTakeFirst();
@@ -412,9 +405,8 @@ async function importUnit(ctx: RequestContext, calendar: ParsedCalendar, unit: I
 
 /**
  * Edited occurrences (D25): each RECURRENCE-ID names an occurrence of the series by its original start; its fields
- * are written on that occurrence alone, or it is cancelled (STATUS:CANCELLED). Only reached once the service takes
- * `recurrence`: occurrences are then events whose `series_id` is the series and whose `occurrence_start_utc` is
- * their original start.
+ * are written on that occurrence alone, or it is cancelled (STATUS:CANCELLED). Occurrences are events whose
+ * `series_id` is the series and whose `occurrence_start_utc` is their original start.
  */
 async function importExceptions(ctx: RequestContext, calendar: ParsedCalendar, unit: ImportUnit, seriesId: number): Promise<void> {
   const problems: string[] = [];
@@ -423,8 +415,8 @@ async function importExceptions(ctx: RequestContext, calendar: ParsedCalendar, u
       const original = momentOf(propertyOf(exception, 'recurrence-id')!, calendar, ctx.config.siteTimezone);
       const originalUtc = original.at.toUTC().toFormat(WP);
       const occurrence = await ctx.store.db.selectFrom('events').select('id')
-        .where(ctx.store.db.dynamic.ref('series_id'), '=', seriesId)
-        .where(ctx.store.db.dynamic.ref('occurrence_start_utc'), '=', originalUtc)
+        .where('series_id', '=', seriesId)
+        .where('occurrence_start_utc', '=', originalUtc)
         .executeTakeFirst();
       if (!occurrence) throw new Refusal(`RECURRENCE-ID ${originalUtc} UTC is not an occurrence of the series`);
       if (textOf(exception, 'status')?.toUpperCase() === 'CANCELLED') {
