@@ -2,7 +2,6 @@
 // (list-query.ts, events/store.ts findEventPage), the batch loaders and the serializers. Pages always read as an
 // anonymous reader (viewer null), whatever credentials came with the request: only what anyone may see.
 import { planListRequest } from '../resources/events/list-request.ts';
-import { sql } from 'kysely';
 import { canAccessProtected, canReadPost } from '../domain/access.ts';
 import { formatWp } from '../domain/dates/stored-format.ts';
 import type { RequestContext } from '../http/context.ts';
@@ -17,7 +16,7 @@ import { postHead, postLike } from '../resources/posts/fields.ts';
 import { findPostById, findPostBySlug, type PostRow } from '../resources/posts/store.ts';
 import { serializeTerms } from '../resources/terms/service.ts';
 import type { TaxonomyInfo } from '../resources/terms/taxonomies.ts';
-import { escapeLike, isRowId } from '../store/store.ts';
+import { isRowId } from '../store/store.ts';
 import { monthBounds } from './month.ts';
 import { unlockMatches } from './unlock.ts';
 
@@ -155,9 +154,10 @@ export async function readOccurrences(
   }
   const series = await findPostBySlug(ctx.store.db, 'event', slug);
   if (!series) throw notFound('There is no public event at this address.');
-  const candidates = await ctx.store.db.selectFrom('posts').select('slug').where('type', '=', 'event')
-    .where((eb) => eb.or([eb('slug', '=', slug), eb('slug', '=', `${slug}-${date}`), sql<boolean>`slug like ${`${escapeLike(slug)}-${date}-%`} escape '\\'`]))
-    .orderBy('slug')
+  // The series' events that start that day, through the series index (a slug pattern would scan every event).
+  const candidates = await ctx.store.db.selectFrom('events').innerJoin('posts', 'posts.id', 'events.id').select('posts.slug')
+    .where((eb) => eb.or([eb('events.id', '=', series.id), eb('events.series_id', '=', series.id)]))
+    .where('events.start_local', '>=', `${date} 00:00:00`).where('events.start_local', '<=', `${date} 23:59:59`)
     .execute();
   const views: EventView[] = [];
   for (const candidate of candidates) {
@@ -165,10 +165,7 @@ export async function readOccurrences(
       if (error instanceof PageError) return undefined;
       throw error;
     });
-    if (!view || String(view.event.start_date).slice(0, 10) !== date) continue;
-    const seriesId = (view.event as { series_id?: unknown }).series_id;
-    if (candidate.slug !== slug && seriesId !== series.id) continue;
-    views.push(view);
+    if (view) views.push(view);
   }
   if (views.length === 0) throw notFound('This event has no public occurrence on that day.');
   return views.sort((a, b) => String(a.event.start_date).localeCompare(String(b.event.start_date)));
