@@ -7,7 +7,7 @@ import type { Config } from '../config.ts';
 import type { RequestContext } from '../http/context.ts';
 import { entityTag, lastModifiedHeader } from '../http/etag.ts';
 import type { EncodedReply } from '../plugins/reply.ts';
-import { eventItemCache } from '../resources/events/item-cache.ts';
+import { embeddedTermObjects, eventItemCache } from '../resources/events/item-cache.ts';
 import { organizerKind } from '../resources/organizers/kind.ts';
 import { TAXONOMIES, type TaxonomyInfo } from '../resources/terms/taxonomies.ts';
 import { venueKind } from '../resources/venues/kind.ts';
@@ -94,13 +94,13 @@ async function publicEventPage(ctx: RequestContext, request: FastifyRequest): Pr
   const slug = param(request, 'slug');
   const cache = eventItemCache(ctx.store, ctx.config.itemCacheBytes);
   const key = `page:${slug}`;
-  const found = await cache.lookup(key);
+  const found = await cache.lookup(key, ctx);
   if ('hit' in found) return { status: 200, ...found.hit };
   const view = await readEvent(ctx, slug, { cookies: parseCookies(request.headers.cookie) });
   const reply = renderEvent(ctx, view);
   if (!view.locked && view.sameForEveryReader && reply.status === 200 && typeof reply.payload === 'string') {
     const entry = { type: reply.type!, headers: reply.headers, payload: Buffer.from(reply.payload) };
-    cache.set(key, view.post.id, found.seq, entry);
+    cache.set(key, view.post.id, found.seq, entry, embeddedTermObjects(view.event));
     return { status: 200, ...entry };
   }
   return reply;

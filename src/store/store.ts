@@ -101,6 +101,16 @@ export function isForeignKeyViolation(error: unknown): boolean {
   return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
 }
 
+/** Each open store by its own `db`: what a reader outside any transaction reads through (see {@link outsideTransaction}). */
+const storesByDb = new WeakMap<Db, Store>();
+
+/**
+ * The store whose own `db` this is, or undefined for a transaction: a per-process cache of database-derived values,
+ * compared against {@link Store.dataVersion}, may answer reads outside transactions, never reads inside a write (which
+ * must see its own uncommitted changes).
+ */
+export const outsideTransaction = (db: Db): Store | undefined => storesByDb.get(db);
+
 /** The one place that knows which implementation of StoreDialect serves which configuration. */
 const DIALECTS: { [K in DatabaseConfig['dialect']]: (config: Extract<DatabaseConfig, { dialect: K }>, options: OpenStoreOptions) => Promise<StoreDialect> } = {
   sqlite: (config) => openSqliteDialect(config.path),
@@ -185,5 +195,6 @@ export async function openStore(config: DatabaseConfig, options: OpenStoreOption
     },
     close: () => dialect.close(),
   };
+  storesByDb.set(db, store);
   return store;
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DateTime } from 'luxon';
+import { sql } from 'kysely';
 import { createRequestContext, type RequestContext } from '../../src/http/context.ts';
 import { insertPost } from '../../src/resources/posts/store.ts';
 import { countNewEvents } from '../../src/resources/terms/counts.ts';
@@ -440,6 +441,41 @@ describeEachDatabase('categories and tags', (harness) => {
         assert.equal((await h().request('DELETE', `/events/${id}`, { as: h().users.administrator, query: { force: 'true' } })).statusCode, 200);
       }
       assert.equal(await count(), 0, 'deleted events do not count');
+      h().setNow(NOW);
+    });
+
+    it('is the same in the terms an event embeds, read between writes, clock moves and another process\'s writes', async () => {
+      h().setNow(NOW);
+      const category = await createCategory({ name: unique('Embedded count') });
+      const reader = await insertEvent(h(), { categories: [category.id] });
+      // Authenticated, so the one-second answer cache of anonymous reads is not what is measured.
+      const embedded = async () => {
+        const response = await h().request('GET', `/events/${reader}`, { as: h().users.administrator });
+        assert.equal(response.statusCode, 200, response.body);
+        return response.json().categories[0].count as number;
+      };
+      assert.equal(await embedded(), 1);
+      assert.equal(await embedded(), 1, 'read again, unchanged');
+
+      await insertEvent(h(), { status: 'future', published: '2026-06-01 12:30:00', categories: [category.id] });
+      assert.equal(await embedded(), 1, 'a scheduled event does not count before its date');
+      h().setNow('2026-06-01T12:29:59Z');
+      assert.equal(await embedded(), 1);
+      h().setNow('2026-06-01T12:30:00Z');
+      assert.equal(await embedded(), 2, 'it counts from its date, with no write in between');
+      assert.equal(await embedded(), (await getCategory(category.id)).count);
+
+      const another = await h().openAnotherStore();
+      try {
+        await another.transaction(async (trx) => {
+          await trx.updateTable('terms').set({ published_count: sql`published_count + 5`, name: 'Renamed elsewhere' }).where('id', '=', category.id).execute();
+        });
+      } finally {
+        await another.close();
+      }
+      const response = await h().request('GET', `/events/${reader}`, { as: h().users.administrator });
+      assert.equal(response.json().categories[0].count, 7, 'a commit through another connection is seen at once');
+      assert.equal(response.json().categories[0].name, 'Renamed elsewhere');
       h().setNow(NOW);
     });
   });

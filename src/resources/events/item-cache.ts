@@ -3,9 +3,13 @@
 // may read it and does not depend on the clock: the event and every venue and organizer it embeds published, no
 // password. Everything that changes such an answer is logged as a change of the event itself (its own writes, and
 // those of the venues, organizers and terms it embeds), so following the log is exact; a log that retention pruned
-// past this process's position clears everything.
+// past this process's position clears everything. The one exception is the count each embedded term carries, which
+// other events' writes and the clock (a scheduled event coming due) move: an answer is served only while the term
+// objects it was built from are still the current ones (terms/embedded-cache.ts).
 import { changesRetainedAfter, latestSeq, readChanges } from '../../changes/read.ts';
+import type { Actor } from '../../domain/actor.ts';
 import type { Store } from '../../store/store.ts';
+import { embeddedTermsCurrent } from '../terms/embedded-cache.ts';
 import type { EventBundle } from './serialize.ts';
 
 export interface CachedEvent {
@@ -19,6 +23,8 @@ export interface CachedEvent {
 interface Stored {
   eventId: number;
   entry: CachedEvent;
+  /** The term objects the answer embeds (terms/embedded-cache.ts): their counts move with other events' writes. */
+  terms: readonly Record<string, unknown>[];
 }
 
 /** Changes read per query while catching up with the log. */
@@ -48,11 +54,19 @@ export class EventItemCache {
    * {@link set} with the answer computed now, so that one computed from data older than a change it missed is never
    * kept.
    */
-  async lookup(key: string): Promise<{ hit: CachedEvent } | { seq: number }> {
+  async lookup(key: string, reader: Pick<Actor, 'now' | 'config'>): Promise<{ hit: CachedEvent } | { seq: number }> {
     if (this.maxBytes === 0) return { seq: -1 };
     await this.catchUp();
+    const seq = this.#seq;
     const stored = this.#entries.get(key);
-    if (!stored) return { seq: this.#seq };
+    if (!stored) return { seq };
+    const current = await embeddedTermsCurrent(this.store, reader, stored.terms);
+    // Forgotten meanwhile (a catch-up ran during the check): not to be brought back.
+    if (this.#entries.get(key) !== stored) return { seq };
+    if (!current) {
+      this.#remove(key);
+      return { seq };
+    }
     // Most recently used last: eviction takes the first.
     this.#entries.delete(key);
     this.#entries.set(key, stored);
@@ -63,10 +77,10 @@ export class EventItemCache {
    * Keeps an answer about event `eventId` computed at log position `seq`, unless a change was processed meanwhile (the
    * answer may be older than it).
    */
-  set(key: string, eventId: number, seq: number, entry: CachedEvent): void {
+  set(key: string, eventId: number, seq: number, entry: CachedEvent, terms: readonly Record<string, unknown>[]): void {
     if (this.maxBytes === 0 || seq !== this.#seq || entry.payload.length > this.maxBytes / 16) return;
     this.#remove(key);
-    this.#entries.set(key, { eventId, entry });
+    this.#entries.set(key, { eventId, entry, terms });
     let keys = this.#keysOfEvent.get(eventId);
     if (!keys) this.#keysOfEvent.set(eventId, keys = new Set());
     keys.add(key);
@@ -156,3 +170,7 @@ export function sameForEveryReader(bundle: EventBundle, id: number): boolean {
   if (venueId !== null && bundle.venues.get(venueId)?.post.status !== 'publish') return false;
   return (bundle.organizerIds.get(id) ?? []).every((organizerId) => bundle.organizers.get(organizerId)?.post.status === 'publish');
 }
+
+/** The term objects a serialised event embeds (its categories and tags), for {@link EventItemCache.set}. */
+export const embeddedTermObjects = (event: Record<string, unknown>): Record<string, unknown>[] =>
+  [...(event.categories as Record<string, unknown>[]), ...(event.tags as Record<string, unknown>[])];

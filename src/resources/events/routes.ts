@@ -26,7 +26,7 @@ import type { Db } from '../../store/store.ts';
 import { findEventPage } from './store.ts';
 import { syncCursorHeader } from '../changes/header.ts';
 import { JSON_TYPE } from '../../plugins/reply.ts';
-import { eventItemCache, sameForEveryReader } from './item-cache.ts';
+import { embeddedTermObjects, eventItemCache, sameForEveryReader } from './item-cache.ts';
 
 const notFound = (id: number) => new ApiError(404, 'rest-event-not-found', `Event with ID ${id} does not exist.`);
 const notAnEvent = () => new ApiError(400, 'rest-invalid-event-id', 'The specified ID is not a valid event.');
@@ -201,7 +201,7 @@ function itemEndpoints(key: 'id' | 'slug'): Endpoint<any>[] {
           ? eventItemCache(ctx.store, ctx.config.itemCacheBytes)
           : undefined;
         const cacheKey = `api:${params.id as number}`;
-        const found = await cache?.lookup(cacheKey);
+        const found = await cache?.lookup(cacheKey, ctx);
         if (found && 'hit' in found) return found.hit;
         const post = await requireEvent(ctx, params);
         const refusal = readRefusal(ctx, post, raw);
@@ -210,7 +210,7 @@ function itemEndpoints(key: 'id' | 'slug'): Endpoint<any>[] {
         const body = serializeEvent(ctx, bundle, post.id, { single: true });
         if (!cache || !found || !sameForEveryReader(bundle, post.id)) return { body, headers: lastModifiedHeader(body) };
         const entry = { type: JSON_TYPE, payload: Buffer.from(JSON.stringify(body)), headers: lastModifiedHeader(body) };
-        cache.set(cacheKey, post.id, found.seq, entry);
+        cache.set(cacheKey, post.id, found.seq, entry, embeddedTermObjects(body));
         return entry;
       },
     }),

@@ -9,7 +9,8 @@ import { DomainError, invalidField, notAllowed } from '../../domain/errors.ts';
 import { sanitizeHtml, sanitizeTitle } from '../../domain/html.ts';
 import { slugify } from '../../domain/slugs.ts';
 import { isRowId, type Db, type Store, type Trx } from '../../store/store.ts';
-import { byName, serializeEmbeddedTerm, serializeTerm } from './serialize.ts';
+import { embeddedTerms } from './embedded-cache.ts';
+import { byName, serializeTerm } from './serialize.ts';
 import {
   ancestorSlugs, chooseTermSlug, deleteTerm, findNameClash, findTerm, findTermsByNames, findTermsByRefs, insertTerm,
   loadHierarchy, lockTaxonomy, publishedEventCounts, setTermSlug, withDescendants, wouldCreateCycle, type TermRow,
@@ -157,18 +158,14 @@ export async function loadEmbeddedTerms(
   const stored = wanted.filter(isRowId);
   const result = new Map(wanted.map((id) => [id, { categories: [] as Record<string, unknown>[], tags: [] as Record<string, unknown>[] }]));
   if (stored.length === 0) return result;
-  const rows = await db.selectFrom('event_terms')
-    .innerJoin('terms', 'terms.id', 'event_terms.term_id')
-    .selectAll('terms')
-    .select('event_terms.event_id')
-    .where('event_terms.event_id', 'in', stored)
-    .execute();
-  const counts = await publishedEventCounts(db, rows.map((row) => row.id), formatWp(reader.now));
-  rows.sort(byName);
-  for (const { event_id: eventId, ...term } of rows) {
-    const info = TAXONOMIES[term.taxonomy];
-    result.get(eventId)![info.collection].push(serializeEmbeddedTerm(reader.config, info, term, counts.get(term.id) ?? 0));
-  }
+  const links = await db.selectFrom('event_terms').select(['event_id', 'term_id']).where('event_id', 'in', stored).execute();
+  const terms = await embeddedTerms(db, reader, links.map((link) => link.term_id));
+  const embedded = links.flatMap((link) => {
+    const term = terms.get(link.term_id);
+    return term ? [{ eventId: link.event_id, ...term }] : [];
+  });
+  embedded.sort((a, b) => byName(a.row, b.row));
+  for (const { eventId, row, object } of embedded) result.get(eventId)![TAXONOMIES[row.taxonomy].collection].push(object);
   return result;
 }
 
