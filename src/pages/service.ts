@@ -127,7 +127,7 @@ export type EventView =
 export async function readEvent(ctx: RequestContext, slug: string, access: { password?: unknown; cookies?: Record<string, string> } = {}): Promise<EventView> {
   const post = await findPostBySlug(ctx.store.db, 'event', checkSlug(slug));
   if (!post || !canReadPost(null, 'event', postLike(post), nowUtc(ctx))) throw notFound('There is no public event at this address.');
-  const bundle = await loadEventBundle(ctx.store.db, ctx, [post.id]);
+  const bundle = await loadEventBundle(ctx.store.db, ctx, [post.id], [post]);
   if (!bundle.records.has(post.id)) throw notFound('There is no public event at this address.');
   const event = serializeEvent(ctx, bundle, post.id, { single: true });
   if (post.password === '') return { locked: false, event, post, sameForEveryReader: sameForEveryReader(bundle, post.id) };

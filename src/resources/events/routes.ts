@@ -206,7 +206,7 @@ function itemEndpoints(key: 'id' | 'slug'): Endpoint<any>[] {
         const post = await requireEvent(ctx, params);
         const refusal = readRefusal(ctx, post, raw);
         if (refusal) throw refusal;
-        const bundle = await loadEventBundle(ctx.store.db, ctx, [post.id]);
+        const bundle = await loadEventBundle(ctx.store.db, ctx, [post.id], [post]);
         const body = serializeEvent(ctx, bundle, post.id, { single: true });
         if (!cache || !found || !sameForEveryReader(bundle, post.id)) return { body, headers: lastModifiedHeader(body) };
         const entry = { type: JSON_TYPE, payload: Buffer.from(JSON.stringify(body)), headers: lastModifiedHeader(body) };

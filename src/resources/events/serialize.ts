@@ -12,7 +12,7 @@ import { organizerKind } from '../organizers/kind.ts';
 import { globalId, postHead, postLike } from '../posts/fields.ts';
 import { loadEmbeddedTerms } from '../terms/service.ts';
 import { venueKind } from '../venues/kind.ts';
-import { renderedText } from '../posts/store.ts';
+import { renderedText, type PostRow } from '../posts/store.ts';
 import { loadEventRecords, loadOrganizerIds, type EventRecord } from './store.ts';
 
 type LinkedRecords = Map<number, LinkedRecord & { image?: ImageRow }>;
@@ -27,9 +27,10 @@ export interface EventBundle {
   terms: Awaited<ReturnType<typeof loadEmbeddedTerms>>;
 }
 
-export async function loadEventBundle(db: Db, actor: Actor, ids: readonly number[]): Promise<EventBundle> {
+/** `known`: posts of these events the caller already read (see loadEventRecords). */
+export async function loadEventBundle(db: Db, actor: Actor, ids: readonly number[], known: readonly PostRow[] = []): Promise<EventBundle> {
   const [records, organizerIds, terms] = await Promise.all([
-    loadEventRecords(db, ids),
+    loadEventRecords(db, ids, known),
     loadOrganizerIds(db, ids),
     loadEmbeddedTerms(db, actor, ids),
   ]);

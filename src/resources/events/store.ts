@@ -18,17 +18,22 @@ export interface EventRecord {
   event: EventRow;
 }
 
-/** Posts and event rows of many events in two queries; ids that are not events are left out. */
-export async function loadEventRecords(db: Db, ids: readonly number[]): Promise<Map<number, EventRecord>> {
+/**
+ * Posts and event rows of many events in two queries; ids that are not events are left out. Posts the caller already
+ * read (`known`, e.g. the one a GET by id checked access on) are not read again.
+ */
+export async function loadEventRecords(db: Db, ids: readonly number[], known: readonly PostRow[] = []): Promise<Map<number, EventRecord>> {
   const wanted = [...new Set(ids)];
   if (wanted.length === 0) return new Map();
+  const knownPosts = known.filter((post) => post.type === 'event' && wanted.includes(post.id));
+  const unread = wanted.filter((id) => !knownPosts.some((post) => post.id === id));
   const [posts, events] = await Promise.all([
-    loadPostsOfType(db, 'event', wanted),
+    unread.length === 0 ? [] : loadPostsOfType(db, 'event', unread),
     db.selectFrom('events').selectAll().where('id', 'in', wanted).execute(),
   ]);
   const eventById = new Map(events.map((event) => [event.id, event]));
   const records = new Map<number, EventRecord>();
-  for (const post of posts) {
+  for (const post of [...knownPosts, ...posts]) {
     const event = eventById.get(post.id);
     if (event) records.set(post.id, { post, event });
   }
