@@ -1,9 +1,9 @@
 // The term objects events embed (§3.5), kept per process. A site has few terms and every event read embeds some, but
 // each embedded term carries its count, which needs a query over the scheduled posts whose date has come. A snapshot
 // is exact: it holds for the data version it was read at (any process's commit moves it), and only until the next
-// scheduled post's publication time, when counts change without a write. A new snapshot re-reads the terms the old
-// one held in one query and keeps the objects of those that did not change, so that answers built from them (the item
-// cache's) can tell, by identity, whether their embedded terms are still current.
+// scheduled post's publication time, when counts change without a write. A new snapshot starts empty; a term read
+// into it again keeps its previous object when neither its row nor its count changed, so that answers built from
+// those objects (the item cache's) can tell, by identity, whether their embedded terms are still current.
 import type { Actor } from '../../domain/actor.ts';
 import { formatWp } from '../../domain/dates/stored-format.ts';
 import { outsideTransaction, type Db, type Store } from '../../store/store.ts';
@@ -24,6 +24,8 @@ interface Snapshot {
   from: string;
   until: string | null;
   terms: Map<number, EmbeddedTerm>;
+  /** The terms of earlier snapshots not read into this one yet, whose objects a term read unchanged keeps. */
+  earlier: Map<number, EmbeddedTerm>;
 }
 
 /** Terms a snapshot holds at most; a site that reads more starts a snapshot over when it is full. */
@@ -41,14 +43,19 @@ export async function embeddedTerms(db: Db, reader: Reader, ids: readonly number
   if (wanted.length === 0) return new Map();
   const nowUtc = formatWp(reader.now);
   const store = outsideTransaction(db);
-  const snapshot = store && await currentSnapshot(store, reader, nowUtc);
+  const snapshot = store && await currentSnapshot(store, nowUtc);
   // A request whose time the snapshot does not cover (it started before the snapshot, or a scheduled post came due
   // while it was read) reads for itself.
   if (!snapshot || !holdsAt(snapshot, nowUtc)) return loadEmbeddedTerms(db, reader, wanted, nowUtc);
   const missing = wanted.filter((id) => !snapshot.terms.has(id));
   if (missing.length > 0) {
     if (snapshot.terms.size + missing.length > MAX_TERMS) snapshot.terms.clear();
-    for (const [id, term] of await loadEmbeddedTerms(db, reader, missing, nowUtc)) snapshot.terms.set(id, term);
+    for (const [id, term] of await loadEmbeddedTerms(db, reader, missing, nowUtc)) {
+      // The object another reader put here meanwhile, or the one of an earlier snapshot.
+      const before = snapshot.terms.get(id) ?? snapshot.earlier.get(id);
+      snapshot.terms.set(id, before && sameTerm(before, term) ? before : term);
+      snapshot.earlier.delete(id);
+    }
   }
   const found = new Map<number, EmbeddedTerm>();
   for (const id of wanted) {
@@ -58,42 +65,35 @@ export async function embeddedTerms(db: Db, reader: Reader, ids: readonly number
   return found;
 }
 
-/** Whether these embedded term objects are the current ones: each term unchanged, its count too. */
+/** Whether these embedded term objects (from {@link embeddedTerms}) are the current ones: each term and its count unchanged. */
 export async function embeddedTermsCurrent(store: Store, reader: Reader, objects: readonly Record<string, unknown>[]): Promise<boolean> {
   if (objects.length === 0) return true;
-  const nowUtc = formatWp(reader.now);
-  const snapshot = await currentSnapshot(store, reader, nowUtc);
-  return holdsAt(snapshot, nowUtc) && objects.every((object) => snapshot.terms.get(object.id as number)?.object === object);
+  const current = await embeddedTerms(store.db, reader, objects.map((object) => object.id as number));
+  return objects.every((object) => current.get(object.id as number)?.object === object);
 }
 
 const holdsAt = (snapshot: Snapshot, nowUtc: string) => snapshot.from <= nowUtc && (snapshot.until === null || nowUtc < snapshot.until);
 
-async function currentSnapshot(store: Store, reader: Reader, nowUtc: string): Promise<Snapshot> {
+async function currentSnapshot(store: Store, nowUtc: string): Promise<Snapshot> {
   const version = await store.dataVersion();
   const kept = snapshots.get(store);
   if (kept && kept.version === version && holdsAt(kept, nowUtc)) return kept;
   let pending = refreshing.get(store);
   if (!pending) {
-    pending = refresh(store, reader, kept, version, nowUtc).finally(() => refreshing.delete(store));
+    pending = refresh(store, kept, version, nowUtc).finally(() => refreshing.delete(store));
     refreshing.set(store, pending);
   }
   return pending;
 }
 
-async function refresh(store: Store, reader: Reader, previous: Snapshot | undefined, version: string, nowUtc: string): Promise<Snapshot> {
+async function refresh(store: Store, previous: Snapshot | undefined, version: string, nowUtc: string): Promise<Snapshot> {
   // Read after the version: a commit meanwhile only makes this snapshot newer than its version says, never older.
-  const [next, reread] = await Promise.all([
-    store.db.selectFrom('posts').select((eb) => eb.fn.min('date_utc').as('due'))
-      .where('status', '=', 'future').where('date_utc', '>', nowUtc)
-      .executeTakeFirst(),
-    loadEmbeddedTerms(store.db, reader, [...(previous?.terms.keys() ?? [])], nowUtc),
-  ]);
-  const terms = new Map<number, EmbeddedTerm>();
-  for (const [id, term] of reread) {
-    const before = previous!.terms.get(id)!;
-    terms.set(id, sameTerm(before, term) ? before : term);
-  }
-  const snapshot: Snapshot = { version, from: nowUtc, until: next?.due ?? null, terms };
+  const next = await store.db.selectFrom('posts').select('date_utc as due')
+    .where('status', '=', 'future').where('date_utc', '>', nowUtc)
+    .orderBy('status').orderBy('date_utc').limit(1)
+    .executeTakeFirst();
+  const earlier = new Map([...(previous?.earlier ?? []), ...(previous?.terms ?? [])]);
+  const snapshot: Snapshot = { version, from: nowUtc, until: next?.due ?? null, terms: new Map(), earlier: earlier.size > MAX_TERMS ? new Map() : earlier };
   snapshots.set(store, snapshot);
   return snapshot;
 }
