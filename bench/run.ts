@@ -29,7 +29,9 @@ const USAGE = `npm run bench -- [--events N] [--database sqlite|postgres] [--dur
                        on both, one after the other, B labelled NAME
   --reuse              measure the database a previous run of the same --database and --events seeded (its seed
                        description is kept beside it) instead of seeding again
-  --cpu-prof DIR       run the service under node --cpu-prof, profiles written to DIR when it stops`;
+  --cpu-prof DIR       run the service under node --cpu-prof, profiles written to DIR when it stops
+  --workers N          serve with WORKERS=N processes (default 1), and run the ceiling as as many processes; CPU and
+                       RSS are those of the primary and its workers together`;
 
 const { values: options } = parseArgs({
   options: {
@@ -42,6 +44,7 @@ const { values: options } = parseArgs({
     only: { type: 'string' },
     ab: { type: 'string' },
     'cpu-prof': { type: 'string' },
+    workers: { type: 'string', default: '1' },
     reuse: { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
@@ -54,6 +57,7 @@ const eventCount = Number(options.events);
 const duration = Number(options.duration);
 const connections = Number(options.connections);
 const writeConnections = Number(options['write-connections']);
+const workers = Number(options.workers);
 const only = options.only?.split(',').map((word) => word.trim().toLowerCase()).filter((word) => word !== '');
 const abVariant = options.ab === undefined ? undefined : (() => {
   const [name, ...assignments] = options.ab.split('=');
@@ -67,7 +71,7 @@ const abVariant = options.ab === undefined ? undefined : (() => {
   }
   return { name, env, directory: undefined as string | undefined };
 })();
-if (!Number.isInteger(eventCount) || eventCount < 100 || !['sqlite', 'postgres'].includes(options.database!) || !['fresh', 'live'].includes(options.seed!)
+if (!Number.isInteger(eventCount) || eventCount < 100 || !Number.isInteger(workers) || workers < 1 || workers > 64 || !['sqlite', 'postgres'].includes(options.database!) || !['fresh', 'live'].includes(options.seed!)
   || (abVariant !== undefined && (abVariant.name === '' || (abVariant.directory === undefined && Object.keys(abVariant.env).length === 0)))) {
   console.error(USAGE);
   process.exit(2);
@@ -137,19 +141,49 @@ async function drained(url: string): Promise<void> {
   }
 }
 
-const rssMb = (pid: number) => {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return Math.round(kb / 1024);
-};
+/**
+ * A process and its descendants (a cluster's primary and its workers), from each thread's `/proc/<pid>/task/<tid>/children`:
+ * with --workers the service is several processes, and what it costs is theirs together.
+ */
+function processTree(pid: number): number[] {
+  const tree = [pid];
+  for (let index = 0; index < tree.length; index++) {
+    let tasks: string[];
+    try {
+      tasks = readdirSync(`/proc/${tree[index]}/task`);
+    } catch {
+      continue; // exited meanwhile
+    }
+    for (const task of tasks) {
+      try {
+        tree.push(...readFileSync(`/proc/${tree[index]}/task/${task}/children`, 'utf8').split(' ').filter((child) => child !== '').map(Number));
+      } catch { /* the thread ended */ }
+    }
+  }
+  return tree;
+}
+
+/** Sums `read` over the process tree of `pid`, skipping a process that exited meanwhile. */
+const sumOverTree = (pid: number, read: (pid: number) => number) => processTree(pid).reduce((sum, member) => {
+  try {
+    return sum + read(member);
+  } catch {
+    return sum;
+  }
+}, 0);
+
+const rssMb = (pid: number) => Math.round(sumOverTree(pid, (member) => {
+  const status = readFileSync(`/proc/${member}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+}) / 1024);
 
 const CLOCK_TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
-/** CPU time (user + system) a process has used, in microseconds: `/proc/<pid>/stat` fields 14 and 15. */
-const cpuMicros = (pid: number) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+/** CPU time (user + system) a process and its descendants have used, in microseconds: `/proc/<pid>/stat` fields 14 and 15. */
+const cpuMicros = (pid: number) => sumOverTree(pid, (member) => {
+  const fields = readFileSync(`/proc/${member}/stat`, 'utf8').split(') ')[1].split(' ');
   return ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND) * 1e6;
-};
+});
 
 interface Measured {
   name: string;
@@ -266,7 +300,7 @@ async function main(): Promise<void> {
   await store.close();
 
   const serviceEnv = {
-    DATABASE_URL: url, LOG_LEVEL: 'warn', GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=1048576',
+    DATABASE_URL: url, LOG_LEVEL: 'warn', GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=1048576', WORKERS: String(workers),
     // D27: the webhook scenario's receiver listens on 127.0.0.1.
     WEBHOOKS_ALLOW_PRIVATE: '1',
   };
@@ -291,7 +325,8 @@ async function main(): Promise<void> {
     const singleTag = singleResponse.headers.get('etag')!;
     const authorizedTag = (await fetch(`${api}/events/${eventId}`, { headers: { authorization } })).headers.get('etag')!;
     const listTag = (await fetch(`${api}/events?per_page=50`)).headers.get('etag')!;
-    const ceiling = start('bench/ceiling.ts', { PORT: String(CEILING_PORT), BODY_SIZE: String(Buffer.byteLength(single)) });
+    // As many processes as the service, so that the ratios to the ceiling compare like with like.
+    const ceiling = start('bench/ceiling.ts', { PORT: String(CEILING_PORT), BODY_SIZE: String(Buffer.byteLength(single)), WORKERS: String(workers) });
     try {
       await waitFor(`http://127.0.0.1:${CEILING_PORT}/fixed`);
       // Every created event gets its own title, as real creates do: thousands of identical titles would measure the
@@ -425,7 +460,7 @@ async function main(): Promise<void> {
       }
 
       const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
-      console.log(`\n${options.database}, ${eventCount} events, ${connections} connections (writes: ${writeConnections}), ${duration} s per scenario, seeded at ${seeded.eventsPerSecond} events/s — ${machine}\n`);
+      console.log(`\n${options.database}, ${eventCount} events, ${workers} worker process${workers === 1 ? '' : 'es'}, ${connections} connections (writes: ${writeConnections}), ${duration} s per scenario, seeded at ${seeded.eventsPerSecond} events/s — ${machine}\n`);
       console.log('| scenario | req/s | p50 ms | p99 ms | vs ceiling | server CPU µs/request | server RSS MB | non-2xx | of which 3xx | errors (timeouts) |');
       console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
       for (const row of results) {
@@ -433,7 +468,7 @@ async function main(): Promise<void> {
       }
       mkdirSync('bench/results', { recursive: true });
       const file = `bench/results/${options.database}-${eventCount}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
-      writeFileSync(file, JSON.stringify({ database: options.database, events: eventCount, connections, writeConnections, duration, machine, seed: options.seed, seedEventsPerSecond: seeded.eventsPerSecond, ab: abVariant, results }, null, 2));
+      writeFileSync(file, JSON.stringify({ database: options.database, events: eventCount, workers, connections, writeConnections, duration, machine, seed: options.seed, seedEventsPerSecond: seeded.eventsPerSecond, ab: abVariant, results }, null, 2));
       console.log(`\nwritten to ${file}`);
     } finally {
       ceiling.kill('SIGTERM');

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { IANAZone } from 'luxon';
 
 export type DatabaseConfig =
@@ -13,6 +14,12 @@ export type DatabaseConfig =
 export interface Config {
   port: number;
   host: string;
+  /**
+   * WORKERS (default 1): how many processes serve requests, 1–64 or `auto` (os.availableParallelism()). With more
+   * than one, a primary process migrates the database and ensures ADMIN_USER, then forks that many workers that share
+   * the port (node:cluster) and cooperate through the database as separate service processes do.
+   */
+  workers: number;
   database: DatabaseConfig;
   siteUrl: string;
   /** D28: the name public pages show in their titles (SITE_NAME, default "Events"). */
@@ -106,6 +113,16 @@ function readInteger(env: Env, name: string, fallback: number, min: number, max:
   const value = Number(raw.trim());
   if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
   return value;
+}
+
+const MAX_WORKERS = 64;
+
+/** WORKERS: a whole number, or `auto` for one process per core this process may use. */
+function readWorkers(env: Env): number {
+  const raw = (env.WORKERS ?? '').trim();
+  if (raw.toLowerCase() === 'auto') return Math.min(availableParallelism(), MAX_WORKERS);
+  if (raw !== '' && !/^\d+$/.test(raw)) throw new ConfigError('WORKERS', `must be auto or a whole number, got "${env.WORKERS}"`);
+  return readInteger(env, 'WORKERS', 1, 1, MAX_WORKERS);
 }
 
 export function parseDatabaseUrl(raw: string | undefined): DatabaseConfig {
@@ -253,6 +270,7 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     port,
     host,
+    workers: readWorkers(env),
     database: database.dialect === 'postgres' ? { ...database, statementTimeoutMs: deadlines.statementMs } : database,
     siteUrl,
     siteName: (env.SITE_NAME ?? '').trim() || 'Events',

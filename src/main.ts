@@ -1,15 +1,20 @@
-import { DateTime } from 'luxon';
-import { buildApp } from './app.ts';
-import { keepChangesPruned } from './changes/retention.ts';
-import { ConfigError, loadConfig } from './config.ts';
+// The service's entry point. WORKERS=1: this process serves (src/serve.ts). WORKERS>1: this process is the primary of a
+// node:cluster; it prepares the database once, then forks WORKERS workers that each serve, all on the one port, and
+// keeps that many running until it is told to stop.
+import cluster from 'node:cluster';
+import Fastify, { type FastifyBaseLogger } from 'fastify';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { serve } from './serve.ts';
 import { openStore } from './store/store.ts';
 import { ensureAdmin } from './users/bootstrap.ts';
-import { startWebhooks } from './webhooks/background.ts';
 
-async function main(): Promise<void> {
-  let config;
+/** Workers dying this often mean they cannot run (a port in use, a broken database): stop restarting them. */
+const MAX_CRASHES = 5;
+const CRASH_WINDOW_MS = 60_000;
+
+function loadConfigOrExit(): Config {
   try {
-    config = loadConfig();
+    return loadConfig();
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(error.message);
@@ -17,36 +22,78 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+}
 
+/**
+ * Migrates the database and ensures ADMIN_USER here, once, before any worker opens it: workers never race on a
+ * migration, and none of them checks ADMIN_PASSWORD again.
+ */
+async function prepareDatabase(config: Config, log: FastifyBaseLogger): Promise<void> {
   const store = await openStore(config.database);
-  const app = await buildApp({ config, store, clock: () => DateTime.utc() });
-  const stopPruning = await keepChangesPruned(store, {
-    retentionDays: config.changesRetentionDays,
-    onError: (error) => app.log.warn({ err: error }, 'pruning the change log failed; tried again in an hour'),
-  });
-  await ensureAdmin(config, store, app.log);
-  // D27: deliveries run after commits, off the request path (a thread of their own on PostgreSQL); one worker per
-  // process, cooperating with the other processes' through the database.
-  const webhooks = startWebhooks(store, config, app.log);
-  await webhooks.ready;
-
-  let closing = false;
-  const shutdown = async (signal: string) => {
-    if (closing) return;
-    closing = true;
-    app.log.info({ signal }, 'shutting down');
-    stopPruning();
-    await app.close();
-    // After the last request: attempts in flight finish and are recorded; queued ones wait in the database.
-    await webhooks.stop();
+  try {
+    await ensureAdmin(config, store, log);
+  } finally {
     await store.close();
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  }
+}
 
-  await app.listen({ port: config.port, host: config.host });
-  app.log.info(`API root: ${config.apiRoot} (${config.database.dialect})`);
+async function runPrimary(config: Config): Promise<void> {
+  // The primary serves nothing; a Fastify instance that never listens gives it the workers' logger (the same JSON
+  // lines at the same LOG_LEVEL).
+  const log = Fastify({ logger: { level: config.logLevel } }).log;
+  await prepareDatabase(config, log);
+
+  let running = 0;
+  let stopping = false;
+  let exitCode = 0;
+  const crashTimes: number[] = [];
+  const fork = () => {
+    cluster.fork();
+    running++;
+  };
+  const stopWorkers = (signal: NodeJS.Signals) => {
+    stopping = true;
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
+  };
+
+  cluster.on('exit', (worker, code, signal) => {
+    running--;
+    if (stopping) {
+      // Each worker closes gracefully on its own (serve.ts); the primary leaves last.
+      if (running === 0) process.exit(exitCode);
+      return;
+    }
+    const now = Date.now();
+    crashTimes.push(now);
+    while (crashTimes[0] <= now - CRASH_WINDOW_MS) crashTimes.shift();
+    if (crashTimes.length >= MAX_CRASHES) {
+      log.error({ pid: worker.process.pid, code, signal }, `${MAX_CRASHES} workers died within ${CRASH_WINDOW_MS / 1000} s; stopping the service`);
+      exitCode = 1;
+      if (running === 0) process.exit(exitCode);
+      stopWorkers('SIGTERM');
+      return;
+    }
+    log.error({ pid: worker.process.pid, code, signal }, 'a worker died; starting another');
+    fork();
+  });
+
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    log.info({ signal }, 'shutting down the workers');
+    stopWorkers(signal);
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+
+  log.info({ workers: config.workers }, `starting ${config.workers} worker processes`);
+  for (let index = 0; index < config.workers; index++) fork();
+}
+
+async function main(): Promise<void> {
+  const config = loadConfigOrExit();
+  if (cluster.isWorker) await serve(config, { ensureAdmin: false });
+  else if (config.workers === 1) await serve(config, { ensureAdmin: true });
+  else await runPrimary(config);
 }
 
 await main();

@@ -1,0 +1,49 @@
+// What one serving process does: open the store, serve the API until SIGTERM or SIGINT, then close gracefully. Run by
+// src/main.ts in its own process (WORKERS=1) or in each cluster worker (WORKERS>1).
+import { DateTime } from 'luxon';
+import { buildApp } from './app.ts';
+import { keepChangesPruned } from './changes/retention.ts';
+import type { Config } from './config.ts';
+import { openStore } from './store/store.ts';
+import { ensureAdmin } from './users/bootstrap.ts';
+import { startWebhooks } from './webhooks/background.ts';
+
+export interface ServeOptions {
+  /**
+   * Whether this process ensures the ADMIN_USER administrator; a cluster's primary has done it once for all its
+   * workers, which skip it (scrypt-checking ADMIN_PASSWORD in every worker would only cost start-up time).
+   */
+  ensureAdmin: boolean;
+}
+
+export async function serve(config: Config, options: ServeOptions): Promise<void> {
+  const store = await openStore(config.database);
+  const app = await buildApp({ config, store, clock: () => DateTime.utc() });
+  const stopPruning = await keepChangesPruned(store, {
+    retentionDays: config.changesRetentionDays,
+    onError: (error) => app.log.warn({ err: error }, 'pruning the change log failed; tried again in an hour'),
+  });
+  if (options.ensureAdmin) await ensureAdmin(config, store, app.log);
+  // D27: deliveries run after commits, off the request path (a thread of their own on PostgreSQL); one worker per
+  // process, cooperating with the other processes' through the database.
+  const webhooks = startWebhooks(store, config, app.log);
+  await webhooks.ready;
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down');
+    stopPruning();
+    await app.close();
+    // After the last request: attempts in flight finish and are recorded; queued ones wait in the database.
+    await webhooks.stop();
+    await store.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  await app.listen({ port: config.port, host: config.host });
+  app.log.info(`API root: ${config.apiRoot} (${config.database.dialect})`);
+}

@@ -1,0 +1,155 @@
+// Cluster mode (WORKERS>1): a real `node src/main.ts` whose primary forks two workers on one port and one database.
+// Which worker answered is read from the request log lines (LOG_LEVEL=debug logs every request with its pid), so the
+// service needs no header of its own for it.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ConfigError, loadConfig } from '../src/config.ts';
+import { basicAuth, createHarness, POSTGRES_AVAILABLE, type Harness } from './helpers/harness.ts';
+import { startService, stopService, waitForHealth, type Started } from './helpers/service-process.ts';
+
+const ADMIN = { ADMIN_USER: 'cluster-admin', ADMIN_PASSWORD: 'cluster admin password' };
+const authorization = basicAuth(ADMIN.ADMIN_USER, ADMIN.ADMIN_PASSWORD);
+const API = '/calendar/events/v1';
+/** A day inside the default window of GET /events (today to two years ahead). */
+const IN_A_MONTH = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
+
+describe('WORKERS configuration', () => {
+  it('defaults to 1 and takes 1–64 or auto', () => {
+    assert.equal(loadConfig({}).workers, 1);
+    assert.equal(loadConfig({ WORKERS: '3' }).workers, 3);
+    assert.ok(loadConfig({ WORKERS: 'auto' }).workers >= 1);
+    for (const WORKERS of ['0', '65', 'two', '1.5']) {
+      assert.throws(() => loadConfig({ WORKERS }), (error) => error instanceof ConfigError && error.variable === 'WORKERS', WORKERS);
+    }
+  });
+});
+
+/** The pids of the primary's children: its workers (the webhook worker is a thread, not a process). */
+function workerPids(primary: number): number[] {
+  try {
+    return execFileSync('ps', ['--ppid', String(primary), '-o', 'pid='], { encoding: 'utf8' }).split('\n').filter((line) => line.trim() !== '').map(Number);
+  } catch {
+    return []; // ps exits 1 when there is none
+  }
+}
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+async function waitUntil(condition: () => boolean, what: string, output: () => string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}:\n${output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const logLines = (started: Started) => started.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
+const listening = (started: Started) => logLines(started).filter((line) => String(line.msg).startsWith('API root:')).length;
+/** The pids that logged a completed request. */
+const answeredBy = (started: Started) => new Set(logLines(started).filter((line) => line.msg === 'request completed').map((line) => line.pid as number));
+
+function clusterSuite(database: 'sqlite' | 'postgres', serviceEnv: () => Promise<{ env: Record<string, string>; cleanUp: () => Promise<void> }>) {
+  describe(`cluster mode, WORKERS=2 [${database}]`, { skip: database === 'postgres' && !POSTGRES_AVAILABLE ? 'PostgreSQL does not answer' : false }, () => {
+    let started: Started;
+    let cleanUp = async () => {};
+    let workers: number[] = [];
+    const url = (path: string) => `http://127.0.0.1:${started.port}${path}`;
+
+    before(async () => {
+      const prepared = await serviceEnv();
+      cleanUp = prepared.cleanUp;
+      started = await startService({ ...prepared.env, ...ADMIN, WORKERS: '2', LOG_LEVEL: 'debug' });
+      assert.equal(await waitForHealth(started), 200);
+      await waitUntil(() => listening(started) === 2, 'both workers listen', started.output);
+      workers = workerPids(started.child.pid!);
+    });
+    after(async () => {
+      await stopService(started);
+      for (const pid of workerPids(started.child.pid!)) process.kill(pid, 'SIGKILL');
+      await cleanUp();
+    });
+
+    it('forks two workers, after logging how many', () => {
+      assert.equal(workers.length, 2, started.output());
+      assert.ok(logLines(started).some((line) => line.pid === started.child.pid && line.workers === 2), started.output());
+    });
+
+    it('lands 40 concurrent creates through both workers, with no 5xx, and lists them all', async () => {
+      const titles = Array.from({ length: 40 }, (_, index) => `Cluster ${database} ${index}`);
+      const answers = await Promise.all(titles.map(async (title) => {
+        const response = await fetch(url(`${API}/events`), {
+          method: 'POST',
+          headers: { authorization, 'content-type': 'application/json' },
+          body: JSON.stringify({ title, start_date: `${IN_A_MONTH} 10:00:00`, end_date: `${IN_A_MONTH} 12:00:00`, status: 'publish' }),
+        });
+        return { status: response.status, body: await response.text() };
+      }));
+      for (const answer of answers) assert.equal(answer.status, 201, answer.body);
+      assert.deepEqual(new Set(workers.filter((pid) => answeredBy(started).has(pid))), new Set(workers), 'both workers answered');
+
+      const list = await fetch(url(`${API}/events?per_page=100`));
+      assert.equal(list.status, 200);
+      const listed = ((await list.json()) as { events: Array<{ title: string }> }).events.map((event) => event.title);
+      assert.deepEqual(listed.sort(), [...titles].sort());
+    });
+
+    it('replaces a worker killed with SIGKILL and keeps answering', async () => {
+      const [killed, survivor] = workers;
+      process.kill(killed, 'SIGKILL');
+      await waitUntil(() => {
+        const now = workerPids(started.child.pid!);
+        return now.length === 2 && !now.includes(killed) && now.includes(survivor);
+      }, 'a new worker replaces the killed one', started.output);
+      for (let request = 0; request < 10; request++) assert.equal((await fetch(url('/health'))).status, 200);
+      await waitUntil(() => listening(started) === 3, 'the new worker listens', started.output);
+      assert.match(started.output(), /a worker died; starting another/);
+      workers = workerPids(started.child.pid!);
+    });
+
+    it('exits 0 on SIGTERM once its workers have exited, leaving none behind', async () => {
+      const exited = new Promise<number | null>((resolve) => started.child.once('exit', (code) => resolve(code)));
+      started.child.kill('SIGTERM');
+      assert.equal(await exited, 0, started.output());
+      for (const pid of workers) assert.equal(isAlive(pid), false, `worker ${pid} outlived the primary`);
+    });
+  });
+}
+
+clusterSuite('sqlite', async () => {
+  // A fresh file: the primary creates and migrates it before the workers open it.
+  const directory = mkdtempSync(join(tmpdir(), 'calendar-events-cluster-'));
+  return { env: { DATABASE_URL: join(directory, 'cluster.db') }, cleanUp: async () => rmSync(directory, { recursive: true, force: true }) };
+});
+
+clusterSuite('postgres', async () => {
+  const harness: Harness = await createHarness('postgres');
+  return { env: harness.serviceEnv(), cleanUp: () => harness.close() };
+});
+
+describe('cluster mode, workers that cannot start', () => {
+  it('stops restarting them after 5 crashes within a minute and exits non-zero', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'calendar-events-cluster-'));
+    // An address of TEST-NET-1, which no interface of this machine has: every worker's listen fails. Five workers
+    // make the five crashes come at once.
+    const started = await startService({ DATABASE_URL: join(directory, 'cluster.db'), WORKERS: '5', HOST: '192.0.2.1' });
+    try {
+      const code = await new Promise<number | null>((resolve) => started.child.once('exit', (exitCode) => resolve(exitCode)));
+      assert.equal(code, 1, started.output());
+      assert.match(started.output(), /5 workers died within 60 s; stopping the service/);
+    } finally {
+      await stopService(started);
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+});
