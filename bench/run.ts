@@ -325,6 +325,12 @@ async function main(): Promise<void> {
     const singleTag = singleResponse.headers.get('etag')!;
     const authorizedTag = (await fetch(`${api}/events/${eventId}`, { headers: { authorization } })).headers.get('etag')!;
     const listTag = (await fetch(`${api}/events?per_page=50`)).headers.get('etag')!;
+    // What the scenario being measured leaves behind, undone once it ends (also when it fails), so that later
+    // scenarios, and later `--reuse` runs, do not measure a service busy with it.
+    const undo: Array<() => Promise<void>> = [];
+    const undoAll = async () => {
+      for (const step of undo.splice(0).reverse()) await step().catch((error: Error) => console.error(`bench clean-up failed: ${error.message}`));
+    };
     // As many processes as the service, so that the ratios to the ceiling compare like with like.
     const ceiling = start('bench/ceiling.ts', { PORT: String(CEILING_PORT), BODY_SIZE: String(Buffer.byteLength(single)), WORKERS: String(workers) });
     try {
@@ -386,6 +392,12 @@ async function main(): Promise<void> {
                   body: JSON.stringify({ url: `${receiverUrl}/${index}`, events: ['event.created', 'event.updated'] }),
                 });
                 if (response.status !== 201) throw new Error(`webhook subscription: ${response.status} ${await response.text()}`);
+                // Deleting the subscription deletes its deliveries too (foreign key, on delete cascade).
+                const { id } = await response.json() as { id: number };
+                undo.push(async () => {
+                  const deleted = await fetch(`${api}/webhooks/${id}`, { method: 'DELETE', headers: { authorization } });
+                  if (deleted.status !== 200) throw new Error(`DELETE webhook ${id}: ${deleted.status} ${await deleted.text()}`);
+                });
               }
             },
           },
@@ -420,6 +432,7 @@ async function main(): Promise<void> {
           // One scenario's preparation failing (e.g. two services writing one SQLite file in an A/B run) should not
           // lose the others' results.
           console.error(`${scenario.name}${target?.label ? ` [${target.label}]` : ''}: not measured, its setup failed: ${(error as Error).message}`);
+          await undoAll();
           continue;
         }
         const served = target === null ? ceiling.pid! : target.pid();
@@ -457,6 +470,7 @@ async function main(): Promise<void> {
         // until it answers a cheap request promptly again.
         if (target !== null) await drained(`${target.site}/health`);
         console.log(`${measured.name}: ${measured.requestsPerSecond} req/s, p50 ${measured.p50} ms, p99 ${measured.p99} ms, ${measured.serverCpuUsPerRequest} µs CPU/request, non-2xx ${measured.non2xx}, errors ${measured.errors} (timeouts ${measured.timeouts})`);
+        await undoAll();
       }
 
       const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
@@ -471,6 +485,7 @@ async function main(): Promise<void> {
       writeFileSync(file, JSON.stringify({ database: options.database, events: eventCount, workers, connections, writeConnections, duration, machine, seed: options.seed, seedEventsPerSecond: seeded.eventsPerSecond, ab: abVariant, results }, null, 2));
       console.log(`\nwritten to ${file}`);
     } finally {
+      await undoAll();
       ceiling.kill('SIGTERM');
     }
   } finally {

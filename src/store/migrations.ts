@@ -340,5 +340,18 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
           .where(sql.ref('series_horizon_utc'), 'is not', null).execute();
       },
     },
+    // D27: the worker finds the deliveries due now by index: (status, next_attempt_ms, seq) instead of walking every
+    // pending one in seq order, which a backlog in retry backoff (a dead receiver's) made a scan of the backlog on
+    // every wake-up. The per-item order check (an earlier pending delivery of the same item) gets seq in its index, so
+    // that it is one index probe and the planner never prefers walking a subscription's earlier deliveries by seq.
+    // The two indexes they replace have no other reader.
+    '0015_webhook_deliveries_next_attempt': {
+      async up(db: Kysely<any>) {
+        await db.schema.createIndex('webhook_deliveries_next_attempt').on('webhook_deliveries').columns(['status', 'next_attempt_ms', 'seq']).execute();
+        await db.schema.createIndex('webhook_deliveries_item_seq').on('webhook_deliveries').columns(['webhook_id', 'item_type', 'item_id', 'status', 'seq']).execute();
+        await db.schema.dropIndex('webhook_deliveries_due').execute();
+        await db.schema.dropIndex('webhook_deliveries_item').execute();
+      },
+    },
   };
 }

@@ -278,11 +278,16 @@ export class WebhookWorker {
     return changes.length;
   }
 
-  /** Leases the deliveries due now (oldest first, never one queued behind an earlier pending one of its item). */
+  /**
+   * Leases the deliveries due now (longest due first, then oldest; never one queued behind an earlier pending one of
+   * its item).
+   */
   async claim(): Promise<Claimed[]> {
     const nowMs = this.now();
     const token = randomUUID();
-    // Most wake-ups find nothing due: say so with one read, without a write transaction.
+    // Most wake-ups find nothing due: say so with one read, without a write transaction. Both reads go through the
+    // (status, next_attempt_ms, seq) index and stop at the first row not due: a backlog waiting in retry backoff (a
+    // dead receiver's) is never walked, which on SQLite would block the request thread on every wake-up.
     const any = await this.store.db.selectFrom('webhook_deliveries').select('id')
       .where('status', '=', 'pending').where('next_attempt_ms', '<=', nowMs).where('lease_until_ms', '<=', nowMs)
       .where('webhook_id', 'in', (eb) => eb.selectFrom('webhooks').select('id').where('active', '=', 1))
@@ -295,12 +300,16 @@ export class WebhookWorker {
         .where('d.lease_until_ms', '<=', nowMs)
         // A paused subscription's retries wait too (a subquery, so that the lock below takes no webhooks row).
         .where('d.webhook_id', 'in', (eb) => eb.selectFrom('webhooks').select('id').where('active', '=', 1))
+        // One probe of the (webhook_id, item_type, item_id, status, seq) index per candidate.
         .where(({ not, exists, selectFrom }) => not(exists(selectFrom('webhook_deliveries as e').select('e.id')
           .whereRef('e.webhook_id', '=', 'd.webhook_id')
           .whereRef('e.item_type', '=', 'd.item_type')
           .whereRef('e.item_id', '=', 'd.item_id')
           .where('e.status', '=', 'pending')
           .whereRef('e.seq', '<', 'd.seq'))))
+        // The index's order, so that the walk stops at a batch: ordering by seq alone would make it sort every due
+        // delivery after an outage, or walk the not-due ones in seq order.
+        .orderBy('d.next_attempt_ms')
         .orderBy('d.seq')
         .limit(this.batchSize)
         .$if(this.postgres, (query) => query.forUpdate().skipLocked())

@@ -1,0 +1,112 @@
+// D27: a large backlog of deliveries waiting in retry backoff (subscriptions whose receivers are dead) is not walked
+// by the worker: the deliveries due beside it are still claimed, in order per item, and the backlog's plan is by index.
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { CompiledQuery, type Insertable, type KyselyPlugin } from 'kysely';
+import type { WebhookDeliveriesTable } from '../../src/store/schema.ts';
+import type { Store } from '../../src/store/store.ts';
+import { WebhookWorker } from '../../src/webhooks/worker.ts';
+import type { Sender, SendResult } from '../../src/webhooks/send.ts';
+import { describeEachDatabase } from '../helpers/harness.ts';
+
+const BACKLOG = 20_000;
+const HOUR_MS = 60 * 60 * 1000;
+
+describeEachDatabase('Webhooks: a backlog in retry backoff', (h) => {
+  const admin = () => h().users.administrator;
+  const nowMs = Date.now();
+
+  async function subscribe(url: string): Promise<number> {
+    const response = await h().request('POST', '/webhooks', { as: admin(), body: { url, events: ['*'] } });
+    assert.equal(response.statusCode, 201, response.body);
+    return response.json().id;
+  }
+
+  const delivery = (webhookId: number, seq: number, itemId: number, nextAttemptMs: number): Insertable<WebhookDeliveriesTable> => ({
+    webhook_id: webhookId, seq, msg_id: `msg_${seq}_${webhookId}`, event_type: 'event.updated', item_type: 'event', item_id: itemId,
+    payload: JSON.stringify({ type: 'event.updated', data: { id: itemId } }), status: 'pending', attempts: 0,
+    next_attempt_ms: nextAttemptMs, lease_until_ms: 0, lease_token: '', created_ms: nowMs - HOUR_MS,
+  });
+
+  async function insert(rows: Insertable<WebhookDeliveriesTable>[]) {
+    for (let start = 0; start < rows.length; start += 500) {
+      await h().store.db.insertInto('webhook_deliveries').values(rows.slice(start, start + 500)).execute();
+    }
+  }
+
+  /** A store whose queries on webhook_deliveries are recorded (compiled), to be explained afterwards. */
+  function recording(queries: CompiledQuery[]): Store {
+    const store = h().store;
+    const plugin: KyselyPlugin = {
+      transformQuery(args) {
+        const compiled = store.db.getExecutor().compileQuery(args.node, args.queryId);
+        if (/^select .* from "webhook_deliveries"/is.test(compiled.sql)) queries.push(compiled);
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    };
+    return { ...store, db: store.db.withPlugin(plugin), transaction: (work) => store.transaction((trx) => work(trx.withPlugin(plugin))) };
+  }
+
+  it('claims the few due deliveries beside 20,000 not due, in order per item, and never one behind an earlier pending one', async () => {
+    const dead = await subscribe('http://127.0.0.1:1/dead');
+    const live = await subscribe('http://127.0.0.1:2/live');
+    try {
+      // The dead receiver's backlog: every delivery retried in an hour, some items with several.
+      await insert(Array.from({ length: BACKLOG }, (_, i) => delivery(dead, 1_000_000 + i, 1 + (i % 5_000), nowMs + HOUR_MS)));
+      // Due: item 1 three times, item 2 once; item 3's update waits for its create (in backoff); so does the dead
+      // subscription's later delivery of an item whose earlier one is in its backlog.
+      const base = 2_000_000;
+      await insert([
+        delivery(live, base + 1, 1, nowMs - 3_000), delivery(live, base + 2, 2, nowMs - 2_000), delivery(live, base + 3, 1, nowMs - 5_000),
+        delivery(live, base + 4, 3, nowMs + HOUR_MS), delivery(live, base + 5, 3, nowMs - 10_000), delivery(live, base + 6, 1, nowMs - 1_000),
+        delivery(dead, base + 7, 42, nowMs - 10_000),
+      ]);
+      const sent: string[] = [];
+      const send = async (request: Parameters<Sender>[0]): Promise<SendResult> => {
+        sent.push(request.headers['webhook-id']);
+        return { ok: true, status: 200, durationMs: 1, error: '', body: '' };
+      };
+      const queries: CompiledQuery[] = [];
+      const worker = new WebhookWorker(recording(queries), h().config, { now: () => nowMs, send, pollMs: 60_000 });
+      assert.equal(await worker.runOnce(), 4);
+      // Batches: 1 and 2 (3 and 6 wait for 1), then 3, then 6: item 1's deliveries in seq order although 3 was due first.
+      assert.deepEqual(sent, [1, 2, 3, 6].map((n) => `msg_${base + n}_${live}`));
+      const pending = await h().store.db.selectFrom('webhook_deliveries').select(({ fn }) => fn.countAll<number>().as('count'))
+        .where('status', '=', 'pending').executeTakeFirstOrThrow();
+      assert.equal(Number(pending.count), BACKLOG + 3, 'the backlog, item 3\'s two deliveries and the dead item 42\'s');
+      assert.equal(await worker.runOnce(), 0);
+
+      if (h().database === 'sqlite') {
+        let explained = 0;
+        for (const query of queries) {
+          const plan = (await h().store.db.executeQuery(CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]))).rows
+            .map((row) => (row as { detail: string }).detail);
+          if (!/"next_attempt_ms" <=/.test(query.sql)) continue;
+          assert.ok(plan.some((step) => step.includes('webhook_deliveries_next_attempt')), plan.join('\n'));
+          assert.ok(!plan.some((step) => /^SCAN (webhook_deliveries|d|e)\b/.test(step)), plan.join('\n'));
+          explained += 1;
+        }
+        assert.ok(explained >= 2, 'the probe and the claim');
+      }
+    } finally {
+      await h().request('DELETE', `/webhooks/${dead}`, { as: admin() });
+      await h().request('DELETE', `/webhooks/${live}`, { as: admin() });
+    }
+  });
+
+  it('once the backlog comes due (the receiver is back), a claim takes a batch of the longest due among the first pending delivery of each item', async () => {
+    const hook = await subscribe('http://127.0.0.1:1/back');
+    try {
+      // Four deliveries of each of 5,000 items, the later ones due earlier (retried less often).
+      await insert(Array.from({ length: BACKLOG }, (_, i) => delivery(hook, 3_000_000 + i, 1 + (i % 5_000), nowMs - HOUR_MS - i)));
+      const worker = new WebhookWorker(h().store, h().config, { now: () => nowMs, batchSize: 50 });
+      const claimed = await worker.claim();
+      const seqs = claimed.map((row) => Number(row.msg_id.split('_')[1]) - 3_000_000);
+      // Only the first 5,000 are first of their item; of those, the longest due, returned in seq order.
+      assert.deepEqual(seqs, Array.from({ length: 50 }, (_, i) => 4_950 + i));
+    } finally {
+      await h().request('DELETE', `/webhooks/${hook}`, { as: admin() });
+    }
+  });
+}, { WEBHOOKS_ALLOW_PRIVATE: '1' });
