@@ -43,15 +43,20 @@ export const hasItemStream = (body: unknown): body is Record<string, unknown> =>
 const FLUSH_AT = 64 * 1024;
 /** How deep items are written member by member (an event, its organizers, each organizer whole). */
 const ITEM_DEPTH = 2;
+/**
+ * Text written between two checks of the turn's length and the deadline. A check after every member of every item
+ * (an await each) cost a tenth of a ten-event list; what makes a turn long is the size of what is written.
+ */
+const CHECK_EVERY_CHARACTERS = 16 * 1024;
 
 const omitted = (value: unknown) => value === undefined || typeof value === 'function' || typeof value === 'symbol';
 
 /**
  * The UTF-8 bytes of `JSON.stringify(body)` for an object whose `ItemStream` values are built and serialised one item
- * at a time, counting bytes as it goes: throws `rest_response_too_large` as soon as they pass `maxBytes`, yields to the
- * event loop between items and between the members of an item once a turn has lasted SLICE_MS (store/event-loop.ts), so
- * that even one large item (an event embedding fifty organizers of the largest allowed description) is not one long
- * turn, and stops at the request's deadline. Bytes, not a string: nothing downstream (read cache, ETag, socket)
+ * at a time, counting bytes as it goes: throws `rest_response_too_large` as soon as they pass `maxBytes`. Every
+ * {@link CHECK_EVERY_CHARACTERS} written (between items, or between the members of a large one) it yields to the event
+ * loop once a turn has lasted SLICE_MS (store/event-loop.ts), so that even one large item (an event embedding fifty
+ * organizers of the largest allowed description) is not one long turn, and stops at the request's deadline. Bytes, not a string: nothing downstream (read cache, ETag, socket)
  * encodes the whole answer again.
  */
 export async function serializeBounded(body: Record<string, unknown>, maxBytes: number): Promise<Buffer> {
@@ -66,11 +71,14 @@ export async function serializeBounded(body: Record<string, unknown>, maxBytes: 
     if (bytes > maxBytes) throw responseTooLarge(maxBytes);
     chunks.push(chunk);
   };
+  let sinceCheck = 0;
   const emit = (text: string) => {
     pending += text;
+    sinceCheck += text.length;
     if (pending.length >= FLUSH_AT) flush();
   };
   const pause = async () => {
+    sinceCheck = 0;
     await yieldIfBusy();
     checkDeadline();
   };
@@ -86,7 +94,7 @@ export async function serializeBounded(body: Record<string, unknown>, maxBytes: 
         if (index > 0) emit(',');
         if (omitted(value[index])) emit('null');
         else await write(value[index], depth - 1);
-        await pause();
+        if (sinceCheck >= CHECK_EVERY_CHARACTERS) await pause();
       }
       emit(']');
       return;
@@ -98,7 +106,7 @@ export async function serializeBounded(body: Record<string, unknown>, maxBytes: 
       emit(`${first ? '' : ','}${JSON.stringify(key)}:`);
       first = false;
       await write(member, depth - 1);
-      await pause();
+      if (sinceCheck >= CHECK_EVERY_CHARACTERS) await pause();
     }
     emit('}');
   };
@@ -120,7 +128,7 @@ export async function serializeBounded(body: Record<string, unknown>, maxBytes: 
       firstItem = false;
       if (omitted(item)) emit('null');
       else await write(item, ITEM_DEPTH);
-      await pause();
+      if (sinceCheck >= CHECK_EVERY_CHARACTERS) await pause();
     }
     emit(']');
   }
