@@ -70,9 +70,10 @@ export class ResponseCache {
     const size = sizeOf(key, reply);
     const previous = this.#entries.get(key);
     if (previous) this.#delete(key, previous);
-    // Oldest first: a Map iterates in insertion order.
+    // Oldest first: a Map iterates in insertion order. Entries past their second can never be served again, so they
+    // go whatever the room: answers to varied URLs, each asked once, would otherwise sit in memory up to the bound.
     for (const [oldKey, oldEntry] of this.#entries) {
-      if (this.#bytes + size <= MAX_TOTAL_BYTES) break;
+      if (this.#bytes + size <= MAX_TOTAL_BYTES && nowMs >= oldEntry.at && nowMs - oldEntry.at < MAX_CACHED_AGE_MS) break;
       this.#delete(oldKey, oldEntry);
     }
     this.#entries.set(key, { ...reply, version, at: nowMs, size });

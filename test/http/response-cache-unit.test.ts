@@ -29,6 +29,15 @@ describe('ResponseCache', () => {
     assert.equal(cache.get('/big', 'v', 1), undefined, 'answers over 256 KiB are not kept');
   });
 
+  it('lets go of answers past their second as new ones come, whatever the room left', () => {
+    const cache = new ResponseCache();
+    for (let index = 0; index < 10; index++) cache.set(`/${index}`, 'v', 0, reply(1024));
+    const tenBytes = cache.bytes;
+    cache.set('/a', 'v', 1000, reply(1024));
+    assert.equal(cache.bytes, tenBytes / 10, 'only the fresh answer is held');
+    assert.ok(cache.get('/a', 'v', 1500));
+  });
+
   it('keeps answers of any type, and answers without a body, within the same memory bound', () => {
     const cache = new ResponseCache();
     const calendar: CachedReply = { status: 200, headers: { ETag: '"1"' }, type: 'text/calendar; charset=utf-8', payload: Buffer.from('BEGIN:VCALENDAR\r\n') };
