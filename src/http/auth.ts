@@ -1,7 +1,7 @@
-import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { createHash, createHmac, createSecretKey, randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Caller, Role } from '../domain/access.ts';
-import type { Db } from '../store/store.ts';
+import { outsideTransaction, type Db } from '../store/store.ts';
 import { BOOTSTRAP_PASSWORD_NAME } from '../users/bootstrap.ts';
 import { dummyHash, hashGeneratedSecret, hashKind, isGeneratedShape, normalizeAppPassword, verifySecret, type HashKind } from '../users/secrets.ts';
 import { findUserByLogin, listAppPasswords, replaceAppPasswordHash, touchAppPassword } from '../users/store.ts';
@@ -179,6 +179,17 @@ interface VerifiedCredential {
   hash: string;
 }
 
+/** A remembered credential's outcome for one client address, and the data version it was read at. */
+interface Confirmation {
+  version: string;
+  caller: Caller;
+  /** The password's "last used" stamp then: a new minute is a write to make, so the reads are made again. */
+  lastUsed: string;
+}
+
+/** Whether "last used" already holds this minute (the stamp is written at most once a minute). */
+const stampedThisMinute = (lastUsed: string | null, nowUtc: string) => lastUsed !== null && lastUsed.slice(0, 16) === nowUtc.slice(0, 16);
+
 /** Login and secret of a well-formed Basic header, or null. */
 function parseBasic(header: string): { login: string; secret: string } | null {
   const match = /^Basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(header);
@@ -200,15 +211,23 @@ function parseBasic(header: string): { login: string; secret: string } | null {
  * ADMIN_PASSWORD's is not.
  *
  * A verified credential is remembered under a keyed digest of the header (never the secret itself). A remembered
- * credential is still looked up by id on every request and must carry the same hash, so a password revoked or changed
- * by any process stops working at once.
+ * credential is looked up by id again whenever the data version has moved, and must carry the same hash, so a password
+ * revoked or changed by any process stops working at once.
  */
 export class Authenticator {
   readonly #db: Db;
   readonly #limiter: FailureLimiter;
   readonly #verifySecret: typeof verifySecret;
-  readonly #cacheKey = randomBytes(32);
+  /** A key object made once: a raw key would be imported again on every request's digest. */
+  readonly #cacheKey = createSecretKey(randomBytes(32));
   readonly #verified = new Map<string, VerifiedCredential>();
+  /**
+   * Remembered credentials confirmed, by header digest and client address. While the data version has not moved, the
+   * password row and the failure counters are as they were (every revocation, password or role change, counted
+   * failure and "last used" stamp is a write, by any process), and a window of failures only ever ends with time: so
+   * the two reads a remembered credential costs are skipped. Only a confirmation with no wait to serve is kept.
+   */
+  readonly #confirmed = new Map<string, Confirmation>();
   /**
    * Checks under way, by header digest: a client opening several connections at once sends the same new header on
    * each, and one check (for scrypt, 16 MiB and tens of milliseconds) answers them all (see #join for how they count).
@@ -234,13 +253,23 @@ export class Authenticator {
 
     const remembered = credentials ? this.#verified.get(digest) : undefined;
     if (remembered) {
+      // Read before the rows, so that a write after them moves it.
+      const version = await outsideTransaction(this.#db)?.dataVersion();
+      const confirmationKey = `${digest}\n${client}`;
+      const confirmed = this.#confirmed.get(confirmationKey);
+      if (confirmed && confirmed.version === version && stampedThisMinute(confirmed.lastUsed, nowUtc)) return { ...confirmed.caller };
       // Known to be right, so nothing to count; but a locked-out pair gets 429 for right credentials too. Both reads
       // at once: one round trip on PostgreSQL.
       const [wait, row] = await Promise.all([this.#limiter.retryAfter(client, login), this.#lookUp(remembered, credentials!.login)]);
       if (wait > 0) throw tooManyAttempts(wait);
       if (row) {
+        const caller: Caller = { id: row.user_id, role: row.role as Role };
+        if (version !== undefined && stampedThisMinute(row.last_used_utc, nowUtc)) {
+          if (this.#confirmed.size > 1000) this.#confirmed.clear();
+          this.#confirmed.set(confirmationKey, { version, caller, lastUsed: row.last_used_utc! });
+        }
         await this.#touch(remembered.appPasswordId, row.last_used_utc, nowUtc);
-        return { id: row.user_id, role: row.role as Role };
+        return caller;
       }
       this.#verified.delete(digest);
     }
@@ -340,7 +369,7 @@ export class Authenticator {
    * write that cannot get the database (SQLite busy with another process's long write) is skipped.
    */
   async #touch(id: number, lastUsed: string | null, nowUtc: string): Promise<void> {
-    if (lastUsed !== null && lastUsed.slice(0, 16) === nowUtc.slice(0, 16)) return;
+    if (stampedThisMinute(lastUsed, nowUtc)) return;
     await touchAppPassword(this.#db, id, nowUtc).catch(() => {});
   }
 }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { it } from 'node:test';
 import { ApiError } from '../../src/http/errors.ts';
 import { Authenticator } from '../../src/http/auth.ts';
@@ -6,6 +7,7 @@ import { ensureAdmin } from '../../src/users/bootstrap.ts';
 import { generateAppPassword, verifySecret } from '../../src/users/secrets.ts';
 import { createAppPassword, createUser, findUserByLogin, listAppPasswords, revokeAppPassword } from '../../src/users/store.ts';
 import { basicAuth, describeEachDatabase } from '../helpers/harness.ts';
+import { queriesDuring } from '../helpers/queries.ts';
 
 const silentLog = { info() {}, warn() {} };
 
@@ -45,6 +47,40 @@ describeEachDatabase('authentication (D15)', (h) => {
     const after = await h().request('GET', '/venues', { as: user });
     assert.equal(after.statusCode, 401);
     assert.equal(after.json().code, 'incorrect_password');
+  });
+
+  it('reads a remembered credential again only after a write, by any process: a revocation or a lock-out applies at once', async () => {
+    const user = await h().createUser('confirmed', 'editor');
+    const authenticator = new Authenticator(h().store.db);
+    const now = new Date().toISOString().slice(0, 19).replace('T', ' ');
+    const address = '198.51.100.4';
+    const caller = { id: user.id, role: 'editor' };
+    assert.deepEqual(await authenticator.authenticate(user.authorization, address, now), caller, 'checked, and "last used" stamped');
+    assert.deepEqual(await authenticator.authenticate(user.authorization, address, now), caller, 'read again after the stamp');
+    assert.equal(await queriesDuring(h().store, async () => {
+      assert.deepEqual(await authenticator.authenticate(user.authorization, address, now), caller);
+    }), 0, 'nothing written since: no read');
+    assert.ok(await queriesDuring(h().store, () => authenticator.authenticate(user.authorization, '198.51.100.5', now)) > 0,
+      'another client address has failure counters of its own');
+
+    const another = await h().openAnotherStore();
+    try {
+      const login = createHash('sha256').update(user.login, 'utf8').digest('base64url');
+      await another.transaction(async (trx) => {
+        await trx.deleteFrom('auth_failures').where('address', '=', address).where('login', '=', login).execute();
+        await trx.insertInto('auth_failures').values({ address, login, failures: 1000, window_end: Date.now() + 60_000 }).execute();
+      });
+      await assert.rejects(authenticator.authenticate(user.authorization, address, now), (error: ApiError) => error.status === 429);
+      await another.transaction(async (trx) => {
+        await trx.deleteFrom('auth_failures').where('address', '=', address).execute();
+      });
+      assert.deepEqual(await authenticator.authenticate(user.authorization, address, now), caller);
+      const [password] = await listAppPasswords(another.db, user.id);
+      await another.transaction((trx) => revokeAppPassword(trx, password.id));
+    } finally {
+      await another.close();
+    }
+    await assert.rejects(authenticator.authenticate(user.authorization, address, now), (error: ApiError) => error.status === 401);
   });
 
   it('records when an application password was last used', async () => {

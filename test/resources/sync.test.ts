@@ -175,11 +175,16 @@ describeEachDatabase('incremental sync (D24)', (h) => {
         organizer: { organizer: `Counted host ${index}` }, categories: [`Counted category ${index}`], tags: [`counted-${index}`], image: `https://img.example/${index}.png`,
       });
     }
-    const queriesFor = (perPage: number) => queriesDuring(h().store, async () => {
-      const page = (await call('GET', '/changes', 200, admin(), undefined, { since, per_page: perPage })).json();
-      assert.equal(page.changes.length, perPage);
-      assert.equal(page.has_more, true);
-    });
+    const queriesFor = async (perPage: number) => {
+      // Both measured after a write, so that what is kept between writes (the confirmed credential, the embedded
+      // terms) is read again in each: the same starting point.
+      await h().store.transaction(async () => {});
+      return queriesDuring(h().store, async () => {
+        const page = (await call('GET', '/changes', 200, admin(), undefined, { since, per_page: perPage })).json();
+        assert.equal(page.changes.length, perPage);
+        assert.equal(page.has_more, true);
+      });
+    };
     const small = await queriesFor(5);
     assert.equal(await queriesFor(50), small, 'the same queries for 5 and for 50 entries of every kind');
   });
