@@ -32,8 +32,8 @@ interface Snapshot {
 const MAX_TERMS = 2_000;
 
 const snapshots = new WeakMap<Store, Snapshot>();
-/** One refresh at a time per store; concurrent readers share it. */
-const refreshing = new WeakMap<Store, Promise<Snapshot>>();
+/** The refresh under way per store, shared by the readers that found the same data version. */
+const refreshing = new WeakMap<Store, { version: string; snapshot: Promise<Snapshot> }>();
 
 type Reader = Pick<Actor, 'now' | 'config'>;
 
@@ -78,12 +78,15 @@ async function currentSnapshot(store: Store, nowUtc: string): Promise<Snapshot> 
   const version = await store.dataVersion();
   const kept = snapshots.get(store);
   if (kept && kept.version === version && holdsAt(kept, nowUtc)) return kept;
-  let pending = refreshing.get(store);
-  if (!pending) {
-    pending = refresh(store, kept, version, nowUtc).finally(() => refreshing.delete(store));
-    refreshing.set(store, pending);
-  }
-  return pending;
+  // A refresh started at another version may hold rows older than a commit this reader must see: not shared.
+  const pending = refreshing.get(store);
+  if (pending?.version === version) return pending.snapshot;
+  const started = { version, snapshot: refresh(store, kept, version, nowUtc) };
+  refreshing.set(store, started);
+  started.snapshot.finally(() => {
+    if (refreshing.get(store) === started) refreshing.delete(store);
+  }).catch(() => {});
+  return started.snapshot;
 }
 
 async function refresh(store: Store, previous: Snapshot | undefined, version: string, nowUtc: string): Promise<Snapshot> {
