@@ -1,10 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, SqliteDialect, type KyselyPlugin, type SqliteDatabase } from 'kysely';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CompiledQuery, Kysely, SqliteDialect, type DatabaseConnection, type Driver, type KyselyPlugin, type SqliteDatabase } from 'kysely';
 import { yieldIfBusy } from '../event-loop.ts';
 import type { Database } from '../schema.ts';
 import { registerTextFunctions } from './text.ts';
+import { isBusy } from './transaction.ts';
 
 export interface SqliteConnection {
   db: Kysely<Database>;
@@ -12,16 +14,19 @@ export interface SqliteConnection {
   database: BetterSqlite3.Database;
 }
 
+/** How long a statement waits for another process's write lock before SQLITE_BUSY. */
+const BUSY_TIMEOUT_MS = 10_000;
+
 /** WAL so readers never wait for the writer; a busy timeout so concurrent processes queue instead of failing. */
 export function openSqliteConnection(path: string): SqliteConnection {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const database = new BetterSqlite3(path);
   database.pragma('journal_mode = WAL');
-  database.pragma('busy_timeout = 10000');
+  database.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   database.pragma('foreign_keys = ON');
   database.pragma('synchronous = NORMAL');
   registerTextFunctions(database);
-  return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }), plugins: [yieldingPlugin] }), database };
+  return { db: new Kysely<Database>({ dialect: new ImmediateSqliteDialect(database), plugins: [yieldingPlugin] }), database };
 }
 
 /**
@@ -60,4 +65,48 @@ export function withStatementCache(database: BetterSqlite3.Database): SqliteData
       return statement;
     },
   };
+}
+
+/**
+ * Write transactions begin IMMEDIATE: they take the write lock first. A plain (deferred) BEGIN reads first and asks
+ * for the lock at its first write; when another process has committed meanwhile, SQLite refuses that upgrade at once
+ * (the snapshot is stale), and the whole transaction is run again: under a steady write load from several processes
+ * (WORKERS on one file) a write could lose that race eight times in a row and fail with SQLITE_BUSY.
+ */
+class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #database: BetterSqlite3.Database;
+
+  constructor(database: BetterSqlite3.Database) {
+    super({ database: withStatementCache(database) });
+    this.#database = database;
+  }
+
+  override createDriver(): Driver {
+    const driver = super.createDriver();
+    driver.beginTransaction = (connection) => beginImmediate(this.#database, connection);
+    return driver;
+  }
+}
+
+/**
+ * BEGIN IMMEDIATE, waiting for another connection's writer without blocking: better-sqlite3's busy timeout sleeps in
+ * the calling thread, which would hold this process's event loop (and, in one process with two connections, the very
+ * transaction it waits for) while the other writer finishes. So the lock is asked for with no busy timeout, and
+ * asked again after a short pause, until BUSY_TIMEOUT_MS have passed.
+ */
+async function beginImmediate(database: BetterSqlite3.Database, connection: DatabaseConnection): Promise<void> {
+  const giveUpAt = Date.now() + BUSY_TIMEOUT_MS;
+  for (let attempt = 1; ; attempt++) {
+    database.pragma('busy_timeout = 0');
+    try {
+      await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+      return;
+    } catch (error) {
+      if (!isBusy(error) || Date.now() >= giveUpAt) throw error;
+    } finally {
+      database.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    }
+    // 1–20 ms, jittered, so that waiting processes do not retry in step.
+    await sleep(Math.min(attempt, 20) * (0.5 + Math.random()));
+  }
 }

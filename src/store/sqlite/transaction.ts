@@ -21,8 +21,8 @@ export async function retryWhileBusy<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /**
- * One transaction per write, retried whole when a concurrent writer holds the lock (or made this one's snapshot
- * stale). A batch transaction is an ordinary one: SQLite's commits in WAL mode with `synchronous = NORMAL` are
+ * One transaction per write (begun IMMEDIATE: connection.ts), retried whole when another process's writer holds the
+ * lock beyond the busy timeout. A batch transaction is an ordinary one: SQLite's commits in WAL mode with `synchronous = NORMAL` are
  * already cheap. `committed` runs after each commit.
  */
 export function createTransactionRunner(db: Kysely<Database>, committed: () => void) {
