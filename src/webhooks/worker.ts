@@ -69,6 +69,9 @@ interface Outcome {
 interface Claimed {
   id: number;
   webhook_id: number;
+  seq: number;
+  item_type: string;
+  item_id: number;
   msg_id: string;
   payload: string;
   attempts: number;
@@ -244,6 +247,14 @@ export class WebhookWorker {
     const items = await renderItems(db, adminActor(this.config, DateTime.fromMillis(nowMs, { zone: 'utc' })), changes);
     const payloads = new Map<number, string>(changes.map((change) => [change.seq, payloadOf(change, items)]));
     const last = changes[changes.length - 1].seq;
+    // A change of an item that has an earlier pending delivery for the subscription waits for it (claim's NOT EXISTS):
+    // it is not due before that delivery's next attempt, so that while the earlier one is in retry backoff (a dead
+    // receiver's, for up to three days) claims stop at it in the (status, next_attempt_ms, seq) index instead of
+    // walking it on every wake-up. One probe of the (webhook_id, item_type, item_id, status, seq) index per row.
+    const dueAt = (webhookId: number, itemType: string, itemId: number) => sql<number>`coalesce((
+      select case when e.next_attempt_ms > ${nowMs} then e.next_attempt_ms end from webhook_deliveries e
+      where e.webhook_id = ${webhookId} and e.item_type = ${itemType} and e.item_id = ${itemId} and e.status = 'pending'
+      order by e.seq limit 1), ${nowMs})`;
     await this.tx(async (trx) => {
       await this.store.lock(trx, 'webhooks:enqueue');
       const subscriptions = await trx.selectFrom('webhooks').select(['id', 'events', 'cursor']).where('active', '=', 1).where('cursor', '<', last).execute();
@@ -261,7 +272,7 @@ export class WebhookWorker {
             payload: payloads.get(change.seq)!,
             status: 'pending' as const,
             attempts: 0,
-            next_attempt_ms: nowMs,
+            next_attempt_ms: dueAt(subscription.id, change.type, change.id),
             lease_until_ms: 0,
             lease_token: '',
             created_ms: nowMs,
@@ -319,9 +330,9 @@ export class WebhookWorker {
       await trx.updateTable('webhook_deliveries').set({ lease_until_ms: nowMs + this.leaseMs, lease_token: token })
         .where('id', 'in', ids).where('status', '=', 'pending').where('lease_until_ms', '<=', nowMs).execute();
       const rows = await trx.selectFrom('webhook_deliveries as d').innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
-        .select(['d.id', 'd.webhook_id', 'd.msg_id', 'd.payload', 'd.attempts', 'd.created_ms', 'w.url', 'w.secret'])
+        .select(['d.id', 'd.webhook_id', 'd.seq', 'd.item_type', 'd.item_id', 'd.msg_id', 'd.payload', 'd.attempts', 'd.created_ms', 'w.url', 'w.secret'])
         .where('d.id', 'in', ids).where('d.lease_token', '=', token).orderBy('d.seq').execute();
-      return rows.map((row): Claimed => ({ ...row, id: Number(row.id), created_ms: Number(row.created_ms), token }));
+      return rows.map((row): Claimed => ({ ...row, id: Number(row.id), seq: Number(row.seq), created_ms: Number(row.created_ms), token }));
     });
   }
 
@@ -345,20 +356,23 @@ export class WebhookWorker {
 
   /**
    * Records the attempts of one claimed batch in one transaction, in a few statements whatever its size: each
-   * delivery's new state (only while this process still holds its lease) and its attempt row.
+   * delivery's new state (only while this process still holds its lease) and its attempt row; a retry's later
+   * deliveries of its item wait for it, and a settled delivery's next one of its item is due now.
    */
   private async record(outcomes: readonly Outcome[]): Promise<void> {
     if (outcomes.length === 0) return;
     const token = outcomes[0].delivery.token;
     await this.tx(async (trx) => {
+      const nowMs = this.now();
       const held = new Set((await trx.selectFrom('webhook_deliveries').select('id')
         .where('id', 'in', outcomes.map((outcome) => outcome.delivery.id)).where('lease_token', '=', token).execute()).map((row) => Number(row.id)));
       const mine = outcomes.filter((outcome) => held.has(outcome.delivery.id));
       const succeeded = mine.filter((outcome) => outcome.result.ok);
+      const settled = succeeded.map((outcome) => outcome.delivery.id);
       if (succeeded.length > 0) {
         await trx.updateTable('webhook_deliveries')
-          .set({ status: 'succeeded', attempts: sql<number>`attempts + 1`, next_attempt_ms: this.now(), lease_until_ms: 0, lease_token: '' })
-          .where('id', 'in', succeeded.map((outcome) => outcome.delivery.id)).execute();
+          .set({ status: 'succeeded', attempts: sql<number>`attempts + 1`, next_attempt_ms: nowMs, lease_until_ms: 0, lease_token: '' })
+          .where('id', 'in', settled).execute();
       }
       for (const { delivery, result, endedMs } of mine) {
         if (result.ok) continue;
@@ -370,6 +384,27 @@ export class WebhookWorker {
           lease_until_ms: 0,
           lease_token: '',
         }).where('id', '=', delivery.id).execute();
+        if (retryAt === null) {
+          settled.push(delivery.id);
+          continue;
+        }
+        // The item's later deliveries wait for this one (see enqueue): not due before its retry either.
+        await trx.updateTable('webhook_deliveries').set({ next_attempt_ms: retryAt })
+          .where('webhook_id', '=', delivery.webhook_id).where('item_type', '=', delivery.item_type).where('item_id', '=', delivery.item_id)
+          .where('status', '=', 'pending').where('seq', '>', delivery.seq).where('next_attempt_ms', '<', retryAt).execute();
+      }
+      if (settled.length > 0) {
+        // The first later pending delivery of each settled one's item no longer waits: due now, not at a retry time
+        // it was given to wait behind a backoff that is over. Found by id only (the min is in the SET): a condition on
+        // status or next_attempt_ms could make SQLite walk the backlog in the (status, next_attempt_ms, seq) index.
+        await trx.updateTable('webhook_deliveries')
+          .set((eb) => ({ next_attempt_ms: eb.case().when('next_attempt_ms', '>', nowMs).then(nowMs).else(eb.ref('next_attempt_ms')).end() }))
+          .where('id', 'in', (eb) => eb.selectFrom('webhook_deliveries as s')
+            .select((inner) => inner.selectFrom('webhook_deliveries as e').select('e.id')
+              .whereRef('e.webhook_id', '=', 's.webhook_id').whereRef('e.item_type', '=', 's.item_type').whereRef('e.item_id', '=', 's.item_id')
+              .where('e.status', '=', 'pending').whereRef('e.seq', '>', 's.seq').orderBy('e.seq').limit(1).as('next'))
+            .where('s.id', 'in', settled))
+          .execute();
       }
       const rows = mine.map(({ delivery, result, startedMs }) => ({
         delivery_id: delivery.id,

@@ -109,4 +109,90 @@ describeEachDatabase('Webhooks: a backlog in retry backoff', (h) => {
       await h().request('DELETE', `/webhooks/${hook}`, { as: admin() });
     }
   });
+
+  /** The subscription's deliveries of one item, in seq order. */
+  const deliveriesOf = async (webhookId: number, itemId: number) => (await h().store.db.selectFrom('webhook_deliveries')
+    .select(['msg_id', 'seq', 'status', 'attempts', 'next_attempt_ms']).where('webhook_id', '=', webhookId).where('item_id', '=', itemId)
+    .orderBy('seq').execute()).map((row) => ({ ...row, seq: Number(row.seq), next_attempt_ms: Number(row.next_attempt_ms) }));
+
+  it('a change queued behind a delivery of its item in retry backoff is not due before that delivery\'s next attempt; once the receiver is back, they follow it in seq order', async () => {
+    const hook = await subscribe('http://127.0.0.1:1/flaky');
+    try {
+      let up = false;
+      const sent: string[] = [];
+      const send = async (request: Parameters<Sender>[0]): Promise<SendResult> => {
+        sent.push(request.headers['webhook-id']);
+        return up ? { ok: true, status: 200, durationMs: 1, error: '', body: '' } : { ok: false, status: 503, durationMs: 1, error: 'HTTP 503', body: '' };
+      };
+      let clock = nowMs;
+      // No jitter: the retries come exactly 5 s, then 1 min, after a failed attempt.
+      const worker = new WebhookWorker(h().store, h().config, { now: () => clock, random: () => 0.5, send, pollMs: 60_000 });
+      const created = await h().request('POST', '/events', { as: admin(), body: { title: 'Queued behind', start_date: '2031-01-01 10:00', end_date: '2031-01-01 11:00', status: 'publish' } });
+      assert.equal(created.statusCode, 201, created.body);
+      const itemId: number = created.json().id;
+      assert.equal(await worker.runOnce(), 1);
+      const [first] = await deliveriesOf(hook, itemId);
+      assert.deepEqual([first.status, first.attempts, first.next_attempt_ms], ['pending', 1, nowMs + 5_000]);
+
+      // Three updates while the create is in backoff: enqueued not due before it, so no claim reads them until then.
+      clock = nowMs + 1_000;
+      for (const title of ['Queued 1', 'Queued 2', 'Queued 3']) {
+        const updated = await h().request('PATCH', `/events/${itemId}`, { as: admin(), body: { title } });
+        assert.equal(updated.statusCode, 200, updated.body);
+      }
+      assert.equal(await worker.runOnce(), 0);
+      let later = (await deliveriesOf(hook, itemId)).slice(1);
+      assert.equal(later.length, 3);
+      assert.ok(later.every((row) => row.status === 'pending' && row.attempts === 0 && row.next_attempt_ms >= first.next_attempt_ms), JSON.stringify(later));
+      clock = first.next_attempt_ms - 1;
+      assert.deepEqual(await worker.claim(), []);
+
+      // The create's retry fails again: its next attempt is a minute later, and the updates move with it.
+      clock = first.next_attempt_ms;
+      assert.equal(await worker.runOnce(), 1);
+      const [retried, ...moved] = await deliveriesOf(hook, itemId);
+      assert.deepEqual([retried.attempts, retried.next_attempt_ms], [2, clock + 60_000]);
+      later = moved;
+      assert.ok(later.every((row) => row.status === 'pending' && row.attempts === 0 && row.next_attempt_ms >= retried.next_attempt_ms), JSON.stringify(later));
+      clock = retried.next_attempt_ms - 1;
+      assert.deepEqual(await worker.claim(), []);
+
+      // The receiver is back: at the create's retry, it and then each update in turn, in one run.
+      up = true;
+      clock = retried.next_attempt_ms;
+      assert.equal(await worker.runOnce(), 4);
+      const all = await deliveriesOf(hook, itemId);
+      assert.deepEqual(sent, [first.msg_id, first.msg_id, ...all.map((row) => row.msg_id)]);
+      assert.ok(all.every((row) => row.status === 'succeeded'), JSON.stringify(all));
+    } finally {
+      await h().request('DELETE', `/webhooks/${hook}`, { as: admin() });
+    }
+  });
+
+  it('when a delivery succeeds or is given up, the next pending one of its item is due at once, whatever time it was given to wait', async () => {
+    const hook = await subscribe('http://127.0.0.1:1/settled');
+    try {
+      const base = 4_000_000;
+      // Item 1's first delivery is due, its later ones wait an hour (behind a backoff that is over, e.g. by another
+      // process's clock); so does item 2's second one, behind a first that fails for good (3 days old).
+      await insert([
+        delivery(hook, base + 1, 1, nowMs - 1_000), delivery(hook, base + 2, 1, nowMs + HOUR_MS), delivery(hook, base + 3, 1, nowMs + HOUR_MS),
+        { ...delivery(hook, base + 4, 2, nowMs - 1_000), created_ms: nowMs - 3 * 24 * HOUR_MS }, delivery(hook, base + 5, 2, nowMs + HOUR_MS),
+      ]);
+      const sent: string[] = [];
+      const send = async (request: Parameters<Sender>[0]): Promise<SendResult> => {
+        sent.push(request.headers['webhook-id']);
+        const ok = !request.body.includes('"id":2');
+        return { ok, status: ok ? 200 : 503, durationMs: 1, error: ok ? '' : 'HTTP 503', body: '' };
+      };
+      const worker = new WebhookWorker(h().store, h().config, { now: () => nowMs, send, pollMs: 60_000 });
+      assert.equal(await worker.runOnce(), 5);
+      // Batches: 1 and 4, then 2 and 5 (due once 1 succeeded and 4 was given up), then 3.
+      assert.deepEqual(sent, [1, 4, 2, 5, 3].map((n) => `msg_${base + n}_${hook}`));
+      const statuses = [...await deliveriesOf(hook, 1), ...await deliveriesOf(hook, 2)].map((row) => [row.seq - base, row.status, row.attempts]);
+      assert.deepEqual(statuses, [[1, 'succeeded', 1], [2, 'succeeded', 1], [3, 'succeeded', 1], [4, 'failed', 1], [5, 'pending', 1]]);
+    } finally {
+      await h().request('DELETE', `/webhooks/${hook}`, { as: admin() });
+    }
+  });
 }, { WEBHOOKS_ALLOW_PRIVATE: '1' });
