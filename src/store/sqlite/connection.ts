@@ -74,18 +74,26 @@ export function withStatementCache(database: BetterSqlite3.Database): SqliteData
  * (WORKERS on one file) a write could lose that race eight times in a row and fail with SQLITE_BUSY.
  */
 class ImmediateSqliteDialect extends SqliteDialect {
-  readonly #database: BetterSqlite3.Database;
+  readonly #busyTimeout: BusyTimeout;
 
   constructor(database: BetterSqlite3.Database) {
     super({ database: withStatementCache(database) });
-    this.#database = database;
+    // Prepared once: `database.pragma()` compiles its statement on every call, and this runs twice per write.
+    const noWait = database.prepare('pragma busy_timeout = 0');
+    const wait = database.prepare(`pragma busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    this.#busyTimeout = { off: () => noWait.get(), on: () => wait.get() };
   }
 
   override createDriver(): Driver {
     const driver = super.createDriver();
-    driver.beginTransaction = (connection) => beginImmediate(this.#database, connection);
+    driver.beginTransaction = (connection) => beginImmediate(this.#busyTimeout, connection);
     return driver;
   }
+}
+
+interface BusyTimeout {
+  off(): void;
+  on(): void;
 }
 
 /**
@@ -94,17 +102,17 @@ class ImmediateSqliteDialect extends SqliteDialect {
  * transaction it waits for) while the other writer finishes. So the lock is asked for with no busy timeout, and
  * asked again after a short pause, until BUSY_TIMEOUT_MS have passed.
  */
-async function beginImmediate(database: BetterSqlite3.Database, connection: DatabaseConnection): Promise<void> {
+async function beginImmediate(busyTimeout: BusyTimeout, connection: DatabaseConnection): Promise<void> {
   const giveUpAt = Date.now() + BUSY_TIMEOUT_MS;
   for (let attempt = 1; ; attempt++) {
-    database.pragma('busy_timeout = 0');
+    busyTimeout.off();
     try {
       await connection.executeQuery(CompiledQuery.raw('begin immediate'));
       return;
     } catch (error) {
       if (!isBusy(error) || Date.now() >= giveUpAt) throw error;
     } finally {
-      database.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      busyTimeout.on();
     }
     // 1–20 ms, jittered, so that waiting processes do not retry in step.
     await sleep(Math.min(attempt, 20) * (0.5 + Math.random()));
