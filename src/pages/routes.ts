@@ -12,7 +12,7 @@ import { organizerKind } from '../resources/organizers/kind.ts';
 import { TAXONOMIES, type TaxonomyInfo } from '../resources/terms/taxonomies.ts';
 import { venueKind } from '../resources/venues/kind.ts';
 import type { LinkedPostKind } from '../resources/linked/kind.ts';
-import { describeWhen, monthLabel, plainText, scriptJson, shorten } from './format.ts';
+import { describeWhen, monthLabel, scriptJson } from './format.ts';
 import { monthBounds, monthGrid, monthKey, neighbours, parseMonth } from './month.ts';
 import { HTML_TYPE, renderPage, type Layout } from './render.ts';
 import {
@@ -27,20 +27,29 @@ export type PageHandler = (ctx: RequestContext, request: FastifyRequest) => Prom
 export const html = (status: number, payload: string, headers: Record<string, string> = {}): EncodedReply =>
   ({ status, headers, type: HTML_TYPE, payload });
 
+/** The path part of a request URL (no query). */
+export const requestPath = (url: string) => url.split('?')[0];
+
+/** The absolute address of a path inside the site (`path` already carries the site's base path). */
+const absolute = (config: Config, path: string) => `${new URL(config.siteUrl).origin}${path}`;
+
+/** The OpenGraph tags every page has. */
+const baseOg = (title: string, url: string): Array<[string, string]> => [['og:type', 'website'], ['og:title', title], ['og:url', url]];
+
 const layoutBase = (config: Config, title: string, canonical: string): Layout =>
   ({ title, canonical, siteName: config.siteName, base: basePath(config) });
 
 /** The page for a 4xx/5xx; `noindex`, canonical at the address asked for. */
 export function errorPage(config: Config, status: number, heading: string, message: string, path: string): EncodedReply {
   const base = basePath(config);
-  const canonical = `${new URL(config.siteUrl).origin}${path.startsWith('/') ? path : `/${path}`}`;
+  const canonical = absolute(config, path.startsWith('/') ? path : `/${path}`);
   return html(status, renderPage('error', { status, heading, message, home: `${base}/events/` }, { ...layoutBase(config, heading, canonical), noindex: true }));
 }
 
 /** Inside the site the Location is site-relative (RFC 9110 §10.2.2 allows it); `?p=` sends the item's absolute `url`. */
 export function redirect(config: Config, status: 301 | 302, location: string): EncodedReply {
-  const absolute = location.startsWith('/') ? `${new URL(config.siteUrl).origin}${location}` : location;
-  return html(status, renderPage('redirect', { location }, { ...layoutBase(config, 'Moved', absolute), noindex: true }), { Location: location });
+  const canonical = location.startsWith('/') ? absolute(config, location) : location;
+  return html(status, renderPage('redirect', { location }, { ...layoutBase(config, 'Moved', canonical), noindex: true }), { Location: location });
 }
 
 const param = (request: FastifyRequest, name: string) => String((request.params as Record<string, unknown>)[name] ?? '');
@@ -65,7 +74,7 @@ function listPage(config: Config, options: {
     ...layoutBase(config, pageTitle(options.title, options.page), options.canonical),
     description: options.description,
     feeds: [{ title: options.feed.title, url: options.feed.url }],
-    og: [['og:type', 'website'], ['og:title', options.title], ['og:url', options.canonical]],
+    og: baseOg(options.title, options.canonical),
     jsonLd: options.jsonLd === undefined ? undefined : scriptJson(options.jsonLd),
   };
   return html(200, renderPage('list', {
@@ -114,7 +123,7 @@ function renderEvent(ctx: RequestContext, view: EventView): EncodedReply {
   const headers: Record<string, string> = {};
   if (view.post.password !== '') headers.Vary = 'Cookie';
   if (view.locked) {
-    const layout: Layout = { ...layoutBase(config, event.title, canonical), noindex: true, og: [['og:type', 'website'], ['og:title', event.title], ['og:url', canonical]] };
+    const layout: Layout = { ...layoutBase(config, event.title, canonical), noindex: true, og: baseOg(event.title, canonical) };
     const data = { title: event.title, when: describeWhen(event as never), action: pathOf(canonical), wrong: view.wrongPassword };
     return html(view.wrongPassword ? 403 : 200, renderPage('password', data, layout), headers);
   }
@@ -125,7 +134,7 @@ function renderEvent(ctx: RequestContext, view: EventView): EncodedReply {
   Object.assign(headers, lastModifiedHeader(event));
   const data = eventView(config, event);
   const description = summaryOf(event);
-  const og: Array<[string, string]> = [['og:type', 'website'], ['og:title', event.title], ['og:url', canonical]];
+  const og = baseOg(event.title, canonical);
   if (description !== '') og.push(['og:description', description]);
   if (data.image) og.push(['og:image', data.image.url]);
   const layout: Layout = {
@@ -146,14 +155,14 @@ export const occurrencePage: PageHandler = async (ctx, request) => {
   if (views.length === 1) {
     const own = pathOf(views[0].event.url);
     // Should the occurrence's own `url` be this very address, it is shown here rather than redirected to itself.
-    const asked = `${basePath(ctx.config)}${request.url.split('?')[0].replace(/\/?$/, '/')}`;
+    const asked = `${basePath(ctx.config)}${requestPath(request.url).replace(/\/?$/, '/')}`;
     return own === asked ? renderEvent(ctx, views[0]) : redirect(ctx.config, 302, own);
   }
   const title = `${views[0].event.title}, ${describeWhen(views[0].event as never).text.split(',')[0]}`;
   const list: EventPage = { events: views.map((view) => ({ event: view.event, locked: view.locked })), total: views.length, page: 1, perPage: views.length, pages: 1 };
   return listPage(ctx.config, {
     title,
-    canonical: `${new URL(ctx.config.siteUrl).origin}${basePath(ctx.config)}/event/${param(request, 'slug')}/${param(request, 'date')}/`,
+    canonical: absolute(ctx.config, `${basePath(ctx.config)}/event/${param(request, 'slug')}/${param(request, 'date')}/`),
     page: 1,
     list,
     pageHref: () => '',
@@ -199,7 +208,7 @@ export const termPage = (info: TaxonomyInfo): PageHandler => async (ctx, request
   const url = term.url as string;
   // A child asked by its own slug only (or under a former parent) lives at its nested address.
   if (new URL(url).pathname !== `${basePath(ctx.config)}/${info.publicPath}/${segments.join('/')}/`) {
-    return redirect(ctx.config, 301, page === 1 ? pathOf(url) : `${pathOf(url)}?page=${page}`);
+    return redirect(ctx.config, 301, queryPageHref(url)(page));
   }
   const filters: PageFilters = info.hierarchical ? { categories: [String(term.id)] } : { tags: [String(term.id)] };
   const list = await listEvents(ctx, filters, page);
@@ -213,7 +222,7 @@ export const termPage = (info: TaxonomyInfo): PageHandler => async (ctx, request
     feed: feedOf(ctx.config, `Events in ${term.name}`, { [info.collection]: term.id }),
     intro: { kind: 'term', descriptionHtml: term.description ?? '' },
     introTemplate: 'linked-intro',
-    description: shorten(plainText(String(term.description ?? '')), 200) || undefined,
+    description: summaryOf(term) || undefined,
     emptyText: `No upcoming events ${info.hierarchical ? 'in this category' : 'with this tag'}.`,
   });
 };
@@ -227,7 +236,7 @@ export const upcomingPage: PageHandler = async (ctx, request) => {
   const href = (n: number) => (n === 1 ? `${base}/events/` : `${base}/events/page/${n}/`);
   return listPage(ctx.config, {
     title: 'Upcoming events',
-    canonical: `${new URL(ctx.config.siteUrl).origin}${href(page)}`,
+    canonical: absolute(ctx.config, href(page)),
     page,
     list,
     pageHref: href,
@@ -259,7 +268,7 @@ export const monthPage: PageHandler = async (ctx, request) => {
   const monthHref = (value: string) => `${base}/events/month/${value}/`;
   const { first, last } = monthBounds(year, month);
   const feed = feedOf(ctx.config, `Events in ${name}`, { start_date: first, end_date: last });
-  const canonical = `${new URL(ctx.config.siteUrl).origin}${monthHref(key)}`;
+  const canonical = absolute(ctx.config, monthHref(key));
   return html(200, renderPage('month', {
     name,
     weeks: monthGrid(year, month, cards),
@@ -271,7 +280,7 @@ export const monthPage: PageHandler = async (ctx, request) => {
   }, {
     ...layoutBase(ctx.config, `Events in ${name}`, canonical),
     feeds: [{ title: feed.title, url: feed.url }],
-    og: [['og:type', 'website'], ['og:title', `Events in ${name}`], ['og:url', canonical]],
+    og: baseOg(`Events in ${name}`, canonical),
   }));
 };
 

@@ -3,7 +3,7 @@
 // anonymous reader (viewer null), whatever credentials came with the request: only what anyone may see.
 import { planListRequest } from '../resources/events/list-request.ts';
 import { canAccessProtected, canReadPost } from '../domain/access.ts';
-import { formatWp } from '../domain/dates/stored-format.ts';
+import { END_OF_DAY, formatWp, START_OF_DAY } from '../domain/dates/stored-format.ts';
 import type { RequestContext } from '../http/context.ts';
 import type { DateCondition, EventListParams } from '../resources/events/list-query.ts';
 import { blankProtectedFields } from '../resources/events/protected.ts';
@@ -105,8 +105,8 @@ export function listMonth(ctx: RequestContext, year: number, month: number): Pro
   return listEvents(ctx, {}, 1, {
     perPage: MONTH_MAX_EVENTS,
     dates: [
-      { param: 'starts_before', column: 'start', operator: '<', value: `${next} 00:00:00` },
-      { param: 'ends_after', column: 'end', operator: '>', value: `${first} 00:00:00` },
+      { param: 'starts_before', column: 'start', operator: '<', value: `${next} ${START_OF_DAY}` },
+      { param: 'ends_after', column: 'end', operator: '>', value: `${first} ${START_OF_DAY}` },
     ],
   });
 }
@@ -157,7 +157,7 @@ export async function readOccurrences(
   // The series' events that start that day, through the series index (a slug pattern would scan every event).
   const candidates = await ctx.store.db.selectFrom('events').innerJoin('posts', 'posts.id', 'events.id').select('posts.slug')
     .where((eb) => eb.or([eb('events.id', '=', series.id), eb('events.series_id', '=', series.id)]))
-    .where('events.start_local', '>=', `${date} 00:00:00`).where('events.start_local', '<=', `${date} 23:59:59`)
+    .where('events.start_local', '>=', `${date} ${START_OF_DAY}`).where('events.start_local', '<=', `${date} ${END_OF_DAY}`)
     .execute();
   const views: EventView[] = [];
   for (const candidate of candidates) {

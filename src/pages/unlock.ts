@@ -5,7 +5,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { PostRow } from '../resources/posts/store.ts';
 
-export const unlockCookieName = (id: number) => `event_unlock_${id}`;
+const UNLOCK_COOKIE_PREFIX = 'event_unlock_';
+
+export const unlockCookieName = (id: number) => `${UNLOCK_COOKIE_PREFIX}${id}`;
 
 const proof = (post: Pick<PostRow, 'id' | 'password'>) =>
   createHmac('sha256', post.password).update(`calendar-events page unlock ${post.id}`).digest('base64url');
@@ -35,4 +37,4 @@ export function parseCookies(header: string | undefined): Record<string, string>
 }
 
 /** Whether a request carries any unlock cookie (such requests are not answered from the shared read cache). */
-export const hasUnlockCookie = (header: string | undefined) => header !== undefined && header.includes('event_unlock_');
+export const hasUnlockCookie = (header: string | undefined) => header !== undefined && header.includes(UNLOCK_COOKIE_PREFIX);

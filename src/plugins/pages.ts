@@ -3,7 +3,7 @@ import type { Config } from '../config.ts';
 import type { AppDeps } from '../http/context.ts';
 import { PageError, anonymous } from '../pages/service.ts';
 import {
-  currentMonthPage, errorPage, eventPage, linkedPage, monthPage, occurrencePage, PAGE_KINDS, rootPage, stylesheet, termPage, unknownPage,
+  currentMonthPage, errorPage, eventPage, requestPath, linkedPage, monthPage, occurrencePage, PAGE_KINDS, rootPage, stylesheet, termPage, unknownPage,
   upcomingPage, type PageHandler,
 } from '../pages/routes.ts';
 import { hasUnlockCookie } from '../pages/unlock.ts';
@@ -14,25 +14,24 @@ export interface PagesOptions {
   deps: AppDeps;
 }
 
-/** The path part of a request URL (no query), for error pages' canonical links. */
-const pathOf = (url: string) => url.split('?')[0];
-
-/** An error thrown on a page route (or by a plugin hook before it) as an HTML page: 4xx with its status, else 500. */
+/**
+ * An error a page route or a hook threw as an HTML page: 4xx with its status, else 500 (a PageError never gets here:
+ * `run` answers it).
+ */
 function pageForError(config: Config, error: unknown, request: FastifyRequest): EncodedReply {
-  if (error instanceof PageError) return errorPage(config, error.status, error.heading, error.message, pathOf(request.url));
   const status = (error as { status?: number; statusCode?: number }).status ?? (error as FastifyError).statusCode ?? 500;
   if (status === 503) {
-    return errorPage(config, 503, 'Try again soon', 'This page took too long to prepare. Please try again in a moment.', pathOf(request.url));
+    return errorPage(config, 503, 'Try again soon', 'This page took too long to prepare. Please try again in a moment.', requestPath(request.url));
   }
   if (status >= 400 && status < 500) {
     const heading = status === 401 ? 'Not signed in' : status === 404 ? 'Page not found' : 'Request not understood';
     const message = status === 401 || status === 403 || status === 429
       ? 'These pages are public: open them without credentials.'
       : status === 415 ? 'Send the form as a web browser does (application/x-www-form-urlencoded).' : 'This request cannot be answered.';
-    return errorPage(config, status, heading, message, pathOf(request.url));
+    return errorPage(config, status, heading, message, requestPath(request.url));
   }
   request.log.error({ err: error, method: request.method, url: request.url }, 'page failed');
-  return errorPage(config, 500, 'Something went wrong', 'This page could not be shown. Please try again later.', pathOf(request.url));
+  return errorPage(config, 500, 'Something went wrong', 'This page could not be shown. Please try again later.', requestPath(request.url));
 }
 
 /**
@@ -44,7 +43,7 @@ export function pageAwareFrameworkErrors(
   api: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void,
 ) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
-    if (pathOf(request.url).startsWith(config.apiPath)) return api(error, request, reply);
+    if (requestPath(request.url).startsWith(config.apiPath)) return api(error, request, reply);
     const page = errorPage(config, 400, 'Bad address', 'This address is malformed.', '/');
     sendReply(reply, page);
   };
@@ -65,7 +64,7 @@ const pages: FastifyPluginAsync<PagesOptions> = async (app: FastifyInstance, { d
       return await handler(anonymous(request.ctx), request);
     } catch (error) {
       // 400 and 404 pages are answers like any other (and cached like them); anything else goes to the error handler.
-      if (error instanceof PageError) return errorPage(config, error.status, error.heading, error.message, pathOf(request.url));
+      if (error instanceof PageError) return errorPage(config, error.status, error.heading, error.message, requestPath(request.url));
       throw error;
     }
   });
