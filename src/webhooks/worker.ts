@@ -355,9 +355,10 @@ export class WebhookWorker {
   }
 
   /**
-   * Records the attempts of one claimed batch in one transaction, in a few statements whatever its size: each
-   * delivery's new state (only while this process still holds its lease) and its attempt row; a retry's later
-   * deliveries of its item wait for it, and a settled delivery's next one of its item is due now.
+   * Records the attempts of one claimed batch in one transaction: each delivery's new state (only while this process
+   * still holds its lease) and its attempt row; a retry's later deliveries of its item wait for it, and a settled
+   * delivery's next one of its item is due now. Successes and attempt rows take a few statements whatever their
+   * number; each failure two of its own (its retry time is its own).
    */
   private async record(outcomes: readonly Outcome[]): Promise<void> {
     if (outcomes.length === 0) return;
