@@ -4,6 +4,7 @@
 // event loop a turn between chunks (D31).
 import ICAL from 'ical.js';
 import { tzlib_get_ical_block } from 'timezones-ical-library';
+import { utcToLocal } from '../domain/dates/stored-format.ts';
 
 // ical.js folds into chunks of `foldLength` octets and puts a space before each continuation, so a continuation line
 // would be one octet over RFC 5545's 75: 74 keeps every line, its leading space included, within 75.
@@ -161,13 +162,15 @@ function veventOf(event: IcalEvent, zones: Map<string, ZoneBlock>): JComponent {
   return ['vevent', properties, []];
 }
 
-/** RECURRENCE-ID in the form of the series' DTSTART: a date for all-day series, else local time with its TZID. */
+/**
+ * RECURRENCE-ID in the form of the series' DTSTART: a date for all-day series (the occurrence's day in the event's
+ * zone, as its DTSTART and the series' EXDATEs are written), else local time with its TZID.
+ */
 function recurrenceIdProperty(event: IcalEvent, zone: ZoneBlock | null): JCal {
   const utc = event.recurrenceIdUtc!;
-  if (event.allDay) return ['recurrence-id', {}, 'date', dateOf(utc)];
+  if (event.allDay) return ['recurrence-id', {}, 'date', dateOf(utcToLocal(utc, event.timezone))];
   if (zone === null) return utcProperty('recurrence-id', utc);
-  const local = new Date(`${isoOf(utc)}Z`).toLocaleString('sv-SE', { timeZone: zone.tzid, hour12: false });
-  return ['recurrence-id', { tzid: zone.tzid }, 'date-time', local.replace(' ', 'T')];
+  return ['recurrence-id', { tzid: zone.tzid }, 'date-time', isoOf(utcToLocal(utc, event.timezone))];
 }
 
 export interface CalendarHead {

@@ -48,4 +48,52 @@ describeEachDatabase('iCalendar feeds of recurring series (D25, D26)', (h) => {
       assert.deepEqual(expanded, api.map((occurrence: any) => [occurrence.utc_start_date, occurrence.title]));
     }
   });
+
+  it('writes the RECURRENCE-ID and EXDATE of an all-day series east of UTC as the occurrences\' local dates', async () => {
+    h().setNow('2027-03-01T12:00:00Z');
+    const admin = h().users.administrator;
+    // Midnight in Berlin is 23:00 UTC the day before: the dates must be Berlin's, not UTC's.
+    const series = await createEvent(h(), {
+      title: 'Weekly all-day market', status: 'publish', timezone: 'Europe/Berlin', all_day: true,
+      start_date: '2027-03-15', end_date: '2027-03-15', recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'],
+    }, admin);
+    const listed = async () => (await h().request('GET', '/events', { query: { start_date: '2027-03-01', end_date: '2027-06-30', per_page: 50 } })).json().events
+      .filter((event: any) => event.series_id === series.id);
+    const occurrences = await listed();
+    assert.equal(occurrences.length, 4);
+    const edited = occurrences[1];
+    const cancelled = occurrences[2];
+    assert.equal(edited.start_date.slice(0, 10), '2027-03-22');
+    assert.equal(edited.occurrence_start_utc, '2027-03-21 23:00:00');
+    assert.equal((await h().request('PATCH', `/events/${edited.id}`, { as: admin, body: { title: 'Edited market' } })).statusCode, 200);
+    assert.equal((await h().request('DELETE', `/events/${cancelled.id}`, { as: admin })).statusCode, 200);
+
+    const host = new URL(h().config.siteUrl).hostname;
+    const feed = await getFeed(h(), '/events.ics');
+    const mine = feed.events.filter((event) => uidOf(event) === `${series.id}@${host}`);
+    const master = mine.find((event) => !event.hasProperty('recurrence-id'))!;
+    const exceptions = mine.filter((event) => event.hasProperty('recurrence-id'));
+    assert.equal(mine.length, 2);
+    assert.equal(String(prop(master, 'dtstart')), '2027-03-15');
+    assert.equal(String(prop(exceptions[0], 'recurrence-id')), '2027-03-22');
+    assert.equal(String(prop(exceptions[0], 'dtstart')), '2027-03-22');
+    assert.equal(String(prop(master, 'exdate')), '2027-03-29');
+
+    // The RRULE alone (no EXDATE applied): the RECURRENCE-ID and the EXDATE are two of its dates.
+    const dates: string[] = [];
+    const iterator = prop(master, 'rrule').iterator(prop(master, 'dtstart'));
+    for (let next = iterator.next(); next; next = iterator.next()) dates.push(String(next));
+    assert.deepEqual(dates, ['2027-03-15', '2027-03-22', '2027-03-29', '2027-04-05']);
+    assert.ok(dates.includes(String(prop(exceptions[0], 'recurrence-id'))));
+    assert.ok(dates.includes(String(prop(master, 'exdate'))));
+
+    const event = new ICAL.Event(master, { exceptions: exceptions.map((exception) => new ICAL.Event(exception)) });
+    const expanded: Array<[string, string]> = [];
+    const expander = event.iterator();
+    for (let next = expander.next(); next; next = expander.next()) {
+      const details = event.getOccurrenceDetails(next);
+      expanded.push([String(details.startDate), details.item.summary]);
+    }
+    assert.deepEqual(expanded, [['2027-03-15', 'Weekly all-day market'], ['2027-03-22', 'Edited market'], ['2027-04-05', 'Weekly all-day market']]);
+  });
 });
