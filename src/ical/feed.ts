@@ -11,7 +11,7 @@ import type { EventListPlan } from '../resources/events/list-query.ts';
 import { loadImages } from '../resources/images/images.ts';
 import { loadOrganizerIds, type EventRecord } from '../resources/events/store.ts';
 import { eventListQueries } from '../resources/events/store.ts';
-import { seriesExceptionIds } from '../resources/events/series.ts';
+import { seriesExceptionIds, storedRecurrence } from '../resources/events/series.ts';
 import { htmlToText, type IcalEntry, type IcalEvent, type IcalStatus } from './write.ts';
 
 /** How long a trashed event stays in feeds as CANCELLED. */
@@ -211,7 +211,7 @@ export function icalEventOf(actor: Actor, bundle: FeedBundle, id: number, host: 
   }
   const organizer = organizers[0];
   const image = post.image_id === null ? undefined : bundle.images.get(post.image_id)?.url;
-  const recurrence = event.recurrence === '' ? [] : JSON.parse(event.recurrence) as string[];
+  const recurrence = storedRecurrence(event);
   return {
     uid: event.ical_uid ?? `${event.series_id ?? id}@${host}`,
     sequence: event.ical_sequence ?? 0,
@@ -236,6 +236,19 @@ export function icalEventOf(actor: Actor, bundle: FeedBundle, id: number, host: 
     status: STATUS[post.status] ?? 'CONFIRMED',
     image,
     recurrence: recurrence.length > 0 ? recurrence : undefined,
+  };
+}
+
+/** `bundle` with the rows of `more` added (ids `bundle` lacks, so nothing of it is replaced). */
+function mergeBundles(bundle: FeedBundle, more: FeedBundle): FeedBundle {
+  const merged = <K, V>(a: Map<K, V>, b: Map<K, V>) => new Map([...a, ...b]);
+  return {
+    records: merged(bundle.records, more.records),
+    venues: merged(bundle.venues, more.venues),
+    organizerIds: merged(bundle.organizerIds, more.organizerIds),
+    organizers: merged(bundle.organizers, more.organizers),
+    categories: merged(bundle.categories, more.categories),
+    images: merged(bundle.images, more.images),
   };
 }
 
@@ -265,7 +278,7 @@ export async function* feedEntries(store: Store, actor: Actor, ids: readonly num
     if (series.length > 0) {
       exceptions = await seriesExceptionIds(store.db, series);
       const extra = unique([...series, ...[...exceptions.values()].flat()]).filter((id) => !bundle.records.has(id));
-      if (extra.length > 0) bundle = await loadFeedBundle(store.db, unique([...chunk, ...extra]));
+      if (extra.length > 0) bundle = mergeBundles(bundle, await loadFeedBundle(store.db, extra));
     }
     for (const id of chunk) {
       const seriesId = seriesOf(bundle, id);

@@ -410,23 +410,26 @@ async function importUnit(ctx: RequestContext, calendar: ParsedCalendar, unit: I
  */
 async function importExceptions(ctx: RequestContext, calendar: ParsedCalendar, unit: ImportUnit, seriesId: number): Promise<void> {
   const problems: string[] = [];
+  // The series' occurrences by original start, read once (editing or cancelling one leaves the others' starts as they are).
+  const occurrences = new Map<string, number>();
+  const rows = await ctx.store.db.selectFrom('events').select(['id', 'occurrence_start_utc']).where('series_id', '=', seriesId).execute();
+  for (const row of rows) {
+    if (row.occurrence_start_utc !== null && !occurrences.has(row.occurrence_start_utc)) occurrences.set(row.occurrence_start_utc, row.id);
+  }
   for (const exception of unit.exceptions) {
     try {
       const original = momentOf(propertyOf(exception, 'recurrence-id')!, calendar, ctx.config.siteTimezone);
       const originalUtc = original.at.toUTC().toFormat(WP);
-      const occurrence = await ctx.store.db.selectFrom('events').select('id')
-        .where('series_id', '=', seriesId)
-        .where('occurrence_start_utc', '=', originalUtc)
-        .executeTakeFirst();
-      if (!occurrence) throw new Refusal(`RECURRENCE-ID ${originalUtc} UTC is not an occurrence of the series`);
+      const occurrenceId = occurrences.get(originalUtc);
+      if (occurrenceId === undefined) throw new Refusal(`RECURRENCE-ID ${originalUtc} UTC is not an occurrence of the series`);
       if (textOf(exception, 'status')?.toUpperCase() === 'CANCELLED') {
-        await trashEvent(ctx.store, ctx, occurrence.id);
+        await trashEvent(ctx.store, ctx, occurrenceId);
         continue;
       }
       const raw = eventFields(exception, calendar, ctx.config);
       delete raw.status;
       const params = await processArgs(eventFieldArgs(false), raw, ctx);
-      await updateEvent(ctx.store, ctx, occurrence.id, Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined)));
+      await updateEvent(ctx.store, ctx, occurrenceId, Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined)));
     } catch (error) {
       problems.push(reasonOf(error));
     }

@@ -24,8 +24,6 @@ const head = (ctx: RequestContext, name: string): CalendarHead => ({
   timezone: ctx.config.siteTimezone,
 });
 
-const siteName = (ctx: RequestContext) => (ctx.config as { siteName?: string }).siteName ?? 'Events';
-
 const icsReply = (text: string, filename: string, truncated: boolean) => ({
   type: ICAL_TYPE,
   payload: text,
@@ -57,7 +55,7 @@ const feed = endpoint({
     const selection = await selectFeed(ctx.store, ctx, plan, max);
     const options = { host: uidHost(ctx.config.siteUrl), password: params.password };
     const entries = feedEntries(ctx.store, ctx, [...selection.active, ...selection.cancelled], options, plan);
-    const { text, truncated } = await writeCalendar(head(ctx, siteName(ctx)), entries, ctx.config.deadlines.maxResponseBytes);
+    const { text, truncated } = await writeCalendar(head(ctx, ctx.config.siteName), entries, ctx.config.deadlines.maxResponseBytes);
     return icsReply(text, 'events.ics', selection.truncated || truncated);
   },
 });
