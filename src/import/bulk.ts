@@ -6,6 +6,7 @@ import { assignUniqueSlugs, slugify } from '../domain/slugs.ts';
 import { costColumns, scheduleColumns } from '../resources/events/store.ts';
 import { takenSlugs } from '../resources/posts/store.ts';
 import { applyTermCountChanges } from '../resources/terms/counts.ts';
+import { chunks } from '../store/chunks.ts';
 import { isUniqueViolation, type Store, type Trx } from '../store/store.ts';
 import type { OrganizersTable, PostsTable, VenuesTable } from '../store/schema.ts';
 import { insertOccurrencesBulk } from '../resources/occurrences/store.ts';
@@ -63,12 +64,6 @@ export interface BulkOrganizerInput extends BulkPostInput {
 }
 
 const statusOf = (input: BulkPostInput) => input.status ?? 'publish';
-
-function chunks<T>(items: readonly T[], size = ROWS_PER_TRANSACTION): T[][] {
-  const out: T[][] = [];
-  for (let index = 0; index < items.length; index += size) out.push(items.slice(index, index + size));
-  return out;
-}
 
 /** Unique slugs for a batch: one query for the batch's bases, and one more per base in use or repeated in the batch. */
 async function uniqueSlugs(trx: Trx, type: PostType, bases: string[]): Promise<string[]> {
@@ -148,7 +143,7 @@ export function firstLoad<T>(store: Store, load: () => Promise<T>): Promise<T> {
 const SLUG_RACE_TRIES = 5;
 
 async function inBatches<T>(store: Store, inputs: readonly T[], write: (trx: Trx, batch: T[]) => Promise<number[]>, onProgress?: (done: number) => void): Promise<number[]> {
-  const batches = chunks(inputs);
+  const batches = chunks(inputs, ROWS_PER_TRANSACTION);
   const results: number[][] = [];
   let next = 0;
   let done = 0;

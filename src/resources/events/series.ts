@@ -13,13 +13,15 @@ import type { Actor } from '../../domain/actor.ts';
 import { formatWp, parseWp, utcToLocal } from '../../domain/dates/stored-format.ts';
 import { timezoneAbbr } from '../../domain/dates/zones.ts';
 import { invalidField } from '../../domain/errors.ts';
-import { expandRecurrence, parseRecurrence, type OccurrenceTimes, type ParsedRecurrence, type SeriesStart } from '../../domain/recurrence/index.ts';
+import { expandRecurrence, parseRecurrence, RECURRENCE_ERROR_CODE, type OccurrenceTimes, type ParsedRecurrence, type SeriesStart } from '../../domain/recurrence/index.ts';
 import { assignUniqueSlugs, trashedSlug, untrashedSlug } from '../../domain/slugs.ts';
+import { chunks } from '../../store/chunks.ts';
 import type { EventsTable, PostsTable } from '../../store/schema.ts';
 import { isUniqueViolation, type Db, type Store, type Trx } from '../../store/store.ts';
 import { rebuildOccurrences, refreshListing } from '../occurrences/store.ts';
 import { nowStamp } from '../posts/fields.ts';
-import { changeSlug, deletePost, insertPost, type PostRow } from '../posts/store.ts';
+import { claimPost } from '../posts/lifecycle.ts';
+import { changeSlug, insertPost, type PostRow } from '../posts/store.ts';
 import type { EventSchedule } from './schedule.ts';
 import type { EventRow } from './store.ts';
 
@@ -61,8 +63,9 @@ const seriesStart = (schedule: Pick<EventSchedule, 'timezone' | 'allDay' | 'star
   timezone: schedule.timezone, allDay: schedule.allDay, startLocal: schedule.startLocal, endLocal: schedule.endLocal,
 });
 
-const invalidRecurrence = (message: string) =>
-  invalidField('recurrence', { code: 'rest_invalid_recurrence', message, data: { param: 'recurrence' } });
+/** D25's 400 on `recurrence`: rest_invalid_param with details.recurrence.code rest_invalid_recurrence. */
+export const invalidRecurrence = (message: string) =>
+  invalidField('recurrence', { code: RECURRENCE_ERROR_CODE, message, data: { param: 'recurrence' } });
 
 /** A `recurrence` input read against the series' schedule: null for a single event ([] or ""); 400 when invalid. */
 export function readRecurrence(input: unknown, schedule: EventSchedule): ParsedRecurrence | null {
@@ -175,9 +178,9 @@ export async function syncSeries(trx: Trx, store: Store, actor: Actor, seriesId:
     if (kept.has(member.id)) continue;
     // A cancelled occurrence outside the series stays what it is (trashed); any other is gone with its start.
     if (member.overrides.includes(CANCELLED)) continue;
-    await deletePost(trx, member.id);
     outcome.deleted.push(member.id);
   }
+  await deletePosts(trx, outcome.deleted);
   await updateEachRow(trx, 'events', movedRows);
   outcome.created = await materialise(trx, store, actor, series, wanted);
   await rebuildOccurrences(trx, outcome.updated);
@@ -188,8 +191,7 @@ export async function syncSeries(trx: Trx, store: Store, actor: Actor, seriesId:
 
 /** Rows that each get their own values (the same columns), in one `CASE id` statement per 100 rows. */
 async function updateEachRow(trx: Trx, table: 'events', rows: ReadonlyArray<{ id: number; values: Record<string, unknown> }>): Promise<void> {
-  for (let start = 0; start < rows.length; start += ROWS_PER_CASE) {
-    const chunk = rows.slice(start, start + ROWS_PER_CASE);
+  for (const chunk of chunks(rows, ROWS_PER_CASE)) {
     const set: Record<string, unknown> = {};
     for (const column of Object.keys(chunk[0].values)) {
       // PostgreSQL types a CASE of parameters as text: integers are cast back.
@@ -227,14 +229,11 @@ function slugBases(seriesSlug: string, times: readonly OccurrenceTimes[]): strin
   });
 }
 
-const IDS_PER_STATEMENT = 500;
-
 /** Slugs among `candidates` that events already use, one query per 500. */
 async function takenAmong(trx: Trx, candidates: readonly string[]): Promise<Set<string>> {
   const taken = new Set<string>();
-  for (let start = 0; start < candidates.length; start += IDS_PER_STATEMENT) {
-    const rows = await trx.selectFrom('posts').select('slug').where('type', '=', 'event')
-      .where('slug', 'in', candidates.slice(start, start + IDS_PER_STATEMENT)).execute();
+  for (const chunk of chunks(candidates)) {
+    const rows = await trx.selectFrom('posts').select('slug').where('type', '=', 'event').where('slug', 'in', chunk).execute();
     for (const row of rows) taken.add(row.slug);
   }
   return taken;
@@ -264,8 +263,7 @@ async function materialise(trx: Trx, store: Store, actor: Actor, series: EventRo
     // D26: the series' UID and import digest name the series (its own row); an occurrence is found by its start.
     ical_uid: null, ical_hash: null, ical_sequence: 0,
   }) as Insertable<EventsTable>));
-  for (let start = 0; start < ids.length; start += IDS_PER_STATEMENT) {
-    const chunk = ids.slice(start, start + IDS_PER_STATEMENT);
+  for (const chunk of chunks(ids)) {
     await copyOrganizers(trx, seriesId, chunk);
     await copyTerms(trx, seriesId, chunk, ['event_category', 'event_tag']);
   }
@@ -319,9 +317,9 @@ async function copyTerms(trx: Trx, seriesId: number, ids: readonly number[], tax
  * onto every occurrence that did not edit that field itself, with the series' lines; cancelled occurrences are left
  * alone. Logged as updated.
  */
-export async function copySeriesFields(trx: Trx, actor: Actor, seriesId: number, fields: readonly string[], alreadyLogged: ReadonlySet<number>): Promise<number[]> {
+export async function copySeriesFields(trx: Trx, actor: Actor, seriesId: number, fields: readonly string[], alreadyLogged: ReadonlySet<number>): Promise<void> {
   const members = (await seriesMembers(trx, seriesId)).filter((member) => !member.overrides.includes(CANCELLED));
-  if (members.length === 0) return [];
+  if (members.length === 0) return;
   const stamp = nowStamp(actor.now, actor.config.siteTimezone);
   // Members with the same overrides take the same copy: usually one group, all of them.
   const groups = new Map<string, { fields: string[]; ids: number[] }>();
@@ -339,8 +337,7 @@ export async function copySeriesFields(trx: Trx, actor: Actor, seriesId: number,
       for (const column of POST_COLUMNS[field] ?? []) postSet[column] = series[column as keyof typeof series];
       for (const column of EVENT_COLUMNS[field] ?? []) eventSet[column] = series[column as keyof typeof series];
     }
-    for (let start = 0; start < ids.length; start += IDS_PER_STATEMENT) {
-      const chunk = ids.slice(start, start + IDS_PER_STATEMENT);
+    for (const chunk of chunks(ids)) {
       await trx.updateTable('posts').set(postSet).where('id', 'in', chunk).execute();
       await trx.updateTable('events').set(eventSet).where('id', 'in', chunk).execute();
       if (copied.includes('organizer')) await copyOrganizers(trx, seriesId, chunk);
@@ -353,7 +350,6 @@ export async function copySeriesFields(trx: Trx, actor: Actor, seriesId: number,
   const ids = members.map((member) => member.id);
   await refreshListing(trx, ids);
   recordChanges(trx, 'event', ids.filter((id) => !alreadyLogged.has(id)), 'updated');
-  return ids;
 }
 
 /**
@@ -364,10 +360,10 @@ export async function trashSeriesMembers(trx: Trx, actor: Actor, seriesId: numbe
   const stamp = nowStamp(actor.now, actor.config.siteTimezone);
   const members = (await seriesMembers(trx, seriesId)).filter((member) => member.status !== 'trash');
   const ids = members.map((member) => member.id);
-  for (let start = 0; start < ids.length; start += IDS_PER_STATEMENT) {
+  for (const chunk of chunks(ids)) {
     // The right-hand side reads the row as it was: each keeps its own status to restore.
     await trx.updateTable('posts').set({ status: 'trash', status_before_trash: sql.ref('status'), modified_local: stamp.local, modified_utc: stamp.utc })
-      .where('id', 'in', ids.slice(start, start + IDS_PER_STATEMENT)).execute();
+      .where('id', 'in', chunk).execute();
   }
   await renameSlugs(trx, members, trashedSlug);
   await refreshListing(trx, members.map((member) => member.id));
@@ -379,9 +375,9 @@ export async function restoreSeriesMembers(trx: Trx, actor: Actor, seriesId: num
   const stamp = nowStamp(actor.now, actor.config.siteTimezone);
   const members = (await seriesMembers(trx, seriesId)).filter((member) => member.status === 'trash' && !member.overrides.includes(CANCELLED));
   const ids = members.map((member) => member.id);
-  for (let start = 0; start < ids.length; start += IDS_PER_STATEMENT) {
+  for (const chunk of chunks(ids)) {
     await trx.updateTable('posts').set({ status, status_before_trash: '', modified_local: stamp.local, modified_utc: stamp.utc })
-      .where('id', 'in', ids.slice(start, start + IDS_PER_STATEMENT)).execute();
+      .where('id', 'in', chunk).execute();
   }
   await renameSlugs(trx, members, untrashedSlug);
   await refreshListing(trx, ids);
@@ -397,8 +393,7 @@ async function renameSlugs(trx: Trx, members: readonly SeriesMember[], rename: (
   const taken = await takenAmong(trx, wanted.map(({ slug }) => slug));
   const oneByOne = wanted.filter(({ slug }) => taken.has(slug));
   const free = wanted.filter(({ slug }) => !taken.has(slug));
-  for (let start = 0; start < free.length; start += ROWS_PER_CASE) {
-    const chunk = free.slice(start, start + ROWS_PER_CASE);
+  for (const chunk of chunks(free, ROWS_PER_CASE)) {
     await sql`savepoint rename_slugs`.execute(trx);
     try {
       await trx.updateTable('posts')
@@ -418,7 +413,7 @@ async function renameSlugs(trx: Trx, members: readonly SeriesMember[], rename: (
 const ROWS_PER_CASE = 100;
 
 /** Every id in the series (its own row first), for a permanent delete of the whole series. */
-export async function seriesIds(trx: Trx, seriesId: number): Promise<number[]> {
+async function seriesIds(trx: Trx, seriesId: number): Promise<number[]> {
   const rows = await trx.selectFrom('events').select('id').where('series_id', '=', seriesId).where('id', '!=', seriesId).execute();
   return [seriesId, ...rows.map((row) => row.id)];
 }
@@ -426,16 +421,22 @@ export async function seriesIds(trx: Trx, seriesId: number): Promise<number[]> {
 /** The whole series gone for good: its occurrences (its own row is deleted by the caller). */
 export async function deleteSeriesMembers(trx: Trx, seriesId: number): Promise<void> {
   const ids = (await seriesIds(trx, seriesId)).slice(1);
-  for (let start = 0; start < ids.length; start += IDS_PER_STATEMENT) {
-    await trx.deleteFrom('posts').where('id', 'in', ids.slice(start, start + IDS_PER_STATEMENT)).execute();
-  }
+  await deletePosts(trx, ids);
   recordChanges(trx, 'event', ids, 'deleted');
+}
+
+/**
+ * Posts gone for good, one DELETE per 500 (posts/store.ts deletePost, for many): their events, occurrences, organizer
+ * links and terms go with them by the foreign keys' cascades. Not logged: the callers log them.
+ */
+async function deletePosts(trx: Trx, ids: readonly number[]): Promise<void> {
+  for (const chunk of chunks(ids)) await trx.deleteFrom('posts').where('id', 'in', chunk).execute();
 }
 
 /** The EXDATE value of an occurrence's original start: the UTC instant, or the day of an all-day series. */
 function exdateLine(occurrenceStartUtc: string, series: EventRow): string {
   if (series.all_day === 1) return `EXDATE;VALUE=DATE:${utcToLocal(occurrenceStartUtc, series.timezone).slice(0, 10).replace(/-/g, '')}`;
-  return `EXDATE:${occurrenceStartUtc.replace(/[-:]/g, '').replace(' ', 'T')}Z`;
+  return `EXDATE:${icalUtc(occurrenceStartUtc)}`;
 }
 
 /** A series' lines with `line` added (cancel) or removed (restore of a cancelled occurrence), on every row of it. */
@@ -456,11 +457,8 @@ export async function setExdate(trx: Trx, seriesId: number, occurrenceStartUtc: 
  */
 export async function lockSeriesOf(trx: Trx, id: number): Promise<void> {
   const row = await trx.selectFrom('events').select(['id', 'series_id']).where('id', '=', id).executeTakeFirst();
-  if (row && isOccurrence(row)) await claimSeries(trx, row.series_id!);
+  if (row && isOccurrence(row)) await claimPost(trx, row.series_id!);
 }
-
-const claimSeries = (trx: Trx, seriesId: number) =>
-  trx.updateTable('posts').set((eb) => ({ id: eb.ref('id') })).where('id', '=', seriesId).returning('id').executeTakeFirst();
 
 /** The occurrence's overrides with `added` (and without `removed`). */
 export async function setOverrides(trx: Trx, event: EventRow, added: readonly string[], removed: readonly string[] = []): Promise<void> {
@@ -469,20 +467,20 @@ export async function setOverrides(trx: Trx, event: EventRow, added: readonly st
 }
 
 /** Logs an update of the series' own row when nothing else did (its rule changed without a post write). */
-export const logSeriesRow = (trx: Trx, seriesId: number) => recordChange(trx, { type: 'event', id: seriesId, action: 'updated' });
+const logSeriesRow = (trx: Trx, seriesId: number) => recordChange(trx, { type: 'event', id: seriesId, action: 'updated' });
 
 /**
  * Open-ended series are materialised up to RECURRENCE_HORIZON_DAYS ahead; as days pass, each one whose horizon fell
  * behind is extended, here, without any client write (the new occurrences are logged as created). Run once a day per
  * process, before an event list reads.
  */
-export async function extendSeriesHorizons(store: Store, actor: Actor): Promise<number> {
+async function extendSeriesHorizons(store: Store, actor: Actor): Promise<number> {
   const due = formatWp(actor.now.toUTC().plus({ days: actor.config.recurrence.horizonDays - 1 }));
   const rows = await store.db.selectFrom('events').select('id').where('series_horizon_utc', 'is not', null).where('series_horizon_utc', '<', due).execute();
   let created = 0;
   for (const { id } of rows) {
     created += await store.transaction(async (trx) => {
-      if (!await claimSeries(trx, id)) return 0;
+      if (!await claimPost(trx, id)) return 0;
       const series = await trx.selectFrom('events').select('id').where('id', '=', id).where('series_horizon_utc', '<', due).executeTakeFirst();
       if (!series) return 0;
       return (await syncSeries(trx, store, actor, id)).created.length;

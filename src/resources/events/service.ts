@@ -24,8 +24,8 @@ import { followSequence, followTrash, icalColumns } from '../../ical/sequence.ts
 import type { LinkedInput } from './linked-input.ts';
 import { isWpValue, resolveSchedule, type EventSchedule, type ScheduleResult, type StoredSchedule } from './schedule.ts';
 import {
-  CANCELLED, copySeriesFields, deleteSeriesMembers, expandSeries, isOccurrence, lockSeriesOf, overridesOf, readRecurrence, restoreSeriesMembers,
-  setExdate, setOverrides, splitSeries, storedOverrides, storedRecurrence, syncSeries, trashSeriesMembers,
+  CANCELLED, copySeriesFields, deleteSeriesMembers, expandSeries, invalidRecurrence, isOccurrence, lockSeriesOf, overridesOf, readRecurrence,
+  restoreSeriesMembers, setExdate, setOverrides, splitSeries, storedOverrides, storedRecurrence, syncSeries, trashSeriesMembers,
 } from './series.ts';
 import { costColumns, insertEventRow, scheduleColumns, setOrganizers, updateEventRow, type EventRecord } from './store.ts';
 import type { ParsedRecurrence } from '../../domain/recurrence/index.ts';
@@ -157,11 +157,7 @@ function validRecurrence(actor: Actor, input: unknown, schedule: EventSchedule):
   if (recurrence === null) return null;
   const { occurrences } = expandSeries(actor, recurrence, schedule);
   if (occurrences[0]?.startUtc !== schedule.startUtc) {
-    throw invalidField('recurrence', {
-      code: 'rest_invalid_recurrence',
-      message: 'The first occurrence is start_date and cannot be excluded: move start_date to the first occurrence instead.',
-      data: { param: 'recurrence' },
-    });
+    throw invalidRecurrence('The first occurrence is start_date and cannot be excluded: move start_date to the first occurrence instead.');
   }
   return recurrence;
 }
@@ -288,11 +284,7 @@ async function updateOccurrence(trx: Trx, store: Store, actor: Actor, record: Ev
     return;
   }
   if (input.recurrence !== undefined) {
-    throw invalidField('recurrence', {
-      code: 'rest_invalid_recurrence',
-      message: `An occurrence has no rule of its own: change recurrence on the series (event ${seriesId}).`,
-      data: { param: 'recurrence' },
-    });
+    throw invalidRecurrence(`An occurrence has no rule of its own: change recurrence on the series (event ${seriesId}).`);
   }
   await applyUpdate(trx, store, actor, record, input);
   const after = await trx.selectFrom('posts').select('status').where('id', '=', record.post.id).executeTakeFirstOrThrow();

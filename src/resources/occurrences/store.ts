@@ -2,6 +2,7 @@
 // is an event of its own, D25). API writes, the batch import and user deletion all write them through here, so the copies they carry
 // (status, publication date, author, hidden flag) cannot drift from the events they list.
 import type { Insertable } from 'kysely';
+import { chunks } from '../../store/chunks.ts';
 import type { OccurrencesTable } from '../../store/schema.ts';
 import type { Store, Trx } from '../../store/store.ts';
 
@@ -41,8 +42,7 @@ function occurrenceRow(eventId: number, span: OccurrenceSpan, listing: ListingCo
  * number; a later write of the post runs {@link refreshListing}.
  */
 export async function rebuildOccurrences(trx: Trx, eventIds: readonly number[]): Promise<void> {
-  for (let start = 0; start < eventIds.length; start += IDS_PER_STATEMENT) {
-    const chunk = eventIds.slice(start, start + IDS_PER_STATEMENT);
+  for (const chunk of chunks(eventIds)) {
     await trx.deleteFrom('occurrences').where('event_id', 'in', chunk).execute();
     await trx.insertInto('occurrences')
       .columns(['event_id', 'start_local', 'end_local', 'start_utc', 'end_utc', 'status', 'published_utc', 'author_id', 'hidden', 'series_id'])
@@ -53,9 +53,6 @@ export async function rebuildOccurrences(trx: Trx, eventIds: readonly number[]):
       .execute();
   }
 }
-
-/** Bound parameters per statement stay far below SQLite's and PostgreSQL's limits. */
-const IDS_PER_STATEMENT = 500;
 
 /** Copies each event's status, publication date, author and hidden flag onto its occurrences. */
 export async function refreshListing(trx: Trx, eventIds: readonly number[]): Promise<void> {

@@ -29,7 +29,7 @@ export interface WriteOptions {
 }
 
 /** The current row, locked until the transaction ends; undefined when there is no such post (any more). */
-async function claimPost(trx: Trx, id: number): Promise<PostRow | undefined> {
+export async function claimPost(trx: Trx, id: number): Promise<PostRow | undefined> {
   return trx.updateTable('posts').set((eb) => ({ id: eb.ref('id') })).where('id', '=', id).returningAll().executeTakeFirst();
 }
 
