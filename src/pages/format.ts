@@ -1,5 +1,7 @@
 // D28: how public pages word dates, times, zones and links. Pure functions of the API's own objects (§3.1), so a page
 // shows exactly what the API serialised, only worded for people.
+import { basicUtc } from '../domain/dates/stored-format.ts';
+
 const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
@@ -108,8 +110,6 @@ export function scriptJson(value: unknown): string {
     .replace(/\u2029/g, '\\u2029');
 }
 
-const compactUtc = (utcWp: string) => utcWp.replace(/[-:]/g, '').replace(' ', 'T') + 'Z';
-
 /**
  * Google Calendar's event template link (`calendar.google.com/calendar/render?action=TEMPLATE`): title, UTC times (or
  * whole days, the end exclusive), the event's zone, a short description ending with the page's address, the place.
@@ -120,7 +120,7 @@ export function googleCalendarLink(event: {
 }, location: string): string {
   const dates = event.all_day
     ? `${event.start_date.slice(0, 10).replace(/-/g, '')}/${addDays(event.end_date, 1).replace(/-/g, '')}`
-    : `${compactUtc(event.utc_start_date)}/${compactUtc(event.utc_end_date)}`;
+    : `${basicUtc(event.utc_start_date)}/${basicUtc(event.utc_end_date)}`;
   const summary = shorten(plainText(event.excerpt || event.description), 500);
   const params = new URLSearchParams({ action: 'TEMPLATE', text: event.title, dates });
   if (event.timezone !== '' && !/^UTC[+-]/.test(event.timezone)) params.set('ctz', event.timezone);

@@ -120,3 +120,6 @@ function wpFields(wp: string): WallClockFields {
 function wpDatePart(wp: string): string {
   return matchWp(wp)[0].slice(0, 10);
 }
+
+/** A stored UTC time (`YYYY-MM-DD HH:MM:SS`) in RFC 5545's basic UTC form, `YYYYMMDDTHHMMSSZ` (iCalendar, Google Calendar links). */
+export const basicUtc = (utc: string) => `${utc.replace(/[-:]/g, '').replace(' ', 'T')}Z`;

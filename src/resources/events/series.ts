@@ -10,7 +10,7 @@ import { DateTime } from 'luxon';
 import { sql, type Insertable, type Updateable } from 'kysely';
 import { recordChange, recordChanges } from '../../changes/log.ts';
 import type { Actor } from '../../domain/actor.ts';
-import { formatWp, parseWp, utcToLocal } from '../../domain/dates/stored-format.ts';
+import { basicUtc, formatWp, parseWp, utcToLocal } from '../../domain/dates/stored-format.ts';
 import { timezoneAbbr } from '../../domain/dates/zones.ts';
 import { invalidField } from '../../domain/errors.ts';
 import { expandRecurrence, parseRecurrence, RECURRENCE_ERROR_CODE, type OccurrenceTimes, type ParsedRecurrence, type SeriesStart } from '../../domain/recurrence/index.ts';
@@ -436,7 +436,7 @@ async function deletePosts(trx: Trx, ids: readonly number[]): Promise<void> {
 /** The EXDATE value of an occurrence's original start: the UTC instant, or the day of an all-day series. */
 function exdateLine(occurrenceStartUtc: string, series: EventRow): string {
   if (series.all_day === 1) return `EXDATE;VALUE=DATE:${utcToLocal(occurrenceStartUtc, series.timezone).slice(0, 10).replace(/-/g, '')}`;
-  return `EXDATE:${icalUtc(occurrenceStartUtc)}`;
+  return `EXDATE:${basicUtc(occurrenceStartUtc)}`;
 }
 
 /** A series' lines with `line` added (cancel) or removed (restore of a cancelled occurrence), on every row of it. */
@@ -508,7 +508,6 @@ function rulesUntil(lines: readonly string[], until: string): string[] {
   });
 }
 
-const icalUtc = (utc: string) => `${utc.replace(/[-:]/g, '').replace(' ', 'T')}Z`;
 
 /** The UNTIL value that ends a series just before `startUtc`: the second before, or the day before for all-day series. */
 function untilBefore(series: EventRow, startUtc: string): string {
@@ -516,7 +515,7 @@ function untilBefore(series: EventRow, startUtc: string): string {
   if (series.all_day === 1) {
     return DateTime.fromISO(utcToLocal(startUtc, series.timezone).slice(0, 10), { zone: 'utc' }).minus({ days: 1 }).toFormat('yyyyLLdd');
   }
-  return icalUtc(formatWp(instant.minus({ seconds: 1 })));
+  return basicUtc(formatWp(instant.minus({ seconds: 1 })));
 }
 
 /**
@@ -534,7 +533,7 @@ export async function splitSeries(trx: Trx, store: Store, actor: Actor, occurren
   const counted = lines.some((line) => /^RRULE:.*\bCOUNT=/i.test(line));
   const lastStart = whole.horizonUtc === null ? whole.occurrences.at(-1)?.startUtc : undefined;
   const following = lines.filter((line) => /^(RRULE|EXDATE)[:;]/i.test(line));
-  const newLines = counted && lastStart !== undefined ? rulesUntil(following, icalUtc(lastStart)) : following;
+  const newLines = counted && lastStart !== undefined ? rulesUntil(following, basicUtc(lastStart)) : following;
 
   // The occurrence leaves the old series first, so that ending the old series does not delete it.
   await trx.updateTable('events').set({ series_id: occurrence.id, overrides: '', occurrence_start_utc: occurrence.start_utc })
