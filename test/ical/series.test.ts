@@ -3,9 +3,37 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import ICAL from 'ical.js';
-import { describeEachDatabase } from '../helpers/harness.ts';
+import { describeEachDatabase, type Harness } from '../helpers/harness.ts';
 import { createEvent } from '../resources/events-support.ts';
 import { getFeed, prop, uidOf, utcOf } from './support.ts';
+
+/** The series' occurrences GET /events lists between March and June 2027. */
+const listedOccurrences = async (h: Harness, seriesId: number) =>
+  (await h.request('GET', '/events', { query: { start_date: '2027-03-01', end_date: '2027-06-30', per_page: 50 } })).json().events
+    .filter((event: any) => event.series_id === seriesId);
+
+/** The series' VEVENTs in a feed: the one with its rule and the edited occurrences (RECURRENCE-ID). */
+async function seriesInFeed(h: Harness, path: string, seriesId: number) {
+  const feed = await getFeed(h, path);
+  const mine = feed.events.filter((event) => uidOf(event) === `${seriesId}@${new URL(h.config.siteUrl).hostname}`);
+  return {
+    mine,
+    master: mine.find((event) => !event.hasProperty('recurrence-id'))!,
+    exceptions: mine.filter((event) => event.hasProperty('recurrence-id')),
+  };
+}
+
+/** What ical.js expands the series to, exceptions applied: each occurrence's start (as `start` gives it) and summary. */
+function expand(master: ICAL.Component, exceptions: ICAL.Component[], start: (time: ICAL.Time) => string): Array<[string, string]> {
+  const event = new ICAL.Event(master, { exceptions: exceptions.map((exception) => new ICAL.Event(exception)) });
+  const expanded: Array<[string, string]> = [];
+  const iterator = event.iterator();
+  for (let next = iterator.next(); next; next = iterator.next()) {
+    const details = event.getOccurrenceDetails(next);
+    expanded.push([start(details.startDate), details.item.summary]);
+  }
+  return expanded;
+}
 
 describeEachDatabase('iCalendar feeds of recurring series (D25, D26)', (h) => {
   it('writes the series once, with EXDATEs and RECURRENCE-ID exceptions, and expands to the API occurrences', async () => {
@@ -15,8 +43,7 @@ describeEachDatabase('iCalendar feeds of recurring series (D25, D26)', (h) => {
       title: 'Weekly across DST', status: 'publish', timezone: 'Europe/Berlin',
       start_date: '2027-03-15 09:00:00', end_date: '2027-03-15 10:00:00', recurrence: ['RRULE:FREQ=WEEKLY;COUNT=5'],
     }, admin);
-    const listed = async () => (await h().request('GET', '/events', { query: { start_date: '2027-03-01', end_date: '2027-06-30', per_page: 50 } })).json().events
-      .filter((event: any) => event.series_id === series.id);
+    const listed = () => listedOccurrences(h(), series.id);
     const occurrences = await listed();
     assert.equal(occurrences.length, 5);
     const moved = occurrences[2];
@@ -24,12 +51,8 @@ describeEachDatabase('iCalendar feeds of recurring series (D25, D26)', (h) => {
     assert.equal((await h().request('DELETE', `/events/${occurrences[3].id}`, { as: admin })).statusCode, 200);
     const api = await listed();
 
-    const host = new URL(h().config.siteUrl).hostname;
     for (const path of ['/events.ics', `/events/${moved.id}.ics`]) {
-      const feed = await getFeed(h(), path);
-      const mine = feed.events.filter((event) => uidOf(event) === `${series.id}@${host}`);
-      const master = mine.find((event) => !event.hasProperty('recurrence-id'))!;
-      const exceptions = mine.filter((event) => event.hasProperty('recurrence-id'));
+      const { mine, master, exceptions } = await seriesInFeed(h(), path, series.id);
       assert.equal(mine.length, 2, path);
       assert.equal(String(prop(master, 'rrule')), 'FREQ=WEEKLY;COUNT=5');
       assert.ok(master.hasProperty('exdate'));
@@ -38,14 +61,7 @@ describeEachDatabase('iCalendar feeds of recurring series (D25, D26)', (h) => {
       assert.equal(prop(exceptions[0], 'summary'), 'Moved once');
       assert.equal(utcOf(prop(exceptions[0], 'recurrence-id')), moved.occurrence_start_utc);
 
-      const event = new ICAL.Event(master, { exceptions: exceptions.map((exception) => new ICAL.Event(exception)) });
-      const expanded: Array<[string, string]> = [];
-      const iterator = event.iterator();
-      for (let next = iterator.next(); next; next = iterator.next()) {
-        const details = event.getOccurrenceDetails(next);
-        expanded.push([utcOf(details.startDate), details.item.summary]);
-      }
-      assert.deepEqual(expanded, api.map((occurrence: any) => [occurrence.utc_start_date, occurrence.title]));
+      assert.deepEqual(expand(master, exceptions, utcOf), api.map((occurrence: any) => [occurrence.utc_start_date, occurrence.title]));
     }
   });
 
@@ -57,8 +73,7 @@ describeEachDatabase('iCalendar feeds of recurring series (D25, D26)', (h) => {
       title: 'Weekly all-day market', status: 'publish', timezone: 'Europe/Berlin', all_day: true,
       start_date: '2027-03-15', end_date: '2027-03-15', recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'],
     }, admin);
-    const listed = async () => (await h().request('GET', '/events', { query: { start_date: '2027-03-01', end_date: '2027-06-30', per_page: 50 } })).json().events
-      .filter((event: any) => event.series_id === series.id);
+    const listed = () => listedOccurrences(h(), series.id);
     const occurrences = await listed();
     assert.equal(occurrences.length, 4);
     const edited = occurrences[1];
@@ -68,11 +83,7 @@ describeEachDatabase('iCalendar feeds of recurring series (D25, D26)', (h) => {
     assert.equal((await h().request('PATCH', `/events/${edited.id}`, { as: admin, body: { title: 'Edited market' } })).statusCode, 200);
     assert.equal((await h().request('DELETE', `/events/${cancelled.id}`, { as: admin })).statusCode, 200);
 
-    const host = new URL(h().config.siteUrl).hostname;
-    const feed = await getFeed(h(), '/events.ics');
-    const mine = feed.events.filter((event) => uidOf(event) === `${series.id}@${host}`);
-    const master = mine.find((event) => !event.hasProperty('recurrence-id'))!;
-    const exceptions = mine.filter((event) => event.hasProperty('recurrence-id'));
+    const { mine, master, exceptions } = await seriesInFeed(h(), '/events.ics', series.id);
     assert.equal(mine.length, 2);
     assert.equal(String(prop(master, 'dtstart')), '2027-03-15');
     assert.equal(String(prop(exceptions[0], 'recurrence-id')), '2027-03-22');
@@ -87,13 +98,6 @@ describeEachDatabase('iCalendar feeds of recurring series (D25, D26)', (h) => {
     assert.ok(dates.includes(String(prop(exceptions[0], 'recurrence-id'))));
     assert.ok(dates.includes(String(prop(master, 'exdate'))));
 
-    const event = new ICAL.Event(master, { exceptions: exceptions.map((exception) => new ICAL.Event(exception)) });
-    const expanded: Array<[string, string]> = [];
-    const expander = event.iterator();
-    for (let next = expander.next(); next; next = expander.next()) {
-      const details = event.getOccurrenceDetails(next);
-      expanded.push([String(details.startDate), details.item.summary]);
-    }
-    assert.deepEqual(expanded, [['2027-03-15', 'Weekly all-day market'], ['2027-03-22', 'Edited market'], ['2027-04-05', 'Weekly all-day market']]);
+    assert.deepEqual(expand(master, exceptions, String), [['2027-03-15', 'Weekly all-day market'], ['2027-03-22', 'Edited market'], ['2027-04-05', 'Weekly all-day market']]);
   });
 });
