@@ -1,5 +1,13 @@
-/** An absolute http(s) URL with a host. */
+/**
+ * Control characters (C0 and DEL). The WHATWG URL parser silently strips TAB, CR and LF before it checks a URL, so a
+ * value that parses can still carry line breaks into every format it is later written to (an iCalendar line, a
+ * header): such a value is refused rather than stored.
+ */
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+
+/** An absolute http(s) URL with a host, without control characters. */
 export function isAbsoluteUrl(value: string): boolean {
+  if (CONTROL_CHARACTER.test(value)) return false;
   try {
     const url = new URL(value);
     return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';

@@ -103,9 +103,30 @@ const utcProperty = (name: string, utc: WpDate): JCal => [name, {}, 'date-time',
 
 const text = (name: string, value: string, params: Record<string, unknown> = {}): JCal => [name, params, 'text', value];
 
+// Every value is made safe here, at the point of writing, whatever the database holds: a raw CR or LF in a value would
+// end its line, and what follows would be read as properties (even components) of the writer's choosing. ical.js
+// escapes LF in TEXT (`\n`) and in parameters (RFC 6868 `^n`), but not CR, and nothing in URIs.
+const LINE_BREAK = /\r\n?/g;
+const CONTROL_BUT_LF = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
+const CONTROL_OR_SPACE = /[\u0000-\u0020\u007f]/g;
+
+/** RFC 5545 TEXT has no control characters: CRLF and CR become the escaped line break LF is written as, others go. */
+export const safeText = (value: string) => value.replace(LINE_BREAK, '\n').replace(CONTROL_BUT_LF, '');
+
+/** A URI cannot hold control characters or spaces (RFC 3986): they are percent-encoded, as a browser would send them. */
+export const safeUri = (value: string) => value.replace(CONTROL_OR_SPACE, (char) => `%${char.charCodeAt(0).toString(16).padStart(2, '0').toUpperCase()}`);
+
+/** One property with every string in its parameters and values made safe for its value type. */
+function safeProperty([name, params, type, ...values]: JCal): JCal {
+  const safeParams: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(params)) safeParams[key] = typeof value === 'string' ? safeText(value) : value;
+  const safeValue = type === 'uri' || type === 'cal-address' ? safeUri : safeText;
+  return [name, safeParams, type, ...values.map((value) => (typeof value === 'string' ? safeValue(value) : value))];
+}
+
 /** An RFC 5545 line (`RRULE:FREQ=WEEKLY`, `EXDATE;TZID=Europe/Berlin:20270317T090000`) as jCal. */
 function recurrenceLine(line: string): JCal {
-  return (ICAL.Property.fromString(line) as unknown as { toJSON(): JCal }).toJSON();
+  return (ICAL.Property.fromString(line.replace(CONTROL_OR_SPACE, '')) as unknown as { toJSON(): JCal }).toJSON();
 }
 
 function veventOf(event: IcalEvent, zones: Map<string, ZoneBlock>): JComponent {
@@ -159,7 +180,7 @@ function veventOf(event: IcalEvent, zones: Map<string, ZoneBlock>): JComponent {
   if (event.categories.length > 0) properties.push(['categories', {}, 'text', ...event.categories]);
   properties.push(text('status', event.status));
   if (event.image) properties.push(['attach', {}, 'uri', event.image]);
-  return ['vevent', properties, []];
+  return ['vevent', properties.map(safeProperty), []];
 }
 
 /**
@@ -274,7 +295,7 @@ export async function writeCalendar(head: CalendarHead, entries: Iterable<IcalEn
     for (const block of used) zones.set(block.tzid, block);
     if (++count % CHUNK === 0) await yieldToLoop();
   }
-  const calendar: JComponent = ['vcalendar', [
+  const calendar: JComponent = ['vcalendar', ([
     text('version', '2.0'),
     text('prodid', head.prodId),
     text('calscale', 'GREGORIAN'),
@@ -283,7 +304,7 @@ export async function writeCalendar(head: CalendarHead, entries: Iterable<IcalEn
     text('x-wr-timezone', site?.tzid ?? head.timezone),
     ['refresh-interval', { value: 'DURATION' }, 'duration', 'PT1H'],
     ['x-published-ttl', {}, 'duration', 'PT1H'],
-  ], [...zones.values()].map((zone) => zone.component)];
+  ] as JCal[]).map(safeProperty), [...zones.values()].map((zone) => zone.component)];
   const shell = stringifyComponent(calendar);
   const end = 'END:VCALENDAR';
   const body = events.length === 0 ? '' : `${events.join('\r\n')}\r\n`;
