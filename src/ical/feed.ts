@@ -11,7 +11,7 @@ import type { EventListPlan } from '../resources/events/list-query.ts';
 import { loadImages } from '../resources/images/images.ts';
 import { loadOrganizerIds, type EventRecord } from '../resources/events/store.ts';
 import { eventListQueries } from '../resources/events/store.ts';
-import { seriesExceptionIds, storedRecurrence } from '../resources/events/series.ts';
+import { exdateLine, seriesExceptionIds, storedRecurrence } from '../resources/events/series.ts';
 import { htmlToText, type IcalEntry, type IcalEvent, type IcalStatus } from './write.ts';
 
 /** How long a trashed event stays in feeds as CANCELLED. */
@@ -289,13 +289,21 @@ export async function* feedEntries(store: Store, actor: Actor, ids: readonly num
       written.add(mainId);
       const event = icalEventOf(actor, bundle, mainId, options.host, plan);
       if (!event) continue;
+      const hidden: string[] = [];
       const edited = (seriesId === null ? [] : exceptions.get(seriesId) ?? []).flatMap((exceptionId) => {
         const record = bundle.records.get(exceptionId);
-        if (!record || record.post.status === 'trash' || !canReadPost(actor.viewer, 'event', postLike(record.post), nowUtc) || !mayShow(actor, bundle, exceptionId, options)) return [];
+        if (!record || record.post.status === 'trash') return [];
+        if (!canReadPost(actor.viewer, 'event', postLike(record.post), nowUtc) || !mayShow(actor, bundle, exceptionId, options)) {
+          // An occurrence this caller may not list (private, a draft, protected) leaves the series' dates as well: the
+          // rule alone would still show it at its original time.
+          const originalStart = record.event.occurrence_start_utc;
+          if (originalStart !== null) hidden.push(exdateLine(originalStart, bundle.records.get(mainId)!.event));
+          return [];
+        }
         const exception = icalEventOf(actor, bundle, exceptionId, options.host);
         return exception ? [{ ...exception, uid: event.uid, recurrence: undefined, recurrenceIdUtc: record.event.occurrence_start_utc ?? undefined }] : [];
       });
-      yield { event, exceptions: edited };
+      yield { event: hidden.length === 0 ? event : { ...event, recurrence: [...(event.recurrence ?? []), ...hidden] }, exceptions: edited };
     }
   }
 }

@@ -65,6 +65,31 @@ describeEachDatabase('iCalendar feeds of recurring series (D25, D26)', (h) => {
     }
   });
 
+  it('leaves an occurrence the caller may not list out of the series in its feed (an EXDATE), as GET /events does', async () => {
+    h().setNow('2027-03-01T12:00:00Z');
+    const admin = h().users.administrator;
+    const series = await createEvent(h(), {
+      title: 'Weekly with a private week', status: 'publish', timezone: 'Europe/Berlin',
+      start_date: '2027-03-15 09:00:00', end_date: '2027-03-15 10:00:00', recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'],
+    }, admin);
+    const occurrences = await listedOccurrences(h(), series.id);
+    assert.equal(occurrences.length, 4);
+    const hiddenOne = occurrences[1];
+    assert.equal((await h().request('PATCH', `/events/${hiddenOne.id}`, { as: admin, body: { status: 'private' } })).statusCode, 200);
+    const anonymous = await listedOccurrences(h(), series.id);
+    assert.deepEqual(anonymous.map((occurrence: any) => occurrence.id), [occurrences[0].id, occurrences[2].id, occurrences[3].id]);
+
+    const { master, exceptions } = await seriesInFeed(h(), '/events.ics', series.id);
+    assert.equal(exceptions.length, 0, 'the private occurrence is not written for an anonymous caller');
+    assert.deepEqual(expand(master, exceptions, utcOf), anonymous.map((occurrence: any) => [occurrence.utc_start_date, occurrence.title]));
+
+    // Its editor still sees it, in the feed as in the list.
+    const editorFeed = await getFeed(h(), '/events.ics', { as: admin });
+    const mine = editorFeed.events.filter((event) => uidOf(event) === `${series.id}@${new URL(h().config.siteUrl).hostname}`);
+    const editorMaster = mine.find((event) => !event.hasProperty('recurrence-id'))!;
+    assert.equal(expand(editorMaster, mine.filter((event) => event.hasProperty('recurrence-id')), utcOf).length, 4);
+  });
+
   it('writes the RECURRENCE-ID and EXDATE of an all-day series east of UTC as the occurrences\' local dates', async () => {
     h().setNow('2027-03-01T12:00:00Z');
     const admin = h().users.administrator;

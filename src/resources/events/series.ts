@@ -434,7 +434,7 @@ async function deletePosts(trx: Trx, ids: readonly number[]): Promise<void> {
 }
 
 /** The EXDATE value of an occurrence's original start: the UTC instant, or the day of an all-day series. */
-function exdateLine(occurrenceStartUtc: string, series: EventRow): string {
+export function exdateLine(occurrenceStartUtc: string, series: Pick<EventRow, 'all_day' | 'timezone'>): string {
   if (series.all_day === 1) return `EXDATE;VALUE=DATE:${utcToLocal(occurrenceStartUtc, series.timezone).slice(0, 10).replace(/-/g, '')}`;
   return `EXDATE:${basicUtc(occurrenceStartUtc)}`;
 }
