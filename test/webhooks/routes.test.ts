@@ -50,6 +50,13 @@ describeEachDatabase('Webhooks: subscription routes', (h) => {
       [{ url: 'http://10.0.0.8/hook', events: ['*'] }, 'url'],
       [{ url: 'http://169.254.169.254/latest/meta-data/', events: ['*'] }, 'url'],
       [{ url: 'http://[::1]/hook', events: ['*'] }, 'url'],
+      // IPv6 forms that carry a loopback or private IPv4 address.
+      [{ url: 'http://[::127.0.0.1]/', events: ['*'] }, 'url'],
+      [{ url: 'http://[::ffff:10.0.0.8]/', events: ['*'] }, 'url'],
+      [{ url: 'http://[64:ff9b::a9fe:a9fe]/', events: ['*'] }, 'url'],
+      [{ url: 'http://[64:ff9b:1::7f00:1]/', events: ['*'] }, 'url'],
+      [{ url: 'http://[2002:7f00:1::]/', events: ['*'] }, 'url'],
+      [{ url: 'http://[2001::7f00:1]/', events: ['*'] }, 'url'],
       [{ url: 'https://93.184.215.14/hook', events: ['event.exploded'] }, 'events'],
       [{ url: 'https://93.184.215.14/hook', events: [] }, 'events'],
     ];
@@ -66,6 +73,14 @@ describeEachDatabase('Webhooks: subscription routes', (h) => {
     assert.equal(patched.statusCode, 400);
     assert.ok('url' in patched.json().data.params);
     await h().request('DELETE', `/webhooks/${created.id}`, { as: admin() });
+  });
+
+  it('accepts IPv6 transition addresses that carry a public IPv4 address', async () => {
+    for (const url of ['http://[2002:808:808::]/hook', 'http://[64:ff9b::808:808]/hook', 'http://[2001:0:4136:e378:8000:63bf:f7f7:f7f7]/hook']) {
+      const created = await h().request('POST', '/webhooks', { as: admin(), body: { url, events: ['*'] } });
+      assert.equal(created.statusCode, 201, `${url}: ${created.body}`);
+      await h().request('DELETE', `/webhooks/${created.json().id}`, { as: admin() });
+    }
   });
 
   it('everyone but administrators: 401 anonymous, 403 otherwise', async () => {

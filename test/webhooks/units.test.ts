@@ -5,7 +5,7 @@ import { Webhook } from 'standardwebhooks';
 import { GIVE_UP_AFTER_MS, nextAttemptAt, RETRY_DELAYS_MS } from '../../src/webhooks/schedule.ts';
 import { DEFAULT_TIMEOUT_MS } from '../../src/webhooks/send.ts';
 import { generateSecret, signature } from '../../src/webhooks/signing.ts';
-import { checkWebhookUrl, isBlockedAddress, UnsafeUrlError } from '../../src/webhooks/url-safety.ts';
+import { checkWebhookUrl, embeddedIpv4Addresses, isBlockedAddress, safeLookup, UnsafeUrlError } from '../../src/webhooks/url-safety.ts';
 
 describe('webhooks: SSRF address rules', () => {
   it('blocks loopback, private, link-local, metadata, CGNAT, multicast and their IPv6 forms', () => {
@@ -17,6 +17,51 @@ describe('webhooks: SSRF address rules', () => {
     for (const address of ['93.184.215.14', '8.8.8.8', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']) {
       assert.equal(isBlockedAddress(address), false, address);
     }
+  });
+
+  // Each IPv6 transition form routes to the IPv4 address it carries: it is as private as that address.
+  const embeddingForms: Array<[form: string, carryingPrivate: string[], carryingPublic: string[]]> = [
+    ['IPv4-compatible ::/96', ['::127.0.0.1', '::7f00:1', '::10.0.0.1', '::a9fe:a9fe'], ['::8.8.8.8', '::808:808']],
+    ['IPv4-mapped ::ffff:0:0/96', ['::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:192.168.0.1', '[::ffff:a9fe:a9fe]'], ['::ffff:8.8.8.8', '::ffff:808:808']],
+    ['IPv4-translated ::ffff:0:0:0/96', ['::ffff:0:7f00:1', '::ffff:0:10.1.2.3'], ['::ffff:0:808:808']],
+    ['NAT64 64:ff9b::/96', ['64:ff9b::7f00:1', '64:ff9b::10.0.0.1', '64:FF9B::A9FE:A9FE'], ['64:ff9b::808:808', '64:ff9b::8.8.8.8']],
+    ['6to4 2002::/16', ['2002:7f00:1::', '2002:7f00:0001:0:0:0:0:1', '2002:c0a8:0101::1', '2002:a9fe:a9fe::'], ['2002:0808:0808::', '2002:808:808:1::1']],
+    // Server 65.54.227.120 (bits 32..63), client 192.0.2.45 (the last 32 bits inverted): RFC 4380's example.
+    ['Teredo 2001::/32', ['2001::7f00:1', '2001:0:4136:e378:8000:63bf:3fff:fdd2', '2001:0:7f00:1:0:0:f7f7:f7f7', '2001:0:808:808:0:0:80ff:fffe'],
+      ['2001:0:4136:e378:8000:63bf:f7f7:f7f7', '2001:0:808:808::f7f7:f7f7']],
+  ];
+  for (const [form, carryingPrivate, carryingPublic] of embeddingForms) {
+    it(`an IPv6 ${form} address is blocked when the IPv4 address it carries is, and only then`, () => {
+      for (const address of carryingPrivate) assert.equal(isBlockedAddress(address), true, address);
+      for (const address of carryingPublic) assert.equal(isBlockedAddress(address), false, address);
+    });
+  }
+
+  it('reads the IPv4 addresses each form carries (Teredo: the server\'s, then the client\'s inverted one)', () => {
+    assert.deepEqual(embeddedIpv4Addresses('::7f00:1'), ['127.0.0.1']);
+    assert.deepEqual(embeddedIpv4Addresses('::ffff:10.0.0.1'), ['10.0.0.1']);
+    assert.deepEqual(embeddedIpv4Addresses('::ffff:0:a00:1'), ['10.0.0.1']);
+    assert.deepEqual(embeddedIpv4Addresses('64:ff9b::c0a8:101'), ['192.168.1.1']);
+    assert.deepEqual(embeddedIpv4Addresses('2002:0808:0808::'), ['8.8.8.8']);
+    assert.deepEqual(embeddedIpv4Addresses('2001:0:4136:e378:8000:63bf:3fff:fdd2'), ['65.54.227.120', '192.0.2.45']);
+    assert.deepEqual(embeddedIpv4Addresses('2606:4700:4700::1111'), []);
+    assert.deepEqual(embeddedIpv4Addresses('93.184.215.14'), []);
+  });
+
+  it('blocks the local-use NAT64 prefix 64:ff9b:1::/48 whatever it carries: its translator is inside the network', () => {
+    for (const address of ['64:ff9b:1::7f00:1', '64:ff9b:1::808:808', '64:ff9b:1:ffff::1']) assert.equal(isBlockedAddress(address), true, address);
+    assert.equal(isBlockedAddress('64:ff9b:2::808:808'), false);
+  });
+
+  it('refuses, when a delivery connects, a name resolving to an IPv6 form that carries a private IPv4 address', async () => {
+    // dns.lookup answers an IP literal itself, without asking any resolver: this is the check a resolved name meets.
+    const lookup = (hostname: string) => new Promise<unknown>((resolve, reject) => {
+      safeLookup(hostname, { all: true }, (error, addresses) => (error ? reject(error) : resolve(addresses)));
+    });
+    for (const address of ['::127.0.0.1', '2002:7f00:1::', '64:ff9b:1::7f00:1', '2001::7f00:1', '64:ff9b::a00:1', '::ffff:7f00:1']) {
+      await assert.rejects(lookup(address), UnsafeUrlError, address);
+    }
+    assert.deepEqual(await lookup('2002:808:808::'), [{ address: '2002:808:808::', family: 6 }]);
   });
 
   it('checks the scheme and every resolved address, unless private addresses are allowed', async () => {
