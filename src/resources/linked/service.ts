@@ -22,8 +22,8 @@ const notFound = (_kind: LinkedPostKind) => () => invalidField('id');
 const inTrash = (kind: LinkedPostKind) => () => new DomainError('gone', ...kind.messages.inTrash);
 
 /**
- * §7.2 duplicate avoidance: a non-trashed item with the same name (case-insensitive) and, when a description is
- * sent, the same content. D16: only items the caller may edit are candidates. Creates of one name take a lock on it
+ * §7.2 duplicate avoidance: a non-trashed item with the same name and, when a description is sent, the same content
+ * (both case-insensitive). D16: only items the caller may edit are candidates. Creates of one name take a lock on it
  * first, so that simultaneous creates find each other's item instead of each adding one.
  */
 async function findDuplicate(trx: Trx, store: Store, actor: Actor, kind: LinkedPostKind, name: string, content: string | undefined): Promise<PostRow | undefined> {
@@ -39,7 +39,8 @@ export function duplicateCandidates(db: Db, store: Pick<Store, 'lower'>, type: P
     .where('status', '!=', 'trash')
     .where(store.lower(sql.ref('title')), '=', name.toLowerCase())
     .orderBy('id');
-  if (content !== undefined) query = query.where('content', '=', content);
+  // The reference compares in its database's case-insensitive collation: the description in other letter case is the same.
+  if (content !== undefined) query = query.where(store.lower(sql.ref('content')), '=', content.toLowerCase());
   return query;
 }
 
