@@ -192,8 +192,13 @@ describeEachDatabase('Post layer: publication dates in the site zone', (h) => {
     assert.equal(utc.date_utc, '2026-07-15 10:00:00');
 
     const both = await createLinked(h(), 'venues', { venue: 'Dated Both', date: '2026-01-01 00:00:00', date_utc: '2026-02-01 00:00:00' });
-    assert.equal(both.date_utc, '2026-02-01 00:00:00', 'date_utc wins when both are sent');
-    assert.equal(both.date, '2026-02-01 01:00:00');
+    // As WordPress stores them (post_date and post_date_gmt): both as sent, even when they disagree.
+    assert.equal(both.date_utc, '2026-02-01 00:00:00');
+    assert.equal(both.date, '2026-01-01 00:00:00');
+    const updated = (await h().request('POST', `/venues/${both.id}`, { as: h().users.editor, body: { date: '2025-05-05 05:05:05', date_utc: '2025-06-06 06:06:06' } })).json();
+    assert.deepEqual([updated.date, updated.date_utc], ['2025-05-05 05:05:05', '2025-06-06 06:06:06']);
+    const organizer = await createLinked(h(), 'organizers', { organizer: 'Dated Both Organizer', date: '2026-01-01 00:00:00', date_utc: '2026-02-01 00:00:00' });
+    assert.deepEqual([organizer.date, organizer.date_utc], ['2026-01-01 00:00:00', '2026-02-01 00:00:00']);
 
     const instant = await createLinked(h(), 'venues', { venue: 'Dated Instant', date: '2026-01-15T10:00:00Z' });
     assert.equal(instant.date, '2026-01-15 11:00:00', 'a value with an offset is an instant (D8)');

@@ -59,18 +59,16 @@ export const nowStamp = (now: DateTime, siteZone: string): PublicationDate => ({
 });
 
 /**
- * `date_utc` wins over `date` (read in the site's zone); neither means now. The values were validated already, so a
- * parse failure cannot happen here.
+ * The publication date as WordPress stores it: `date` (read in the site's zone) and `date_utc` sent together are both
+ * kept as sent, even when they disagree (`post_date` and `post_date_gmt` are two columns); one alone gives the other
+ * through the site's zone; neither means now. The values were validated already, so a parse failure cannot happen here.
  */
 export function publicationDate(input: { date?: unknown; date_utc?: unknown }, siteZone: string, now: DateTime): PublicationDate | undefined {
-  if (input.date_utc !== undefined) {
-    const utc = parseDateInput(input.date_utc, 'UTC', now);
-    if (utc) return { utc: formatWp(utc), local: utcToLocal(formatWp(utc), siteZone) };
-  }
-  if (input.date !== undefined) {
-    const local = parseDateInput(input.date, siteZone, now);
-    if (local) return { local: formatWp(local), utc: formatWp(local.toUTC()) };
-  }
+  const utc = input.date_utc === undefined ? null : parseDateInput(input.date_utc, 'UTC', now);
+  const local = input.date === undefined ? null : parseDateInput(input.date, siteZone, now);
+  if (utc && local) return { utc: formatWp(utc), local: formatWp(local) };
+  if (utc) return { utc: formatWp(utc), local: utcToLocal(formatWp(utc), siteZone) };
+  if (local) return { local: formatWp(local), utc: formatWp(local.toUTC()) };
   return undefined;
 }
 
