@@ -28,6 +28,8 @@ export interface Layout {
   feeds?: Array<{ title: string; url: string }>;
   /** Asks robots not to index (error pages, the password form). */
   noindex?: boolean;
+  /** Where the API is (the reference's discovery tags): its root with a trailing slash, and the site's home URL. */
+  api: { root: string; origin: string };
 }
 
 /** A template under ./templates (without `.eta`) inside the layout. */

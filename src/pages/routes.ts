@@ -37,7 +37,15 @@ const absolute = (config: Config, path: string) => `${new URL(config.siteUrl).or
 const baseOg = (title: string, url: string): Array<[string, string]> => [['og:type', 'website'], ['og:title', title], ['og:url', url]];
 
 const layoutBase = (config: Config, title: string, canonical: string): Layout =>
-  ({ title, canonical, siteName: config.siteName, base: basePath(config) });
+  ({ title, canonical, siteName: config.siteName, base: basePath(config), api: { root: `${config.apiRoot}/`, origin: config.siteUrl } });
+
+/**
+ * The API address a page stands for, as the reference advertises it (`X-TEC-API-ROOT`): an event's item, or the list
+ * a category or tag page shows. Pages without one get the API's root (plugins/pages.ts). A slug is percent-encoded
+ * where it is not already, so that the header holds only URL characters.
+ */
+const apiRootHeader = (config: Config, path: string): Record<string, string> =>
+  ({ 'X-TEC-API-ROOT': `${config.apiRoot}${path.replace(/[^A-Za-z0-9\-._~%/?=&]/g, encodeURIComponent)}` });
 
 /** The page for a 4xx/5xx; `noindex`, canonical at the address asked for. */
 export function errorPage(config: Config, status: number, heading: string, message: string, path: string): EncodedReply {
@@ -69,6 +77,7 @@ const pageTitle = (title: string, page: number) => (page > 1 ? `${title}, page $
 function listPage(config: Config, options: {
   title: string; canonical: string; page: number; list: EventPage; pageHref: (page: number) => string; feed: Feed;
   intro?: Record<string, unknown>; introTemplate?: string; description?: string; jsonLd?: unknown; emptyText: string;
+  headers?: Record<string, string>;
 }): EncodedReply {
   const layout: Layout = {
     ...layoutBase(config, pageTitle(options.title, options.page), options.canonical),
@@ -83,7 +92,7 @@ function listPage(config: Config, options: {
     intro: options.intro,
     introTemplate: options.introTemplate,
     ...listData(options.list, options.pageHref, options.feed, options.emptyText, options.intro ? 'h3' : 'h2'),
-  }, layout));
+  }, layout), options.headers);
 }
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -120,7 +129,7 @@ function renderEvent(ctx: RequestContext, view: EventView): EncodedReply {
   const { config } = ctx;
   const event = view.event;
   const canonical = event.url as string;
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = apiRootHeader(config, `/events/${view.post.id}`);
   if (view.post.password !== '') headers.Vary = 'Cookie';
   if (view.locked) {
     const layout: Layout = { ...layoutBase(config, event.title, canonical), noindex: true, og: baseOg(event.title, canonical) };
@@ -224,6 +233,7 @@ export const termPage = (info: TaxonomyInfo): PageHandler => async (ctx, request
     introTemplate: 'linked-intro',
     description: summaryOf(term) || undefined,
     emptyText: `No upcoming events ${info.hierarchical ? 'in this category' : 'with this tag'}.`,
+    headers: apiRootHeader(ctx.config, `/events/?${info.collection}=${term.slug}`),
   });
 };
 

@@ -78,6 +78,12 @@ const pages: FastifyPluginAsync<PagesOptions> = async (app: FastifyInstance, { d
   app.setErrorHandler((error, request, reply) => sendReply(reply, pageForError(config, error, request)));
   app.addHook('onSend', async (_request, reply, payload) => {
     reply.removeHeader('x-robots-tag');
+    // Every page advertises the API as the reference's pages do, so that its discovery finds this service too.
+    if (String(reply.getHeader('content-type') ?? '').startsWith('text/html')) {
+      reply.header('X-TEC-API-VERSION', 'v1');
+      reply.header('X-TEC-API-ORIGIN', config.siteUrl);
+      if (!reply.hasHeader('x-tec-api-root')) reply.header('X-TEC-API-ROOT', `${config.apiRoot}/`);
+    }
     return payload;
   });
 

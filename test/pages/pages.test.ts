@@ -105,6 +105,33 @@ describeEachDatabase('public pages (D28)', (h) => {
     assert.ok(tag.body.includes('Evening Concert') && tag.body.includes(`events.ics?tags=${site.tag.id}`));
   });
 
+  it('advertises the API as the reference\'s pages do: X-TEC-API-* headers (HEAD too), meta tags and an alternate link', async () => {
+    const api = h().config.apiRoot;
+    const cases: Array<[string, string]> = [
+      ['/', `${api}/`],
+      [pathOf(site.concert.url), `${api}/events/${site.concert.id}`],
+      ['/events/category/music/', `${api}/events/?categories=${site.parent.slug}`],
+      ['/events/tag/outdoor/', `${api}/events/?tags=${site.tag.slug}`],
+      ['/events/', `${api}/`],
+      ['/event/no-such-event/', `${api}/`],
+    ];
+    for (const [path, root] of cases) {
+      for (const method of ['HEAD', 'GET']) {
+        const response = await page(h(), method, path);
+        assert.equal(response.headers['x-tec-api-version'], 'v1', `${method} ${path}`);
+        assert.equal(response.headers['x-tec-api-root'], root, `${method} ${path}`);
+        assert.equal(response.headers['x-tec-api-origin'], h().config.siteUrl, `${method} ${path}`);
+        if (method === 'GET') {
+          assert.ok(response.body.includes('<meta name="tec-api-version" content="v1">'), path);
+          assert.ok(response.body.includes(`<meta name="tec-api-origin" content="${h().config.siteUrl}">`), path);
+          assert.ok(response.body.includes(`<link rel="alternate" href="${api}/">`), path);
+        }
+      }
+    }
+    // The API itself does not call itself a page.
+    assert.equal((await h().request('GET', '/events')).headers['x-tec-api-root'], undefined);
+  });
+
   it('lists upcoming events, paginated, leaving out drafts and hidden events; protected ones show no details', async () => {
     const list = await get('/events/');
     assertPage(list, 200, `${h().config.siteUrl}/events/`);
