@@ -52,6 +52,9 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
     http: {
       headersTimeout: Math.min(60_000, config.deadlines.requestMs),
       connectionsCheckingInterval: Math.min(1_000, config.deadlines.requestMs),
+      // Node would answer an HTTP/1.1 request without Host with a bare 400 of its own; the errors plugin answers it
+      // in the contract's shape instead (missingHost).
+      requireHostHeader: false,
     },
     // D29: X-Forwarded-For gives request.ip only from these proxies.
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,

@@ -12,6 +12,7 @@ import { JSON_TYPE } from './reply.ts';
  * - the error handler: `ApiError`s as they are, the core's domain errors through `toApiError`, Fastify's own 4xx
  *   through `frameworkError`, anything else a logged 500 that never shows its message;
  * - the not-found handler (`rest_no_route`);
+ * - an HTTP/1.1 request without Host, refused before anything else runs;
  * - `answerFrameworkError` and `answerClientError`, which are Fastify constructor options (app.ts passes them): errors
  *   met before routing (a malformed URL) and the Node HTTP parser's own answers (431, 400, 408), which happen before
  *   there is a request at all.
@@ -89,7 +90,19 @@ export function answerClientError(config: Pick<Config, 'corsOrigins'>) {
   };
 }
 
+/** HTTP/1.1 requires a Host header (RFC 9112 §3.2); HTTP/1.0 predates it. */
+const missingHost = (request: FastifyRequest) =>
+  request.raw.httpVersionMajor === 1 && request.raw.httpVersionMinor === 1 && request.headers.host === undefined;
+
 export default fp(async (app) => {
+  // The first onRequest hook (this plugin is registered first): nothing else runs for such a request. Node's own
+  // check is off (app.ts) because its answer is an empty 400.
+  app.addHook('onRequest', async (request, reply) => {
+    if (!missingHost(request)) return;
+    reply.header('Connection', 'close');
+    throw new ApiError(400, 'rest_bad_request', 'The request has no Host header, which HTTP/1.1 requires.');
+  });
+
   app.setErrorHandler((thrown: FastifyError | ApiError, request, reply) => {
     const error = toApiError(thrown, Boolean(request.ctx?.viewer)) as FastifyError | ApiError;
     if (error instanceof ApiError) return sendError(error, reply);

@@ -81,6 +81,23 @@ describe('protocol errors answered by the HTTP parser', () => {
     assertContractShape(await response, 408, 'rest_request_timeout');
   });
 
+  it('answers 400 in the contract shape to an HTTP/1.1 request without a Host header', async () => {
+    const response = await exchange(port, `GET ${h.api}/venues HTTP/1.1\r\nConnection: close\r\n\r\n`);
+    assert.equal(response.status, 400);
+    assert.equal(response.headers['content-type'], 'application/json; charset=UTF-8');
+    const body = JSON.parse(response.body);
+    assert.deepEqual(Object.keys(body), ['code', 'message', 'data']);
+    assert.equal(body.code, 'rest_bad_request');
+    assert.match(body.message, /Host/);
+    assert.deepEqual(body.data, { status: 400 });
+  });
+
+  it('still serves HTTP/1.0 requests without a Host header, which HTTP/1.0 does not require', async () => {
+    const response = await exchange(port, `GET /health HTTP/1.0\r\n\r\n`);
+    assert.equal(response.status, 200);
+    assert.deepEqual(JSON.parse(response.body), { status: 'ok' });
+  });
+
   it('still serves well-formed requests on the same server', async () => {
     const response = await exchange(port, `GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`);
     assert.equal(response.status, 200);
