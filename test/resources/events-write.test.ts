@@ -150,6 +150,17 @@ describeEachDatabase('POST /events', (h) => {
     assert.deepEqual([relative.start_date, relative.end_date], ['2026-11-22 09:00:00', '2026-11-25 16:00:00']);
   });
 
+  it('accepts dates with am/pm times on create and update, as the reference does (D8)', async () => {
+    h().setNow(EXAMPLE_NOW);
+    const event = await createEvent(h(), { title: 'Afternoon', start_date: '2018-01-01 4pm', end_date: '2018-01-01 5:30 PM', timezone: 'UTC' });
+    assert.deepEqual([event.start_date, event.end_date], ['2018-01-01 16:00:00', '2018-01-01 17:30:00']);
+    const updated = await h().request('POST', `/events/${event.id}`, { as: h().users.editor, body: { start_date: '2018-01-02 9 am', end_date: '2018-01-02 11:15 a.m.' } });
+    assert.equal(updated.statusCode, 200, updated.body);
+    assert.deepEqual([updated.json().start_date, updated.json().end_date], ['2018-01-02 09:00:00', '2018-01-02 11:15:00']);
+    const listed = await h().request('GET', '/events', { query: { start_date: '2018-01-01 3pm', end_date: '2018-01-03 1 pm' } });
+    assert.equal(listed.statusCode, 200, listed.body);
+  });
+
   it('snaps all-day events to whole days, over several days too', async () => {
     const event = await createEvent(h(), { title: 'Festival', all_day: true, start_date: '2027-06-01 15:00', end_date: '2027-06-03 08:00', timezone: 'Europe/Paris' });
     assert.deepEqual([event.all_day, event.start_date, event.end_date, event.utc_start_date], [true, '2027-06-01 00:00:00', '2027-06-03 23:59:59', '2027-05-31 22:00:00']);

@@ -12,6 +12,7 @@ import { parseClockOffset, requireZone } from './zones.ts';
  * Reads a date given by a client (D8) as a DateTime in `zone`, without milliseconds; null when the
  * input is not a date. Accepted:
  * - `YYYY-MM-DD[( |T)HH:MM[:SS[.fff]]][Z|±HH[:]MM|±HH]` (case-insensitive);
+ * - `YYYY-MM-DD` with a 12-hour time: `2018-01-01 4pm`, `4:30 pm`, `4 PM`, `4:30:15 p.m.`;
  * - Unix timestamps: a non-negative integer JSON number, or an all-digit string (even `"2024"`);
  * - relative forms, read against `now`: `now`, `today`, `tomorrow`, `yesterday`, `next|last|this
  *   <weekday>`, a bare weekday, `±N unit` (seconds to years, several allowed, `ago` negates them),
@@ -42,7 +43,25 @@ function fromTimestamp(seconds: number): DateTime | null {
 
 function parseDateString(text: string, zone: Zone, now: DateTime): DateTime | null {
   if (/^\d+$/.test(text)) return fromTimestamp(Number(text));
-  return parseAbsolute(text, zone) ?? parseRelative(text, zone, now);
+  return parseAbsolute(text, zone) ?? parseDateWith12HourTime(text, zone) ?? parseRelative(text, zone, now);
+}
+
+/**
+ * A date then a 12-hour time, as PHP's `strtotime` (and so the reference) reads them: `2018-01-01 4pm`,
+ * `2018-01-01 4:30 pm`, `2018-01-01 4 PM`, `2018-01-01 4:30:15 p.m.`; `12am` is midnight and `12pm` noon.
+ */
+const DATE_WITH_12_HOUR_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:t|\s+)(?:at\s+)?(\d{1,2})(?::(\d{2}))?(?::(\d{2}))?\s*([ap])\.?m\.?$/;
+
+function parseDateWith12HourTime(text: string, zone: Zone): DateTime | null {
+  const match = DATE_WITH_12_HOUR_TIME.exec(text);
+  if (!match) return null;
+  const [, year, month, day, hour, minute = '0', second = '0', meridiem] = match;
+  const clockHour = Number(hour);
+  if (clockHour < 1 || clockHour > 12 || Number(minute) > 59 || Number(second) > 59) return null;
+  return wallClock({
+    year: Number(year), month: Number(month), day: Number(day),
+    hour: (clockHour % 12) + (meridiem === 'p' ? 12 : 0), minute: Number(minute), second: Number(second),
+  }, zone);
 }
 
 const ABSOLUTE_PATTERN =

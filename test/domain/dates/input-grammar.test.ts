@@ -24,6 +24,21 @@ describe('parseDateInput', () => {
       assert.equal(parsed('2027-03-10 09:00:00 +02:00'), '2027-03-10 07:00:00');
     });
 
+    it('accepts a date with a 12-hour time, as PHP\'s strtotime reads it', () => {
+      assert.equal(parsed('2018-01-01 4pm'), '2018-01-01 16:00:00');
+      assert.equal(parsed('2018-01-01 4 PM'), '2018-01-01 16:00:00');
+      assert.equal(parsed('2018-01-01 4:30 pm'), '2018-01-01 16:30:00');
+      assert.equal(parsed('2018-01-01 4:30:15 p.m.'), '2018-01-01 16:30:15');
+      assert.equal(parsed('2018-01-01 09:05am'), '2018-01-01 09:05:00');
+      assert.equal(parsed('2018-01-01 12am'), '2018-01-01 00:00:00');
+      assert.equal(parsed('2018-01-01 12pm'), '2018-01-01 12:00:00');
+      assert.equal(parsed('2018-01-01T4pm'), '2018-01-01 16:00:00');
+      assert.equal(parsedIso('2027-07-10 9:15 am', NY), '2027-07-10T09:15:00-04:00');
+      for (const bad of ['2018-01-01 13pm', '2018-01-01 0am', '2018-01-01 4:60pm', '2018-02-30 4pm', '2018-01-01 4pmx', '2018-01-01 4 pm pm']) {
+        assert.equal(parsed(bad), null, bad);
+      }
+    });
+
     it('trims surrounding whitespace', () => {
       assert.equal(parsed('  2027-03-10 09:00:00\n'), '2027-03-10 09:00:00');
     });
