@@ -12,7 +12,7 @@ import type { Zone } from 'luxon';
 import { wallClockInstant } from '../dates/wall-clock.ts';
 import { offsetAt } from '../dates/zone-offsets.ts';
 import { requireZone } from '../dates/zones.ts';
-import { Budget, BudgetExhausted, DEFAULT_EXPANSION_BUDGET, DEFAULT_LOOKAHEAD_BUDGET } from './budget.ts';
+import { Budget, BudgetExhausted, DEFAULT_EXPANSION_BUDGET, DEFAULT_LOOKAHEAD_BUDGET, type ExpansionWork } from './budget.ts';
 import { formatFloating, requireFloating, SECONDS_PER_DAY } from './civil.ts';
 import { tooCostlyMessage, tooManyMessage } from './messages.ts';
 import { ruleStarts, type UntilTest } from './rule-iterator.ts';
@@ -25,6 +25,8 @@ export interface ExpansionLimits {
   /** Work units up to the horizon and past it (see budget.ts); for tests. */
   budget?: number;
   lookahead?: number;
+  /** Counts the walk's steps (see budget.ts); for tests. */
+  work?: ExpansionWork;
 }
 
 interface Start {
@@ -46,7 +48,7 @@ export function expandRecurrence(
   const horizon = requireFloating(options.horizonUtc) * 1000;
   const horizonLocal = toLocal(horizon, zone);
   const bound = horizonLocal + HORIZON_MARGIN_SECONDS;
-  const budget = new Budget(limits.budget ?? DEFAULT_EXPANSION_BUDGET, limits.lookahead ?? DEFAULT_LOOKAHEAD_BUDGET, bound);
+  const budget = new Budget(limits.budget ?? DEFAULT_EXPANSION_BUDGET, limits.lookahead ?? DEFAULT_LOOKAHEAD_BUDGET, bound, limits.work);
 
   const excludedInstants = new Set<number>();
   const excludedDays = new Set<number>();

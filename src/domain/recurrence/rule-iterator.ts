@@ -43,8 +43,9 @@ export function* ruleStarts(rule: RuleSpec, dtstart: number, pastUntil: UntilTes
   let first = true;
 
   /** Emits one period's candidates: `days` ascending × `times` (seconds) ascending. False: the rule has ended. */
-  function* emit(days: number[], times: number[], unit: number): Generator<number, boolean, void> {
-    for (const t of selectPositions(days, times, unit, setPos)) {
+  function* emit(days: number[], times: TimesOfDay, unit: number): Generator<number, boolean, void> {
+    for (const t of selectPositions(days, times, unit, setPos, dtstart)) {
+      budget.examine();
       if (t < dtstart) continue;
       if (pastUntil !== null && pastUntil(t)) return false;
       if (first) {
@@ -66,7 +67,7 @@ export function* ruleStarts(rule: RuleSpec, dtstart: number, pastUntil: UntilTes
   const periodPastUntil = (periodStart: number) => pastUntil !== null && pastUntil(periodStart - SECONDS_PER_DAY);
 
   if (rule.freq === 'HOURLY') {
-    const withinHour = product([rule.byMinute ?? [start.minute], rule.bySecond ?? [start.second]], [60, 1]);
+    const withinHour = new TimesOfDay([rule.byMinute ?? [start.minute], rule.bySecond ?? [start.second]], [60, 1]);
     const hours = rule.byHour === null ? null : new Set(rule.byHour);
     let hour = Math.floor(dtstart / 3600);
     while (true) {
@@ -78,7 +79,7 @@ export function* ruleStarts(rule: RuleSpec, dtstart: number, pastUntil: UntilTes
         hour = alignedAtOrAfter(hour, nextAllowedMonthStart(civil, filters.months) * 24, rule.interval);
         continue;
       }
-      if (!dayMatches(day, civil, filters)) {
+      if (!dayMatches(day, civil, filters, budget)) {
         hour = alignedAtOrAfter(hour, (day + 1) * 24, rule.interval);
         continue;
       }
@@ -89,7 +90,7 @@ export function* ruleStarts(rule: RuleSpec, dtstart: number, pastUntil: UntilTes
     }
   }
 
-  const times = product([rule.byHour ?? [start.hour], rule.byMinute ?? [start.minute], rule.bySecond ?? [start.second]], [3600, 60, 1]);
+  const times = new TimesOfDay([rule.byHour ?? [start.hour], rule.byMinute ?? [start.minute], rule.bySecond ?? [start.second]], [3600, 60, 1]);
   switch (rule.freq) {
     case 'YEARLY': {
       for (let year = start.year; year <= MAX_YEAR; year += rule.interval) {
@@ -124,7 +125,7 @@ export function* ruleStarts(rule: RuleSpec, dtstart: number, pastUntil: UntilTes
           const civil = civilFromDays(day);
           if (civil.year > MAX_YEAR) break;
           budget.spend(1, day * SECONDS_PER_DAY);
-          if (dayMatches(day, civil, filters)) days.push(day);
+          if (dayMatches(day, civil, filters, budget)) days.push(day);
         }
         if (civilFromDays(weekStart).year > MAX_YEAR) return;
         if (!(yield* emit(days, times, SECONDS_PER_DAY))) return;
@@ -140,7 +141,7 @@ export function* ruleStarts(rule: RuleSpec, dtstart: number, pastUntil: UntilTes
           day = alignedAtOrAfter(day, nextAllowedMonthStart(civil, filters.months), rule.interval);
           continue;
         }
-        if (dayMatches(day, civil, filters)) {
+        if (dayMatches(day, civil, filters, budget)) {
           if (!(yield* emit([day], times, SECONDS_PER_DAY))) return;
         }
         day += rule.interval;
@@ -183,8 +184,9 @@ function signedSets(values: number[] | null): { positive: Set<number>; negative:
   return { positive: new Set(values.filter((v) => v > 0)), negative: new Set(values.filter((v) => v < 0)) };
 }
 
-/** Whether a day passes every BYxxx day filter. */
-function dayMatches(days: number, civil: CivilDate, filters: Filters): boolean {
+/** Whether a day passes every BYxxx day filter (a step of the walk). */
+function dayMatches(days: number, civil: CivilDate, filters: Filters, budget: Budget): boolean {
+  budget.examine();
   if (filters.months !== null && !filters.months.has(civil.month)) return false;
   if (filters.monthDays !== null) {
     const fromEnd = civil.day - daysInMonth(civil.year, civil.month) - 1;
@@ -227,33 +229,70 @@ function collectMonth(year: number, month: number, into: number[], filters: Filt
   for (let day = 1; day <= length; day++) {
     const days = first + day - 1;
     budget.spend(1, days * SECONDS_PER_DAY);
-    if (dayMatches(days, { year, month, day }, filters)) into.push(days);
+    if (dayMatches(days, { year, month, day }, filters, budget)) into.push(days);
   }
 }
 
-/** The sorted products of lists of values, each weighted (hours × 3600 + minutes × 60 + seconds). */
-function product(lists: number[][], weights: number[]): number[] {
-  let result = [0];
-  lists.forEach((list, index) => {
-    result = result.flatMap((base) => list.map((value) => base + value * weights[index]));
-  });
-  return [...new Set(result)].sort((a, b) => a - b);
+/**
+ * The sums of one value of each list, weighted (hours × 3600 + minutes × 60 + seconds), in ascending order, read by
+ * index: BYHOUR × BYMINUTE × BYSECOND can be 86,400 times of day, and a recurrence 100 such rules, so they are never
+ * built. Each weight is larger than all lower places together (seconds and minutes are at most 59), so the order of
+ * the sums is that of their indexes read as mixed-radix numbers.
+ */
+class TimesOfDay {
+  readonly length: number;
+  readonly #places: number[][];
+  readonly #weights: number[];
+
+  constructor(lists: number[][], weights: number[]) {
+    this.#places = lists.map((list) => [...new Set(list)].sort((a, b) => a - b));
+    this.#weights = weights;
+    this.length = this.#places.reduce((count, place) => count * place.length, 1);
+  }
+
+  at(index: number): number {
+    let time = 0;
+    let rest = index;
+    for (let place = this.#places.length - 1; place >= 0; place--) {
+      const values = this.#places[place];
+      time += values[rest % values.length] * this.#weights[place];
+      rest = Math.floor(rest / values.length);
+    }
+    return time;
+  }
+
+  /** The index of the first time of day at or after `time` (`length` when there is none). */
+  firstAtOrAfter(time: number): number {
+    let low = 0;
+    let high = this.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.at(middle) < time) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
 }
 
 /**
  * The candidates `days[i] * unit + times[j]` in order, or only the BYSETPOS positions among them (1 = first, -1 =
- * last), found by index without building the whole set.
+ * last), found by index without building the whole set. Without BYSETPOS the candidates before `from` (DTSTART; only
+ * the first period has any) are passed over by search, not one by one: a rule of every second starting late in its
+ * year would otherwise look at millions of them.
  */
-function* selectPositions(days: number[], times: number[], unit: number, setPos: number[] | null): Generator<number, void, void> {
+function* selectPositions(days: number[], times: TimesOfDay, unit: number, setPos: number[] | null, from: number): Generator<number, void, void> {
   if (setPos === null) {
-    for (const day of days) for (const time of times) yield day * unit + time;
+    for (const day of days) {
+      const base = day * unit;
+      for (let index = base >= from ? 0 : times.firstAtOrAfter(from - base); index < times.length; index++) yield base + times.at(index);
+    }
     return;
   }
   const total = days.length * times.length;
   const chosen = new Set<number>();
   for (const position of setPos) {
     const index = position > 0 ? position - 1 : total + position;
-    if (index >= 0 && index < total) chosen.add(days[Math.floor(index / times.length)] * unit + times[index % times.length]);
+    if (index >= 0 && index < total) chosen.add(days[Math.floor(index / times.length)] * unit + times.at(index % times.length));
   }
   yield* [...chosen].sort((a, b) => a - b);
 }
