@@ -1,6 +1,8 @@
 // One HTTP attempt of a delivery: POST with the Standard Webhooks headers, no redirects followed (a 3xx is a failure),
-// cut after `timeoutMs` (10 s by default), at most 1 KiB of the answer's body kept. Unless private addresses are
-// allowed, the socket connects only to addresses that pass the SSRF check (url-safety.ts), checked after DNS.
+// cut after `timeoutMs` (10 s by default). Of the answer, at most 1 KiB of body is read, whatever the status (the
+// connection is closed past that, so that a receiver answering without end costs nothing), and at most 16 KiB of
+// headers (past that the attempt fails). Unless private addresses are allowed, the socket connects only to addresses
+// that pass the SSRF check (url-safety.ts), checked after DNS.
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
@@ -8,6 +10,8 @@ import { isBlockedAddress, safeLookup } from './url-safety.ts';
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
 const MAX_STORED_BODY_BYTES = 1024;
+/** Set on each request, so that the limit holds whatever --max-http-header-size the process runs with. */
+const MAX_ANSWER_HEADER_BYTES = 16 * 1024;
 
 interface SendRequest {
   url: string;
@@ -59,6 +63,7 @@ export const sendWebhook: Sender = (request) => new Promise((resolve) => {
     headers: { 'content-type': 'application/json', 'user-agent': 'calendar-events-webhooks/1', ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
     ...(request.allowPrivate ? {} : { lookup: safeLookup }),
     agent: agents[url.protocol as 'http:' | 'https:'],
+    maxHeaderSize: MAX_ANSWER_HEADER_BYTES,
   });
   const timer = setTimeout(() => {
     req.destroy(new Error(`no answer within ${request.timeoutMs} ms`));
@@ -67,20 +72,25 @@ export const sendWebhook: Sender = (request) => new Promise((resolve) => {
   req.on('response', (res) => {
     const chunks: Buffer[] = [];
     let kept = 0;
-    res.on('data', (chunk: Buffer) => {
-      if (kept < MAX_STORED_BODY_BYTES) {
-        const part = chunk.subarray(0, MAX_STORED_BODY_BYTES - kept);
-        chunks.push(part);
-        kept += part.length;
-      }
-    });
-    res.on('error', (error) => finish({ ok: false, status: res.statusCode ?? null, error: error.message, body: '' }));
-    res.on('end', () => {
+    const answered = () => {
       const status = res.statusCode ?? 0;
       const body = new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks)).replace(/\uFFFD$/, '');
       const ok = status >= 200 && status < 300;
       finish({ ok, status, error: ok ? '' : status >= 300 && status < 400 ? `redirect (${status}) not followed` : `answered ${status}`, body });
+    };
+    res.on('data', (chunk: Buffer) => {
+      const room = MAX_STORED_BODY_BYTES - kept;
+      chunks.push(chunk.subarray(0, room));
+      kept += Math.min(chunk.length, room);
+      // The status decided the outcome already: what the body says beyond what is kept is not read. A body that
+      // ends within the limit is read to its end instead, so that its connection can be reused.
+      if (chunk.length > room) {
+        answered();
+        res.destroy();
+      }
     });
+    res.on('error', (error) => finish({ ok: false, status: res.statusCode ?? null, error: error.message, body: '' }));
+    res.on('end', answered);
   });
   req.end(request.body);
 });
