@@ -47,7 +47,8 @@ type Capability =
   | 'delete_private_posts'
   | 'publish_posts'
   | 'read_private_posts'
-  | 'manage_categories';
+  | 'manage_categories'
+  | 'upload_files';
 
 const EDITOR_CAPABILITIES: readonly Capability[] = [
   'edit_posts',
@@ -61,12 +62,13 @@ const EDITOR_CAPABILITIES: readonly Capability[] = [
   'publish_posts',
   'read_private_posts',
   'manage_categories',
+  'upload_files',
 ];
 
 const ROLE_CAPABILITIES: Readonly<Record<Role, readonly Capability[]>> = {
   administrator: EDITOR_CAPABILITIES,
   editor: EDITOR_CAPABILITIES,
-  author: ['edit_posts', 'edit_published_posts', 'delete_posts', 'delete_published_posts', 'publish_posts'],
+  author: ['edit_posts', 'edit_published_posts', 'delete_posts', 'delete_published_posts', 'publish_posts', 'upload_files'],
   contributor: ['edit_posts', 'delete_posts'],
   subscriber: [],
 };
@@ -87,6 +89,11 @@ export function effectiveStatus(post: PostLike, nowUtc: string): string {
 /** The type's `edit_posts`: create items (contributor and up). */
 export function canCreatePosts(viewer: Viewer): boolean {
   return can(viewer, 'edit_posts');
+}
+
+/** WordPress's `upload_files` (author and up): add media, such as an image record for a URL (D6). */
+export function canUploadFiles(viewer: Viewer): boolean {
+  return can(viewer, 'upload_files');
 }
 
 export function canPublish(viewer: Viewer): boolean {

@@ -150,6 +150,23 @@ describeEachDatabase('POST /events', (h) => {
     assert.deepEqual([relative.start_date, relative.end_date], ['2026-11-22 09:00:00', '2026-11-25 16:00:00']);
   });
 
+  it('lets only callers who may upload files set an image by URL: a contributor gets 400 as in the reference, an image id is fine', async () => {
+    const body = { title: 'Pictured', start_date: '2027-03-10 10:00:00', end_date: '2027-03-10 11:00:00', image: 'https://cdn.example.com/contributor.png' };
+    const refused = await h().request('POST', '/events', { as: h().users.contributor, body });
+    assert.equal(refused.statusCode, 400, refused.body);
+    assert.equal(refused.json().code, 'rest_invalid_param');
+    assert.ok('image' in refused.json().data.params, refused.body);
+    const venue = await h().request('POST', '/venues', { as: h().users.contributor, body: { venue: 'Pictured Hall', image: 'https://cdn.example.com/hall.png' } });
+    assert.equal(venue.statusCode, 400, venue.body);
+    const authors = await createEvent(h(), body, h().users.author);
+    assert.equal(authors.image.url, body.image);
+    const byId = await createEvent(h(), { ...body, image: authors.image.id }, h().users.contributor);
+    assert.equal(byId.image.id, authors.image.id);
+    const own = await createEvent(h(), { ...body, image: undefined }, h().users.contributor);
+    const update = await h().request('POST', `/events/${own.id}`, { as: h().users.contributor, body: { image: 'https://cdn.example.com/other.png' } });
+    assert.equal(update.statusCode, 400, update.body);
+  });
+
   it('accepts dates with am/pm times on create and update, as the reference does (D8)', async () => {
     h().setNow(EXAMPLE_NOW);
     const event = await createEvent(h(), { title: 'Afternoon', start_date: '2018-01-01 4pm', end_date: '2018-01-01 5:30 PM', timezone: 'UTC' });

@@ -1,4 +1,4 @@
-import { listStatusesAllowed, POST_STATUSES } from '../../domain/access.ts';
+import { canUploadFiles, listStatusesAllowed, POST_STATUSES } from '../../domain/access.ts';
 import { arg, type Validator } from '../../http/args.ts';
 import { isTime, nonEmptyString, positiveInteger } from '../../http/validators.ts';
 import { findUserById } from '../../users/store.ts';
@@ -9,10 +9,14 @@ export const isRegisteredStatus: Validator<string> = (value) => (POST_STATUSES a
 
 export const isExistingUser: Validator<number> = async (value, ctx) => value > 0 && (await findUserById(ctx.store.db, value)) !== undefined;
 
-/** D6: empty (clears), an absolute http(s) URL, or the id of an existing image record. */
+/**
+ * D6: empty (clears), an absolute http(s) URL, or the id of an existing image record. A URL adds media (an image
+ * record), which, as in the reference, only callers who may upload files (authors and up) may do.
+ */
 export const validImage: Validator<unknown> = async (value, ctx) => {
   const input = readImageInput(value);
   if (!input) return false;
+  if ('url' in input) return canUploadFiles(ctx.viewer);
   return 'id' in input ? isImageId(ctx.store.db, input.id) : true;
 };
 

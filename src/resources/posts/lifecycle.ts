@@ -5,18 +5,19 @@
 // Every write to an existing item first claims its row: on PostgreSQL the row stays locked until the transaction
 // ends, so a concurrent write of the same item waits and then works on what the first one committed (no lost
 // update, one 410 of two simultaneous trashes); on SQLite the claim takes the write lock at once.
-import { scaleBackStatus, type PostLike, type Viewer } from '../../domain/access.ts';
+import { canUploadFiles, scaleBackStatus, type PostLike, type Viewer } from '../../domain/access.ts';
 import type { Actor } from '../../domain/actor.ts';
 import { formatWp } from '../../domain/dates/stored-format.ts';
-import { DomainError, notAllowed } from '../../domain/errors.ts';
+import { DomainError, invalidField, notAllowed } from '../../domain/errors.ts';
 import { trashedSlug } from '../../domain/slugs.ts';
-import { recordChange, type ChangeAction } from '../../changes/log.ts';
+import { recordChange, type ChangeAction, type ListedBefore } from '../../changes/log.ts';
 import type { Trx } from '../../store/store.ts';
 import { readImageInput, resolveImage } from '../images/images.ts';
-import { nowStamp, postLike, scheduleStatus, type PublicationDate } from './fields.ts';
+import { nowStamp, postLike, scheduleStatus, statusOf, type PublicationDate } from './fields.ts';
 import { changeSlug, deletePost, insertPost, restorePost, trashPost, updatePost, type NewPost, type PostRow } from './store.ts';
 import type { Updateable } from 'kysely';
 import type { PostsTable } from '../../store/schema.ts';
+import type { DateTime } from 'luxon';
 
 export type LifecyclePostType = 'event' | 'venue' | 'organizer';
 
@@ -27,6 +28,9 @@ export type LifecyclePostType = 'event' | 'venue' | 'organizer';
 export interface WriteOptions {
   precondition?: (trx: Trx) => Promise<void>;
 }
+
+/** Who could list the item as `row` stands, for the change log (D24): read before a write changes it. */
+export const listedBefore = (row: PostRow, now: DateTime): ListedBefore => ({ status: statusOf(row, now), authorId: row.author_id });
 
 /** The current row, locked until the transaction ends; undefined when there is no such post (any more). */
 export async function claimPost(trx: Trx, id: number): Promise<PostRow | undefined> {
@@ -95,6 +99,8 @@ export async function createPost(trx: Trx, actor: Actor, input: NewPostInput): P
 async function writeImage(trx: Trx, actor: Actor, image: unknown, authorId: number): Promise<number | null | undefined> {
   if (image === undefined) return undefined;
   const input = readImageInput(image);
+  // A URL adds an image record: media only those who may upload files add (every surface, not only the API's checks).
+  if (input && 'url' in input && !canUploadFiles(actor.viewer)) throw invalidField('image');
   return input ? resolveImage(trx, input, authorId, nowStamp(actor.now, actor.config.siteTimezone)) : undefined;
 }
 
@@ -140,7 +146,7 @@ export async function updatePostRow(trx: Trx, actor: Actor, type: LifecyclePostT
   } else if (status !== undefined && status !== 'trash') {
     await updatePost(trx, row.id, { status });
   }
-  recordChange(trx, { type, id: row.id, action });
+  recordChange(trx, { type, id: row.id, action, before: listedBefore(row, actor.now) });
 }
 
 /**
@@ -151,11 +157,11 @@ export async function trashClaimedPost(trx: Trx, actor: Actor, type: LifecyclePo
   if (row.status === 'trash') throw gone();
   await trashPost(trx, row, nowStamp(actor.now, actor.config.siteTimezone));
   await onTrash?.(trx, row);
-  recordChange(trx, { type, id: row.id, action: 'trashed' });
+  recordChange(trx, { type, id: row.id, action: 'trashed', before: listedBefore(row, actor.now) });
 }
 
-/** D18: gone for good (its own rows follow by cascade); logged as deleted. */
-export async function deletePostForever(trx: Trx, type: LifecyclePostType, id: number): Promise<void> {
-  await deletePost(trx, id);
-  recordChange(trx, { type, id, action: 'deleted' });
+/** D18: the claimed `row` gone for good (its own rows follow by cascade); logged as deleted. */
+export async function deletePostForever(trx: Trx, actor: Actor, type: LifecyclePostType, row: PostRow): Promise<void> {
+  await deletePost(trx, row.id);
+  recordChange(trx, { type, id: row.id, action: 'deleted', before: listedBefore(row, actor.now) });
 }
