@@ -12,7 +12,8 @@ import ICAL from 'ical.js';
 import { DateTime, IANAZone } from 'luxon';
 import { findIana } from 'windows-iana';
 import type { Config } from '../config.ts';
-import type { Viewer } from '../domain/access.ts';
+import { canReadPost, canUploadFiles, type Viewer } from '../domain/access.ts';
+import { formatWp } from '../domain/dates/stored-format.ts';
 import { escapeHtml } from '../domain/html.ts';
 import { createRequestContext, type RequestContext } from '../http/context.ts';
 import { ApiError, toApiError } from '../http/errors.ts';
@@ -22,6 +23,7 @@ import { linkedInput } from '../resources/events/linked-input.ts';
 import { eventFieldArgs } from '../resources/events/schema.ts';
 import { createEvent, trashEvent, updateEvent, type EventInput } from '../resources/events/service.ts';
 import { organizerKind } from '../resources/organizers/kind.ts';
+import { postLike } from '../resources/posts/fields.ts';
 import { venueKind } from '../resources/venues/kind.ts';
 import type { Store } from '../store/store.ts';
 import { uidHost } from './feed.ts';
@@ -292,13 +294,19 @@ function organizerOf(component: JComponent): Record<string, unknown> | undefined
 }
 
 /** An existing venue or organizer with this name (case-insensitive), reused rather than written again. */
-async function existingByName(store: Store, type: 'venue' | 'organizer', name: string): Promise<number | undefined> {
-  const row = await store.db.selectFrom('posts').select('id')
+async function existingByName(ctx: RequestContext, type: 'venue' | 'organizer', name: string): Promise<number | undefined> {
+  const rows = await ctx.store.db.selectFrom('posts').selectAll()
     .where('type', '=', type).where('status', '!=', 'trash')
-    .where(sql<SqlBool>`${store.lower(sql.ref('title'))} = ${store.lower(sql<string>`${name}`)}`)
-    .orderBy('id').limit(1).executeTakeFirst();
-  return row?.id;
+    .where(sql<SqlBool>`${ctx.store.lower(sql.ref('title'))} = ${ctx.store.lower(sql<string>`${name}`)}`)
+    .orderBy('id').limit(NAMESAKES).execute();
+  // One the importer cannot read (someone else's private or draft venue) is as if it did not exist: the unit gets a
+  // venue of its own, as POST /events with the venue's fields would, and nothing tells the importer it is there.
+  const nowUtc = formatWp(ctx.now);
+  return rows.find((row) => canReadPost(ctx.viewer, type, postLike(row), nowUtc))?.id;
 }
+
+/** Items of one name looked at for a LOCATION or ORGANIZER: names are nearly unique, so a few are plenty. */
+const NAMESAKES = 20;
 
 /** The event this UID names: one imported with it, or, for `<id>@<our host>`, the event of that id (one of ours). */
 async function findByUid(store: Store, uid: string, host: string): Promise<{ id: number; hash: string | null } | undefined> {
@@ -368,15 +376,17 @@ async function importUnit(ctx: RequestContext, calendar: ParsedCalendar, unit: I
   }
 
   const raw = eventFields(master, calendar, ctx.config);
+  // An ATTACH image would add media: kept only for importers who may upload files, as the API's `image` is.
+  if (!canUploadFiles(ctx.viewer)) delete raw.image;
   if (recurrence.length > 0) raw.recurrence = recurrence;
   const venue = venueOf(master);
   const organizer = organizerOf(master);
   if (venue) {
-    const id = await existingByName(ctx.store, 'venue', String(venue.venue));
+    const id = await existingByName(ctx, 'venue', String(venue.venue));
     raw.venue = id === undefined ? venue : { id };
   } else if (existing) raw.venue = 0;
   if (organizer) {
-    const id = await existingByName(ctx.store, 'organizer', String(organizer.organizer));
+    const id = await existingByName(ctx, 'organizer', String(organizer.organizer));
     raw.organizer = id === undefined ? [organizer] : [{ id }];
   } else if (existing) raw.organizer = [];
 

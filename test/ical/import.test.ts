@@ -119,6 +119,30 @@ describeEachDatabase('.ics import (D26)', (h) => {
     assert.equal(choir.length, 2, 'the series and its edited occurrence');
   });
 
+  it('imports as a contributor: a LOCATION naming a private venue she cannot read gives her a venue of her own, and no media', async () => {
+    const admin = h().users.administrator;
+    const hidden = (await h().request('POST', '/venues', { as: admin, body: { venue: 'Secret Loft', status: 'private', address: '9 Hidden Way' } })).json();
+    assert.equal(hidden.status, 'private');
+    const file = join(directory, 'contributor.ics');
+    writeFileSync(file, [
+      'BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//test//EN',
+      'BEGIN:VEVENT', 'UID:contributor-1@example.com', 'DTSTAMP:20270101T000000Z', 'DTSTART:20270310T180000Z', 'DTEND:20270310T200000Z',
+      'SUMMARY:Contributed evening', 'LOCATION:Secret Loft', 'ATTACH:https://cdn.example.com/contributed.png', 'END:VEVENT',
+      'END:VCALENDAR', '',
+    ].join('\r\n'));
+    const lines: string[] = [];
+    await runCli(['import', file, '--as', h().users.contributor.login], h().store, (line) => lines.push(line), h().config);
+    assert.match(lines[0], /1 created, 0 updated, 0 unchanged, 0 refused$/, lines.join('\n'));
+    const [event] = await byTitle('Contributed evening');
+    assert.ok(event, 'the event was created');
+    assert.notEqual(event.venue?.id, hidden.id, 'the private venue is not linked');
+    const own = (await h().request('GET', `/venues/${event.venue.id}`, { as: admin })).json();
+    assert.equal(own.venue, 'Secret Loft');
+    assert.equal(own.author, String(h().users.contributor.id));
+    assert.equal(event.image, false, 'a contributor adds no image record');
+    assert.equal((await h().request('GET', `/venues/${hidden.id}`, { as: admin })).json().address, '9 Hidden Way', 'the private venue is untouched');
+  });
+
   it('refuses broken components with their reasons and imports the rest', async () => {
     const lines = await run(h(), fixture('bad-components.ics'));
     assert.match(lines[0], /1 created, 0 updated, 0 unchanged, 5 refused$/);
