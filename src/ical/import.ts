@@ -27,6 +27,7 @@ import { postLike } from '../resources/posts/fields.ts';
 import { venueKind } from '../resources/venues/kind.ts';
 import type { Store } from '../store/store.ts';
 import { uidHost } from './feed.ts';
+import { checkLineLimits, LineLimitError, MAX_PARAMETERS, MAX_UNFOLDED_LINE } from './line-limits.ts';
 
 type JCal = [string, Record<string, unknown>, string, ...unknown[]];
 type JComponent = [string, JCal[], JComponent[]];
@@ -103,10 +104,30 @@ const textOf = (component: JComponent, name: string): string | undefined => {
   return value === undefined || value === null ? undefined : String(value);
 };
 
+/** What identifies an event that has no UID: re-exported unchanged, it gives the same UID. */
+const IDENTIFYING_PROPERTIES = ['dtstart', 'dtend', 'duration', 'summary', 'location', 'rrule', 'rdate', 'recurrence-id'];
+
+/**
+ * A UID for a VEVENT without one (calcurse and some hand-written files leave it out, though RFC 5545 requires it):
+ * a digest of the properties that identify it, so that importing the same file again updates rather than duplicates.
+ * An edit to one of them (a moved start, a new title) makes it another event, as it would be to any reader of such a
+ * file. The `.invalid` host (RFC 2606) can never be one of ours.
+ */
+export function derivedUid(component: JComponent): string {
+  const identity = IDENTIFYING_PROPERTIES.map((name) => JSON.stringify(propertiesOf(component, name))).join('\n');
+  return `derived-${createHash('sha256').update(identity).digest('hex').slice(0, 32)}@import.invalid`;
+}
+
 /** Parses the whole text (ical.js: unfolding, CRLF or LF, unescaping); throws ImportFileError when it does not parse. */
 export function parseCalendar(text: string): ParsedCalendar {
   text = text.replace(/^\uFEFF/, '');
   if (!/^\s*BEGIN:VCALENDAR/i.test(text)) throw new ImportFileError('the file is not an iCalendar file (it does not start with BEGIN:VCALENDAR): nothing was imported.');
+  try {
+    checkLineLimits(text);
+  } catch (error) {
+    if (!(error instanceof LineLimitError)) throw error;
+    throw new ImportFileError(`${error.message}: an import reads lines of at most ${MAX_UNFOLDED_LINE} characters and ${MAX_PARAMETERS} parameters a property. Nothing was imported.`);
+  }
   let parsed: unknown;
   try {
     parsed = ICAL.parse(text);
@@ -119,7 +140,6 @@ export function parseCalendar(text: string): ParsedCalendar {
   }
   const result: ParsedCalendar = { zoneAliases: new Map(), units: [], refused: [] };
   const byUid = new Map<string, ImportUnit>();
-  let position = 0;
   for (const calendar of calendars) {
     result.defaultZone ??= textOf(calendar, 'x-wr-timezone');
     for (const component of calendar[2]) {
@@ -130,12 +150,7 @@ export function parseCalendar(text: string): ParsedCalendar {
         continue;
       }
       if (component[0] !== 'vevent') continue;
-      position++;
-      const uid = textOf(component, 'uid')?.trim();
-      if (!uid) {
-        result.refused.push({ uid: `(VEVENT #${position}${textOf(component, 'summary') ? `, "${textOf(component, 'summary')}"` : ''})`, reason: 'it has no UID' });
-        continue;
-      }
+      const uid = textOf(component, 'uid')?.trim() || derivedUid(component);
       let unit = byUid.get(uid);
       if (!unit) {
         unit = { uid, exceptions: [] };
