@@ -167,6 +167,11 @@ describeEachDatabase('POST /events', (h) => {
     assert.equal(update.statusCode, 400, update.body);
   });
 
+  it('takes an image URL whose file name has a broken percent-escape, naming the image as written (not a 500)', async () => {
+    const event = await createEvent(h(), { title: 'Odd file', image: 'https://cdn.example.com/%E0%A4%A.png' }, h().users.author);
+    assert.equal(event.image.url, 'https://cdn.example.com/%E0%A4%A.png');
+  });
+
   it('accepts dates with am/pm times on create and update, as the reference does (D8)', async () => {
     h().setNow(EXAMPLE_NOW);
     const event = await createEvent(h(), { title: 'Afternoon', start_date: '2018-01-01 4pm', end_date: '2018-01-01 5:30 PM', timezone: 'UTC' });

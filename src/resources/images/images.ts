@@ -30,6 +30,15 @@ function extensionOf(url: string): string {
   return match ? match[1].toLowerCase() : '';
 }
 
+/** A file name's percent-escapes decoded for its title; one that is not valid UTF-8 (`%E0%A4%A`) stays as it is. */
+function fileTitle(fileName: string): string {
+  try {
+    return decodeURIComponent(fileName);
+  } catch {
+    return fileName;
+  }
+}
+
 /** The image id to store: an existing record, or a new one for a URL not seen before (nothing is downloaded). */
 export async function resolveImage(trx: Trx, input: ImageInput, authorId: number, at: PublicationDate): Promise<number | null> {
   if ('clear' in input) return null;
@@ -38,7 +47,7 @@ export async function resolveImage(trx: Trx, input: ImageInput, authorId: number
   if (existing) return existing.id;
   const fileName = new URL(input.url).pathname.split('/').pop() ?? '';
   const post = await insertPost(trx, {
-    type: 'image', author_id: authorId, status: 'inherit', title: decodeURIComponent(fileName),
+    type: 'image', author_id: authorId, status: 'inherit', title: fileTitle(fileName),
     date_local: at.local, date_utc: at.utc, modified_local: at.local, modified_utc: at.utc,
   }, slugify(fileName.replace(/\.[^.]*$/, '')) || 'image');
   await trx.insertInto('images').values({ id: post.id, url: input.url, extension: extensionOf(input.url), width: null, height: null }).execute();
