@@ -5,9 +5,12 @@
  */
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 
-/** An absolute http(s) URL with a host, without control characters. */
+/** A `%` that does not start an escape of two hex digits: no URI has one (RFC 3986), though the WHATWG parser keeps it. */
+const BROKEN_ESCAPE = /%(?![0-9A-Fa-f]{2})/;
+
+/** An absolute http(s) URL with a host, without control characters or broken percent-escapes. */
 export function isAbsoluteUrl(value: string): boolean {
-  if (CONTROL_CHARACTER.test(value)) return false;
+  if (CONTROL_CHARACTER.test(value) || BROKEN_ESCAPE.test(value)) return false;
   try {
     const url = new URL(value);
     return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';

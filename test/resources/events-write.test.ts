@@ -167,9 +167,15 @@ describeEachDatabase('POST /events', (h) => {
     assert.equal(update.statusCode, 400, update.body);
   });
 
-  it('takes an image URL whose file name has a broken percent-escape, naming the image as written (not a 500)', async () => {
-    const event = await createEvent(h(), { title: 'Odd file', image: 'https://cdn.example.com/%E0%A4%A.png' }, h().users.author);
-    assert.equal(event.image.url, 'https://cdn.example.com/%E0%A4%A.png');
+  it('refuses an image URL with a broken percent-escape (400, not a 500), and names an image by its decoded file name', async () => {
+    for (const image of ['https://cdn.example.com/%E0%A4%A.png', 'https://cdn.example.com/%zz.png', 'https://cdn.example.com/100%.png']) {
+      const response = await h().request('POST', '/events', { as: h().users.author, body: { title: 'Odd file', start_date: '2027-03-10 10:00:00', end_date: '2027-03-10 11:00:00', image } });
+      assert.equal(response.statusCode, 400, `${image}: ${response.body}`);
+      assert.equal(response.json().code, 'rest_invalid_param');
+    }
+    // An escape that is valid but not UTF-8 (%E0%A4 alone) still makes an image; its title keeps the name as written.
+    const event = await createEvent(h(), { title: 'Odd file', image: 'https://cdn.example.com/%E0%A4.png' }, h().users.author);
+    assert.equal(event.image.url, 'https://cdn.example.com/%E0%A4.png');
   });
 
   it('accepts dates with am/pm times on create and update, as the reference does (D8)', async () => {
