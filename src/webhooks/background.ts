@@ -42,9 +42,10 @@ function startWebhookThread(store: Store, log: FastifyBaseLogger): WebhookThread
     });
   });
   const ready = new Promise<void>((resolve, reject) => {
-    thread.on('message', (message: { type: string; message?: string }) => {
+    thread.on('message', (message: { type: string; message?: string; fields?: Record<string, unknown> }) => {
       if (message.type === 'started') resolve();
       else if (message.type === 'error') log.warn({ error: message.message }, 'webhook delivery worker: a run failed; tried again at the next wake-up');
+      else if (message.type === 'warn') log.warn(message.fields, message.message);
     });
     thread.once('error', (error) => {
       log.error({ err: error }, 'webhook delivery thread failed');
@@ -68,6 +69,7 @@ export function startWebhooks(store: Store, config: Config, log: FastifyBaseLogg
   if (config.database.dialect === 'postgres') return startWebhookThread(store, log);
   const worker = new WebhookWorker(store, config, {
     onError: (error) => log.warn({ err: error }, 'webhook delivery worker: a run failed; tried again at the next wake-up'),
+    log,
     busy: () => requestActivity.busy,
   });
   worker.start();

@@ -6,7 +6,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import { isBlockedAddress, safeLookup } from './url-safety.ts';
+import { BLOCKED_ADDRESS, isBlockedAddress, safeLookup } from './url-safety.ts';
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
 const MAX_STORED_BODY_BYTES = 1024;
@@ -26,9 +26,13 @@ export interface SendResult {
   status: number | null;
   durationMs: number;
   error: string;
+  /** Why no answer came, as Node's error code (ECONNREFUSED, HPE_HEADER_OVERFLOW, ...), for the service's log. */
+  errorCode?: string;
   /** At most MAX_STORED_BODY_BYTES of the answer (UTF-8, a cut character dropped). */
   body: string;
 }
+
+const codeOf = (error: Error) => (error as NodeJS.ErrnoException).code ?? 'ERR_WEBHOOK_SEND';
 
 export type Sender = (request: SendRequest) => Promise<SendResult>;
 
@@ -51,11 +55,11 @@ export const sendWebhook: Sender = (request) => new Promise((resolve) => {
   try {
     url = new URL(request.url);
   } catch {
-    return resolve({ ok: false, status: null, durationMs: 0, error: 'invalid URL', body: '' });
+    return resolve({ ok: false, status: null, durationMs: 0, error: 'invalid URL', errorCode: 'ERR_INVALID_URL', body: '' });
   }
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
   if (!request.allowPrivate && isIP(host) !== 0 && isBlockedAddress(host)) {
-    return resolve({ ok: false, status: null, durationMs: 0, error: `${host} is an address webhooks may not reach`, body: '' });
+    return resolve({ ok: false, status: null, durationMs: 0, error: `${host} is an address webhooks may not reach`, errorCode: BLOCKED_ADDRESS, body: '' });
   }
   const client = url.protocol === 'https:' ? https : http;
   const req = client.request(url, {
@@ -66,9 +70,9 @@ export const sendWebhook: Sender = (request) => new Promise((resolve) => {
     maxHeaderSize: MAX_ANSWER_HEADER_BYTES,
   });
   const timer = setTimeout(() => {
-    req.destroy(new Error(`no answer within ${request.timeoutMs} ms`));
+    req.destroy(Object.assign(new Error(`no answer within ${request.timeoutMs} ms`), { code: 'ETIMEDOUT' }));
   }, request.timeoutMs);
-  req.on('error', (error) => finish({ ok: false, status: null, error: error.message, body: '' }));
+  req.on('error', (error) => finish({ ok: false, status: null, error: error.message, errorCode: codeOf(error), body: '' }));
   req.on('response', (res) => {
     const chunks: Buffer[] = [];
     let kept = 0;
@@ -89,7 +93,7 @@ export const sendWebhook: Sender = (request) => new Promise((resolve) => {
         res.destroy();
       }
     });
-    res.on('error', (error) => finish({ ok: false, status: res.statusCode ?? null, error: error.message, body: '' }));
+    res.on('error', (error) => finish({ ok: false, status: res.statusCode ?? null, error: error.message, errorCode: codeOf(error), body: '' }));
     res.on('end', answered);
   });
   req.end(request.body);

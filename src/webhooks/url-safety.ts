@@ -75,6 +75,9 @@ export function isBlockedAddress(address: string): boolean {
 
 export class UnsafeUrlError extends Error {}
 
+/** The code of a delivery's error when its host resolves to an address webhooks may not reach. */
+export const BLOCKED_ADDRESS = 'ERR_BLOCKED_ADDRESS';
+
 /** The URL if it is an absolute http(s) URL with a host; else an UnsafeUrlError saying why. */
 export function parseWebhookUrl(text: string): URL {
   if (!isAbsoluteUrl(text)) throw new UnsafeUrlError('url must be an absolute http or https URL with a host.');
@@ -119,7 +122,7 @@ export const safeLookup: LookupFunction = (hostname, options, callback) => {
     if (error) return callback(error, '', 0);
     const list = addresses as unknown as Array<{ address: string; family: number }>;
     const bad = list.find((entry) => isBlockedAddress(entry.address));
-    if (bad) return callback(new UnsafeUrlError(`${hostname} resolves to ${bad.address}, which webhooks may not reach`), '', 0);
+    if (bad) return callback(Object.assign(new UnsafeUrlError(`${hostname} resolves to ${bad.address}, which webhooks may not reach`), { code: BLOCKED_ADDRESS }), '', 0);
     if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: typeof list) => void)(null, list);
     callback(null, list[0].address, list[0].family);
   });

@@ -7,7 +7,7 @@
 //    are leased to this process (PostgreSQL: `FOR UPDATE SKIP LOCKED`, so processes never claim the same row; SQLite:
 //    one writer). A lease outlives the send timeout; one whose process died runs out and the delivery is tried again;
 // 3. send, off any transaction, then record the attempt (only while the lease is still ours) and schedule a retry
-//    (schedule.ts) or mark the delivery succeeded / failed.
+//    (schedule.ts) or mark the delivery succeeded / failed; each failed attempt, and each give-up, is logged at warn.
 // The worker wakes after each commit of this process that wrote changes (onChangesCommitted) and every WEBHOOKS_POLL_MS
 // (other processes' commits, retries coming due). stop() lets the sends in flight finish and be recorded.
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -23,6 +23,14 @@ import { nextAttemptAt } from './schedule.ts';
 import { DEFAULT_TIMEOUT_MS, sendWebhook, type Sender, type SendResult } from './send.ts';
 import { signature } from './signing.ts';
 import { selects } from './subscriptions.ts';
+
+/** Where failed attempts and give-ups are reported: the service's logger (pino's warn), or a thread's relay to it. */
+export interface DeliveryLog {
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
+/** For the workers tests make without reading the log. */
+const UNREAD_LOG: DeliveryLog = { warn: () => {} };
 
 export interface WorkerOptions {
   /** The clock, ms since the epoch (tests inject a fake one). */
@@ -48,6 +56,7 @@ export interface WorkerOptions {
   /** Waits that long, in real time (tests inject a recorder). */
   pause?: (ms: number) => Promise<void>;
   onError?: (error: unknown) => void;
+  log?: DeliveryLog;
 }
 
 /**
@@ -94,6 +103,7 @@ export class WebhookWorker {
   private readonly send: Sender;
   private readonly batchSize: number;
   private readonly onError: (error: unknown) => void;
+  private readonly log: DeliveryLog;
   private readonly busy: () => boolean;
   private readonly pause: (ms: number) => Promise<void>;
   private readonly postgres: boolean;
@@ -127,6 +137,7 @@ export class WebhookWorker {
     this.batchSize = options.batchSize ?? 100;
     this.batchDelayMs = options.batchDelayMs ?? 20;
     this.onError = options.onError ?? ((error) => process.emitWarning(error instanceof Error ? error : new Error(String(error))));
+    this.log = options.log ?? UNREAD_LOG;
     this.busy = options.busy ?? (() => false);
     this.pause = options.pause ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.postgres = config.database.dialect === 'postgres';
@@ -363,7 +374,10 @@ export class WebhookWorker {
   private async record(outcomes: readonly Outcome[]): Promise<void> {
     if (outcomes.length === 0) return;
     const token = outcomes[0].delivery.token;
+    // Logged once the transaction has committed (it may be run again).
+    let failures: Array<{ outcome: Outcome; retryAt: number | null }> = [];
     await this.tx(async (trx) => {
+      failures = [];
       const nowMs = this.now();
       const held = new Set((await trx.selectFrom('webhook_deliveries').select('id')
         .where('id', 'in', outcomes.map((outcome) => outcome.delivery.id)).where('lease_token', '=', token).execute()).map((row) => Number(row.id)));
@@ -375,9 +389,11 @@ export class WebhookWorker {
           .set({ status: 'succeeded', attempts: sql<number>`attempts + 1`, next_attempt_ms: nowMs, lease_until_ms: 0, lease_token: '' })
           .where('id', 'in', settled).execute();
       }
-      for (const { delivery, result, endedMs } of mine) {
+      for (const outcome of mine) {
+        const { delivery, result, endedMs } = outcome;
         if (result.ok) continue;
         const retryAt = nextAttemptAt(delivery.attempts + 1, delivery.created_ms, endedMs, this.random);
+        failures.push({ outcome, retryAt });
         await trx.updateTable('webhook_deliveries').set({
           status: retryAt === null ? 'failed' : 'pending',
           attempts: delivery.attempts + 1,
@@ -420,5 +436,22 @@ export class WebhookWorker {
       }));
       for (let start = 0; start < rows.length; start += 200) await trx.insertInto('webhook_attempts').values(rows.slice(start, start + 200)).execute();
     });
+    for (const { outcome, retryAt } of failures) this.logFailure(outcome, retryAt);
+  }
+
+  /**
+   * Says which attempt failed and what the receiver answered (its status, or the network error's code): ids only, never
+   * the secret, the payload or the URL (which may hold a receiver's token).
+   */
+  private logFailure({ delivery, result }: Outcome, retryAt: number | null): void {
+    const fields = {
+      webhook_id: delivery.webhook_id,
+      delivery_id: delivery.id,
+      attempt: delivery.attempts + 1,
+      status: result.status,
+      error_code: result.errorCode ?? null,
+    };
+    this.log.warn({ ...fields, retry_at: retryAt === null ? null : new Date(retryAt).toISOString() }, 'webhook delivery attempt failed');
+    if (retryAt === null) this.log.warn(fields, 'webhook delivery given up');
   }
 }

@@ -34,6 +34,18 @@ for (const database of ['sqlite', 'postgres'] as const) {
       }
     };
 
+    /** The service's log lines, as JSON. */
+    const logLines = () => service.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
+    const logged = async (predicate: (line: Record<string, unknown>) => boolean) => {
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const line = logLines().find(predicate);
+        if (line) return line;
+        if (Date.now() > deadline) throw new Error(`no such log line:\n${service.output()}`);
+        await sleep(50);
+      }
+    };
+
     before(async () => {
       harness = await createHarness(database);
       authorization = harness.users.administrator.authorization;
@@ -61,6 +73,61 @@ for (const database of ['sqlite', 'postgres'] as const) {
         assert.equal(attempt.delivery_status, 'pending');
         assert.equal(attempt.response_code, null);
         assert.match(attempt.error, /header/i);
+        const failed = await logged((line) => line.webhook_id === hook.json.id && line.msg === 'webhook delivery attempt failed');
+        assert.equal(failed.error_code, 'HPE_HEADER_OVERFLOW');
+      } finally {
+        await call('DELETE', `/webhooks/${hook.json.id}`);
+      }
+    });
+
+    it('logs each failed attempt and the give-up at warn, with the ids, the attempt and the status, never the secret or the payload', async () => {
+      receiver.behaviour = () => 503;
+      const hook = await call('POST', '/webhooks', { url: receiver.url, events: ['venue.created'] });
+      assert.equal(hook.status, 201, JSON.stringify(hook.json));
+      const venueName = 'Logged hall 7f3c';
+      try {
+        assert.equal((await call('POST', '/venues', { venue: venueName })).status, 201);
+        const failed = await logged((line) => line.webhook_id === hook.json.id && line.msg === 'webhook delivery attempt failed');
+        const [delivery] = await harness.store.db.selectFrom('webhook_deliveries').select('id').where('webhook_id', '=', hook.json.id).execute();
+        assert.equal(failed.delivery_id, Number(delivery.id));
+        const isOurs = (line: Record<string, unknown>) => line.webhook_id === hook.json.id && line.delivery_id === Number(delivery.id);
+        assert.equal(failed.level, 40, 'warn');
+        assert.equal(failed.attempt, 1);
+        assert.equal(failed.status, 503);
+        assert.equal(failed.error_code, null);
+        assert.match(String(failed.retry_at), /^\d{4}-\d{2}-\d{2}T/);
+
+        // Its first attempt four days ago: the next failure is the last.
+        await harness.store.db.updateTable('webhook_deliveries').set({ created_ms: Date.now() - 4 * 24 * 3_600_000, next_attempt_ms: 0 })
+          .where('id', '=', delivery.id).execute();
+        const givenUp = await logged((line) => isOurs(line) && line.msg === 'webhook delivery given up');
+        assert.equal(givenUp.level, 40, 'warn');
+        assert.equal(givenUp.attempt, 2);
+        assert.equal(givenUp.status, 503);
+        const lastAttempt = logLines().find((line) => isOurs(line) && line.msg === 'webhook delivery attempt failed' && line.attempt === 2);
+        assert.equal(lastAttempt?.retry_at, null, 'the last failed attempt is logged too, with no retry');
+
+        const output = service.output();
+        assert.ok(!output.includes(hook.json.secret) && !output.includes(hook.json.secret.slice(6)), 'the signing secret is never logged');
+        assert.ok(!output.includes(venueName), 'the payload is never logged');
+      } finally {
+        await call('DELETE', `/webhooks/${hook.json.id}`);
+      }
+    });
+
+    it('logs a failed attempt that got no answer with the network error\'s code', async () => {
+      const closed = await startReceiver();
+      const url = closed.url;
+      await closed.close();
+      const hook = await call('POST', '/webhooks', { url, events: ['venue.created'] });
+      assert.equal(hook.status, 201, JSON.stringify(hook.json));
+      try {
+        assert.equal((await call('POST', '/venues', { venue: 'Unreachable hall' })).status, 201);
+        const failed = await logged((line) => line.webhook_id === hook.json.id && line.msg === 'webhook delivery attempt failed');
+        assert.equal(failed.level, 40);
+        assert.equal(failed.attempt, 1);
+        assert.equal(failed.status, null);
+        assert.equal(failed.error_code, 'ECONNREFUSED');
       } finally {
         await call('DELETE', `/webhooks/${hook.json.id}`);
       }
