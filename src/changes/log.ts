@@ -8,13 +8,42 @@ import { afterCommit, beforeCommit, storeOf, type Store, type Trx } from '../sto
 
 export type ChangeType = 'event' | 'venue' | 'organizer' | 'category' | 'tag';
 export type ChangeAction = 'created' | 'updated' | 'trashed' | 'restored' | 'deleted';
-export interface Change { type: ChangeType; id: number; action: ChangeAction }
+
+/**
+ * Who could list an item just before a transaction changed it: its effective status (D17) and author then. D24 tells
+ * a sync client an item is gone only when that client could have listed it before: an item it never could read (a
+ * draft, a private event) stays unknown to it, ids included. The status is `''` for an item the transaction created.
+ */
+export interface ListedBefore {
+  status: string;
+  authorId: number;
+}
+
+export interface Change {
+  type: ChangeType;
+  id: number;
+  action: ChangeAction;
+  /**
+   * Who could list the item before this transaction, given by a write that may change it (status, author,
+   * publication date, deletion); left out by one that changes none of these (a title, a venue, a term).
+   */
+  before?: ListedBefore;
+}
 
 /** A row of the change log: a change with its place in commit order and its time (UTC `YYYY-MM-DD HH:MM:SS`). */
-export interface CommittedChange extends Change {
+export interface CommittedChange {
+  type: ChangeType;
+  id: number;
+  action: ChangeAction;
+  /** Who could list the item before its transaction; null when the transaction changed none of that. */
+  before: ListedBefore | null;
   seq: number;
   at: string;
 }
+
+/** Categories and tags are public: anyone could list one that existed. */
+const PUBLIC: ListedBefore = { status: 'publish', authorId: 0 };
+const NOT_YET: ListedBefore = { status: '', authorId: 0 };
 
 /**
  * One item recorded several times in one transaction keeps one row, with the action that tells a reader most:
@@ -45,7 +74,18 @@ export function recordChange(trx: Trx, change: Change): void {
   }
   const key = `${change.type}:${change.id}`;
   const earlier = buffer.get(key);
-  buffer.set(key, { type: change.type, id: change.id, action: earlier ? coalesce(earlier.action, change.action) : change.action });
+  // The first state given is the one before the transaction: a later record may have read the item after a write.
+  const before = earlier?.before ?? change.before;
+  buffer.set(key, {
+    type: change.type, id: change.id, action: earlier ? coalesce(earlier.action, change.action) : change.action, ...(before ? { before } : {}),
+  });
+}
+
+/** What a row stores of who could list the item before: its transaction created it, it is public, or as given. */
+function listedBefore(change: Change): ListedBefore | null {
+  if (change.action === 'created') return NOT_YET;
+  if (change.type === 'category' || change.type === 'tag') return PUBLIC;
+  return change.before ?? null;
 }
 
 /** {@link recordChange} for many items of one type with one action (the batch import path). */
@@ -76,9 +116,11 @@ async function flush(trx: Transaction<Database>): Promise<void> {
   if (!buffer || buffer.size === 0) return;
   const store = storeOf(trx);
   const at = formatAt(new Date());
-  const rows = [...buffer.values()].map((change) => ({ type: change.type, id: change.id, action: change.action, at }));
-  const seqs = await store.insertRowsReturning(trx, 'changes', rows, 'seq');
-  const committed: CommittedChange[] = rows.map((row, index) => ({ seq: seqs[index], ...row }));
+  const changes = [...buffer.values()].map((change) => ({ type: change.type, id: change.id, action: change.action, before: listedBefore(change) }));
+  const seqs = await store.insertRowsReturning(trx, 'changes', changes.map(({ before, ...change }) => ({
+    ...change, at, before_status: before?.status ?? null, before_author: before?.authorId ?? null,
+  })), 'seq');
+  const committed: CommittedChange[] = changes.map((change, index) => ({ seq: seqs[index], ...change, at }));
   afterCommit(trx, () => notifyCommitted(store, committed));
 }
 

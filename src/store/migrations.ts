@@ -353,5 +353,15 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
         await db.schema.dropIndex('webhook_deliveries_item').execute();
       },
     },
+    // D24: who could list an item before each change, so that /changes tells only them it is gone. The rows written
+    // before this say nothing of it: they count as items anyone could list (as every row did before), until
+    // retention ages them out.
+    '0016_changes_listed_before': {
+      async up(db: Kysely<any>) {
+        await db.schema.alterTable('changes').addColumn('before_status', 'text').execute();
+        await db.schema.alterTable('changes').addColumn('before_author', 'integer').execute();
+        await db.updateTable('changes').set({ before_status: sql`case when action = 'created' then '' else 'publish' end`, before_author: 0 }).execute();
+      },
+    },
   };
 }

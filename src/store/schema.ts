@@ -191,6 +191,12 @@ export interface ChangesTable {
   type: 'event' | 'venue' | 'organizer' | 'category' | 'tag';
   id: number;
   action: 'created' | 'updated' | 'trashed' | 'restored' | 'deleted';
+  /**
+   * Who could list the item before the transaction (changes/log.ts ListedBefore): its effective status then (`''`: it
+   * did not exist yet) and its author; both null when the transaction changed neither.
+   */
+  before_status: string | null;
+  before_author: number | null;
   /** When the transaction committed (just before), UTC `YYYY-MM-DD HH:MM:SS`. */
   at: string;
 }

@@ -3,6 +3,8 @@ import type { Role } from '../domain/access.ts';
 import { hashGeneratedSecret, hashSecret, isGeneratedShape } from './secrets.ts';
 import { recordChange } from '../changes/log.ts';
 import { reassignListingAuthor } from '../resources/occurrences/store.ts';
+import { listedBefore } from '../resources/posts/lifecycle.ts';
+import { DateTime } from 'luxon';
 
 export interface UserRow {
   id: number;
@@ -52,10 +54,14 @@ export async function setUserRole(db: Db, id: number, role: Role): Promise<void>
 export async function deleteUser(store: Store, id: number, heirId: number): Promise<void> {
   await store.transaction(async (trx) => {
     const reassigned = await trx.updateTable('posts').set({ author_id: heirId }).where('author_id', '=', id)
-      .returning(['id', 'type']).execute();
-    // Their `author` changed: sync clients and webhooks hear of every event, venue and organizer concerned.
+      .returning(['id', 'type', 'status', 'date_utc']).execute();
+    // Their `author` changed: sync clients and webhooks hear of every event, venue and organizer concerned, and who
+    // could list each one before is the deleted user's.
+    const now = DateTime.utc();
     for (const post of reassigned) {
-      if (post.type === 'event' || post.type === 'venue' || post.type === 'organizer') recordChange(trx, { type: post.type, id: post.id, action: 'updated' });
+      if (post.type !== 'event' && post.type !== 'venue' && post.type !== 'organizer') continue;
+      const before = listedBefore({ authorId: id, status: post.status, publishedUtc: post.date_utc }, now);
+      recordChange(trx, { type: post.type, id: post.id, action: 'updated', before });
     }
     await reassignListingAuthor(trx, id, heirId);
     await trx.deleteFrom('app_passwords').where('user_id', '=', id).execute();

@@ -196,7 +196,61 @@ describeEachDatabase('incremental sync (D24)', (h) => {
     const others = (await call('POST', '/events', 201, admin(), { title: 'Other draft', start_date: '2031-03-01 10:00', end_date: '2031-03-01 11:00', status: 'draft' })).json().id;
     const entries = await changesSince(since, author);
     assert.equal(actionOf(entries, `event:${own}`), 'upsert');
-    assert.equal(actionOf(entries, `event:${others}`), 'remove');
+    assert.equal(actionOf(entries, `event:${others}`), undefined, 'not even a remove: the author never could list it');
+  });
+
+  it('tells nobody of items they never could list: a draft series, a private event and a draft venue edited, trashed, deleted', async () => {
+    const editor = h().users.editor;
+    const since = await cursorNow(anonymous);
+    const series = (await call('POST', '/events', 201, admin(), {
+      title: 'Secret series', start_date: '2031-07-01 10:00', end_date: '2031-07-01 11:00', status: 'draft', recurrence: ['RRULE:FREQ=DAILY;COUNT=4'],
+    })).json();
+    const occurrences = (await call('GET', '/events', 200, admin(), undefined, { start_date: '2031-07-01', end_date: '2031-07-31', status: 'draft', per_page: 100 }))
+      .json().events.filter((event: { series_id: number | null }) => event.series_id === series.id).map((event: { id: number }) => event.id) as number[];
+    assert.equal(occurrences.length, 4);
+    const privateOne = (await call('POST', '/events', 201, admin(), { title: 'Secret single', start_date: '2031-07-02 10:00', end_date: '2031-07-02 11:00', status: 'private' })).json().id as number;
+    const venue = await createLinked(h(), 'venues', { venue: 'Secret hall', status: 'draft' }, admin());
+    const keys = [...occurrences.map((id) => `event:${id}`), `event:${privateOne}`, `venue:${venue.id}`];
+    const actionsSince = async (cursor: string, as: Credentials | null) => {
+      const entries = await changesSince(cursor, as);
+      return keys.map((key) => actionOf(entries, key));
+    };
+    const none = keys.map(() => undefined);
+
+    await call('PATCH', `/events/${series.id}`, 200, admin(), { title: 'Secret series, renamed' });
+    await call('PATCH', `/events/${privateOne}`, 200, admin(), { title: 'Secret single, renamed' });
+    await call('PATCH', `/venues/${venue.id}`, 200, admin(), { venue: 'Secret hall, renamed' });
+    assert.deepEqual(await actionsSince(since, anonymous), none, 'created and edited: nothing for an anonymous client');
+    assert.deepEqual(await actionsSince(since, editor), keys.map(() => 'upsert'), 'an editor lists them');
+
+    const beforeTrash = await cursorNow(editor);
+    await call('DELETE', `/events/${series.id}`, 200, admin());
+    await call('DELETE', `/events/${privateOne}`, 200, admin(), undefined, { force: 'true' });
+    await call('DELETE', `/venues/${venue.id}`, 200, admin());
+    assert.deepEqual(await actionsSince(beforeTrash, anonymous), none, 'trashed or deleted: nothing for an anonymous client');
+    assert.deepEqual(await actionsSince(since, anonymous), none);
+    assert.deepEqual(await actionsSince(beforeTrash, editor), keys.map(() => 'remove'), 'the editor who held them is told they are gone');
+
+    const beforeDelete = await cursorNow(editor);
+    await call('DELETE', `/events/${series.id}`, 200, admin(), undefined, { force: 'true' });
+    await call('DELETE', `/venues/${venue.id}`, 200, admin(), undefined, { force: 'true' });
+    assert.deepEqual(await actionsSince(beforeDelete, anonymous), none, 'deleted from the trash: nothing for an anonymous client');
+    assert.deepEqual(await actionsSince(beforeTrash, anonymous), none);
+    assert.deepEqual(await actionsSince(beforeTrash, editor), keys.map(() => 'remove'));
+  });
+
+  it('still removes a published event made private or draft for anonymous clients, and sends them nothing else', async () => {
+    const make = async (title: string, status: string) =>
+      (await call('POST', '/events', 201, admin(), { title, start_date: '2031-08-01 10:00', end_date: '2031-08-01 11:00', status })).json().id as number;
+    const madePrivate = await make('Public, then private', 'publish');
+    const madeDraft = await make('Public, then draft', 'publish');
+    const since = await cursorNow(anonymous);
+    const draft = await make('Draft all along', 'draft');
+    await call('PATCH', `/events/${madePrivate}`, 200, admin(), { status: 'private' });
+    await call('PATCH', `/events/${madeDraft}`, 200, admin(), { status: 'draft' });
+    await call('PATCH', `/events/${draft}`, 200, admin(), { status: 'pending' });
+    const { entries } = await drain(h(), anonymous, emptyCopy(), since);
+    assert.deepEqual(entries.map((entry) => [entry.type, entry.id, entry.action]), [['event', madePrivate, 'remove'], ['event', madeDraft, 'remove']]);
   });
 
   it('sends the events that embed a venue or organizer when it changes', async () => {

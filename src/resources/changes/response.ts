@@ -28,7 +28,7 @@ export const SyncChangeSchema = component('SyncChange', Type.Union([
     type: Type.String({ enum: [...TYPES], description: 'The kind of item.' }),
     id: itemId,
     action: Type.Literal('remove', { description: 'Forget the item.' }),
-  }, { description: 'An item the caller no longer sees: deleted, trashed, unpublished, made private, hidden from listings, or otherwise out of the caller\'s lists.' }),
+  }, { description: 'An item the caller could list before and no longer sees: deleted, trashed, unpublished, made private, hidden from listings, or otherwise out of the caller\'s lists. Items the caller never could list are left out.' }),
 ], { description: 'One item that changed: its current state, or its removal.' }));
 
 export const ChangesPageSchema = component('ChangesPage', closedObject({

@@ -5,10 +5,14 @@
 // tags with hide_empty=false) and then follows `/changes` from the first list's X-Sync-Cursor ends with exactly the
 // items, and the fields, a fresh full list shows it. So an item is `upsert` when the caller's full list would show it
 // and `remove` otherwise: deleted, trashed, unpublished, private, someone else's draft, an event hidden from listings.
+// A `remove` goes only to a caller who could have listed the item before one of its changes (the log keeps who could,
+// changes/log.ts ListedBefore): the others cannot hold it, and must not learn that an item they never could read (a
+// draft, a private event) exists or changed.
 // Every entry carries the item's current state, read after the log rows that name it, so entries are idempotent and
 // only the last one of an item matters.
+import type { ListedBefore } from '../../changes/log.ts';
 import { changesRetainedAfter, latestSeq, readChanges } from '../../changes/read.ts';
-import { listStatusesAllowed, type PostStatus } from '../../domain/access.ts';
+import { listStatusesAllowed, listVisibilityScope, type PostStatus } from '../../domain/access.ts';
 import type { Actor } from '../../domain/actor.ts';
 import { formatWp } from '../../domain/dates/stored-format.ts';
 import { DomainError } from '../../domain/errors.ts';
@@ -74,6 +78,10 @@ export async function readSyncPage(store: Store, actor: Actor, since: SyncCursor
   const logHasMore = rows.length > limit;
   const taken = rows.slice(0, limit);
   let refs = coalesceRows(taken);
+  // An item the caller could list before any of its changes read here may be in its copy; a row that changed nobody's
+  // right to list the item (before: null) says nothing more than the rows around it and the item's current state.
+  const mayHold = new HeldItems(actor);
+  for (const row of taken) if (row.before) mayHold.note(`${row.type}:${row.id}`, row.before);
   const next: SyncCursor = { ...from, seq: taken.length > 0 ? taken[taken.length - 1].seq : from.seq };
   let hasMore = logHasMore;
 
@@ -88,14 +96,18 @@ export async function readSyncPage(store: Store, actor: Actor, since: SyncCursor
       Object.assign(next, { dueAt: nowUtc, dueId: LAST_ID });
     }
     refs = appendRefs(refs, dueTaken.map((row) => ({ type: row.type as SyncType, id: row.id })));
+    // Until it came due, an item was listed as the scheduled item it is stored as.
+    for (const row of dueTaken) mayHold.note(`${row.type}:${row.id}`, { status: 'future', authorId: row.author_id });
   }
 
   const items = await currentItems(store, actor, refs);
   const changes: Iterable<SyncEntry> = {
     *[Symbol.iterator]() {
       for (const ref of refs) {
-        const item = items.get(`${ref.type}:${ref.id}`);
-        yield item ? { type: ref.type, id: ref.id, action: 'upsert', item: item() } : { type: ref.type, id: ref.id, action: 'remove' };
+        const key = `${ref.type}:${ref.id}`;
+        const item = items.get(key);
+        if (item) yield { type: ref.type, id: ref.id, action: 'upsert', item: item() };
+        else if (mayHold.has(key)) yield { type: ref.type, id: ref.id, action: 'remove' };
       }
     },
   };
@@ -107,7 +119,7 @@ export async function readSyncPage(store: Store, actor: Actor, since: SyncCursor
  * position, up to `nowUtc`: they became `publish` without a write (D17). Served by the (status, date_utc) index.
  */
 function comeDue(store: Store, from: SyncCursor, nowUtc: string, limit: number) {
-  return store.db.selectFrom('posts').select(['id', 'type', 'date_utc'])
+  return store.db.selectFrom('posts').select(['id', 'type', 'date_utc', 'author_id'])
     .where('status', '=', 'future')
     .where('date_utc', '<=', nowUtc)
     .where((eb) => eb.or([
@@ -124,6 +136,31 @@ function comeDue(store: Store, from: SyncCursor, nowUtc: string, limit: number) 
 function listedStatuses(actor: Actor): PostStatus[] {
   const access = listStatusesAllowed(actor.viewer, undefined);
   return access.ok ? access.statuses : ['publish'];
+}
+
+/** The items (`type:id`) a caller's full lists could have shown in a state they had before a change. */
+class HeldItems {
+  readonly #statuses: readonly PostStatus[];
+  readonly #scope: ReturnType<typeof listVisibilityScope>;
+  readonly #keys = new Set<string>();
+
+  constructor(actor: Actor) {
+    this.#statuses = listedStatuses(actor);
+    this.#scope = listVisibilityScope(actor.viewer);
+  }
+
+  /** The item `key` was in state `before` (posts/visibility.ts visibleInList, for one remembered state). */
+  note(key: string, before: ListedBefore): void {
+    if (!(this.#statuses as readonly string[]).includes(before.status)) return;
+    const listed = this.#scope.scope === 'all'
+      || before.status === 'publish'
+      || (this.#scope.scope === 'published-or-own' && before.authorId === this.#scope.authorId);
+    if (listed) this.#keys.add(key);
+  }
+
+  has(key: string): boolean {
+    return this.#keys.has(key);
+  }
 }
 
 /** An item's serialised form, built when asked for (loaded in batches before). */

@@ -8,7 +8,7 @@
 // those alone. A cancelled occurrence is trashed with the `cancelled` override and its start becomes an EXDATE.
 import { DateTime } from 'luxon';
 import { sql, type Insertable, type Updateable } from 'kysely';
-import { recordChange, recordChanges } from '../../changes/log.ts';
+import { recordChange, recordChanges, type ChangeAction } from '../../changes/log.ts';
 import type { Actor } from '../../domain/actor.ts';
 import { basicUtc, formatWp, parseWp, utcToLocal } from '../../domain/dates/stored-format.ts';
 import { timezoneAbbr } from '../../domain/dates/zones.ts';
@@ -20,7 +20,7 @@ import type { EventsTable, PostsTable } from '../../store/schema.ts';
 import { isUniqueViolation, type Db, type Store, type Trx } from '../../store/store.ts';
 import { rebuildOccurrences, refreshListing } from '../occurrences/store.ts';
 import { nowStamp } from '../posts/fields.ts';
-import { claimPost } from '../posts/lifecycle.ts';
+import { claimPost, listedBefore } from '../posts/lifecycle.ts';
 import { changeSlug, insertPost, type PostRow } from '../posts/store.ts';
 import type { EventSchedule } from './schedule.ts';
 import type { EventRow } from './store.ts';
@@ -115,6 +115,9 @@ interface SeriesMember {
   occurrenceStartUtc: string;
   overrides: string[];
   status: string;
+  /** With `status`, who may list it (the change log's ListedBefore). */
+  authorId: number;
+  publishedUtc: string;
   slug: string;
   startLocal: string;
   endLocal: string;
@@ -125,14 +128,19 @@ interface SeriesMember {
 /** The series' occurrences other than its own row. */
 async function seriesMembers(trx: Trx, seriesId: number): Promise<SeriesMember[]> {
   const rows = await trx.selectFrom('events').innerJoin('posts', 'posts.id', 'events.id')
-    .select(['events.id', 'events.occurrence_start_utc', 'events.overrides', 'posts.status', 'posts.slug', 'events.start_local',
-      'events.end_local', 'events.all_day', 'events.timezone'])
+    .select(['events.id', 'events.occurrence_start_utc', 'events.overrides', 'posts.status', 'posts.author_id', 'posts.date_utc', 'posts.slug',
+      'events.start_local', 'events.end_local', 'events.all_day', 'events.timezone'])
     .where('events.series_id', '=', seriesId).where('events.id', '!=', seriesId)
     .execute();
   return rows.map((row) => ({
-    id: row.id, occurrenceStartUtc: row.occurrence_start_utc ?? '', overrides: storedOverrides(row), status: row.status, slug: row.slug,
-    startLocal: row.start_local, endLocal: row.end_local, allDay: row.all_day === 1, timezone: row.timezone,
+    id: row.id, occurrenceStartUtc: row.occurrence_start_utc ?? '', overrides: storedOverrides(row), status: row.status,
+    authorId: row.author_id, publishedUtc: row.date_utc, slug: row.slug, startLocal: row.start_local, endLocal: row.end_local, allDay: row.all_day === 1, timezone: row.timezone,
   }));
+}
+
+/** Members logged with who could list each before this write (read before it changed them). */
+function logMembers(trx: Trx, actor: Actor, members: readonly SeriesMember[], action: ChangeAction): void {
+  for (const member of members) recordChange(trx, { type: 'event', id: member.id, action, before: listedBefore(member, actor.now) });
 }
 
 /** What a series write did to its occurrences, for the answer and the change log (already logged). */
@@ -174,18 +182,21 @@ export async function syncSeries(trx: Trx, store: Store, actor: Actor, seriesId:
       outcome.updated.push(member.id);
     }
   }
+  const deleted: SeriesMember[] = [];
   for (const member of members.values()) {
     if (kept.has(member.id)) continue;
     // A cancelled occurrence outside the series stays what it is (trashed); any other is gone with its start.
     if (member.overrides.includes(CANCELLED)) continue;
-    outcome.deleted.push(member.id);
+    deleted.push(member);
   }
+  outcome.deleted = deleted.map((member) => member.id);
   await deletePosts(trx, outcome.deleted);
   await updateEachRow(trx, 'events', movedRows);
   outcome.created = await materialise(trx, store, actor, series, wanted);
   await rebuildOccurrences(trx, outcome.updated);
+  // New times change nobody's right to list an occurrence.
   recordChanges(trx, 'event', outcome.updated, 'updated');
-  recordChanges(trx, 'event', outcome.deleted, 'deleted');
+  logMembers(trx, actor, deleted, 'deleted');
   return outcome;
 }
 
@@ -347,9 +358,9 @@ export async function copySeriesFields(trx: Trx, actor: Actor, seriesId: number,
       ]);
     }
   }
-  const ids = members.map((member) => member.id);
-  await refreshListing(trx, ids);
-  recordChanges(trx, 'event', ids.filter((id) => !alreadyLogged.has(id)), 'updated');
+  await refreshListing(trx, members.map((member) => member.id));
+  // The status, author or publication date copied may change who lists them.
+  logMembers(trx, actor, members.filter((member) => !alreadyLogged.has(member.id)), 'updated');
 }
 
 /**
@@ -367,7 +378,7 @@ export async function trashSeriesMembers(trx: Trx, actor: Actor, seriesId: numbe
   }
   await renameSlugs(trx, members, trashedSlug);
   await refreshListing(trx, members.map((member) => member.id));
-  recordChanges(trx, 'event', members.map((member) => member.id), 'trashed');
+  logMembers(trx, actor, members, 'trashed');
 }
 
 /** The series restored with its row: every trashed occurrence but the cancelled ones takes the series' status. */
@@ -381,7 +392,7 @@ export async function restoreSeriesMembers(trx: Trx, actor: Actor, seriesId: num
   }
   await renameSlugs(trx, members, untrashedSlug);
   await refreshListing(trx, ids);
-  recordChanges(trx, 'event', ids, 'restored');
+  logMembers(trx, actor, members, 'restored');
 }
 
 /**
@@ -412,17 +423,17 @@ async function renameSlugs(trx: Trx, members: readonly SeriesMember[], rename: (
 /** Rows per CASE statement: two parameters a row and column, far below every limit. */
 const ROWS_PER_CASE = 100;
 
-/** Every id in the series (its own row first), for a permanent delete of the whole series. */
+/** Every id in the series, its own row first. */
 async function seriesIds(trx: Trx, seriesId: number): Promise<number[]> {
   const rows = await trx.selectFrom('events').select('id').where('series_id', '=', seriesId).where('id', '!=', seriesId).execute();
   return [seriesId, ...rows.map((row) => row.id)];
 }
 
 /** The whole series gone for good: its occurrences (its own row is deleted by the caller). */
-export async function deleteSeriesMembers(trx: Trx, seriesId: number): Promise<void> {
-  const ids = (await seriesIds(trx, seriesId)).slice(1);
-  await deletePosts(trx, ids);
-  recordChanges(trx, 'event', ids, 'deleted');
+export async function deleteSeriesMembers(trx: Trx, actor: Actor, seriesId: number): Promise<void> {
+  const members = await seriesMembers(trx, seriesId);
+  await deletePosts(trx, members.map((member) => member.id));
+  logMembers(trx, actor, members, 'deleted');
 }
 
 /**

@@ -249,7 +249,7 @@ async function updateSeries(
   const id = before.post.id;
   if (recurrence === null) {
     // Single again: the other occurrences go.
-    if (before.event.series_id !== null) await deleteSeriesMembers(trx, id);
+    if (before.event.series_id !== null) await deleteSeriesMembers(trx, actor, id);
     await updateEventRow(trx, id, seriesColumns(id, null, schedule));
     await rebuildOccurrences(trx, [id]);
     return;
@@ -364,16 +364,16 @@ export function trashEvent(store: Store, actor: Actor, id: number, options: Writ
 export function deleteEvent<T>(store: Store, actor: Actor, id: number, snapshot: (trx: Trx) => Promise<T>, options: WriteOptions = {}): Promise<T> {
   return store.transaction(async (trx) => {
     await lockSeriesOf(trx, id);
-    await claimFor(trx, actor, id, canDeletePost, options);
+    const row = await claimFor(trx, actor, id, canDeletePost, options);
     const previous = await snapshot(trx);
     const event = await trx.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     if (isOccurrence(event)) {
       // D25: this occurrence leaves its series for good: its start becomes an EXDATE.
       await setExdate(trx, event.series_id!, event.occurrence_start_utc!, true);
     } else if (event.series_id !== null) {
-      await deleteSeriesMembers(trx, id);
+      await deleteSeriesMembers(trx, actor, id);
     }
-    await withTermCounts(trx, [id], () => deletePostForever(trx, 'event', id));
+    await withTermCounts(trx, [id], () => deletePostForever(trx, actor, 'event', row));
     return previous;
   });
 }

@@ -132,10 +132,10 @@ export function deleteLinkedItem<T>(
   store: Store, actor: Actor, kind: LinkedPostKind, id: number, snapshot: (trx: Trx) => Promise<T>, options: WriteOptions = {},
 ): Promise<T> {
   return store.transaction(async (trx) => {
-    await claimFor(trx, actor, kind, id, canDeletePost, options);
+    const row = await claimFor(trx, actor, kind, id, canDeletePost, options);
     const previous = await snapshot(trx);
-    await unlinkAndLog(kind)(trx, { id } as PostRow);
-    await deletePostForever(trx, kind.type, id);
+    await unlinkAndLog(kind)(trx, row);
+    await deletePostForever(trx, actor, kind.type, row);
     return previous;
   });
 }

@@ -5,7 +5,7 @@
 // Every write to an existing item first claims its row: on PostgreSQL the row stays locked until the transaction
 // ends, so a concurrent write of the same item waits and then works on what the first one committed (no lost
 // update, one 410 of two simultaneous trashes); on SQLite the claim takes the write lock at once.
-import { canUploadFiles, scaleBackStatus, type PostLike, type Viewer } from '../../domain/access.ts';
+import { canUploadFiles, effectiveStatus, scaleBackStatus, type PostLike, type Viewer } from '../../domain/access.ts';
 import type { Actor } from '../../domain/actor.ts';
 import { formatWp } from '../../domain/dates/stored-format.ts';
 import { DomainError, invalidField, notAllowed } from '../../domain/errors.ts';
@@ -13,7 +13,7 @@ import { trashedSlug } from '../../domain/slugs.ts';
 import { recordChange, type ChangeAction, type ListedBefore } from '../../changes/log.ts';
 import type { Trx } from '../../store/store.ts';
 import { readImageInput, resolveImage } from '../images/images.ts';
-import { nowStamp, postLike, scheduleStatus, statusOf, type PublicationDate } from './fields.ts';
+import { nowStamp, postLike, scheduleStatus, type PublicationDate } from './fields.ts';
 import { changeSlug, deletePost, insertPost, restorePost, trashPost, updatePost, type NewPost, type PostRow } from './store.ts';
 import type { Updateable } from 'kysely';
 import type { PostsTable } from '../../store/schema.ts';
@@ -30,7 +30,7 @@ export interface WriteOptions {
 }
 
 /** Who could list the item as `row` stands, for the change log (D24): read before a write changes it. */
-export const listedBefore = (row: PostRow, now: DateTime): ListedBefore => ({ status: statusOf(row, now), authorId: row.author_id });
+export const listedBefore = (post: PostLike, now: DateTime): ListedBefore => ({ status: effectiveStatus(post, formatWp(now)), authorId: post.authorId });
 
 /** The current row, locked until the transaction ends; undefined when there is no such post (any more). */
 export async function claimPost(trx: Trx, id: number): Promise<PostRow | undefined> {
@@ -146,7 +146,7 @@ export async function updatePostRow(trx: Trx, actor: Actor, type: LifecyclePostT
   } else if (status !== undefined && status !== 'trash') {
     await updatePost(trx, row.id, { status });
   }
-  recordChange(trx, { type, id: row.id, action, before: listedBefore(row, actor.now) });
+  recordChange(trx, { type, id: row.id, action, before: listedBefore(postLike(row), actor.now) });
 }
 
 /**
@@ -157,11 +157,11 @@ export async function trashClaimedPost(trx: Trx, actor: Actor, type: LifecyclePo
   if (row.status === 'trash') throw gone();
   await trashPost(trx, row, nowStamp(actor.now, actor.config.siteTimezone));
   await onTrash?.(trx, row);
-  recordChange(trx, { type, id: row.id, action: 'trashed', before: listedBefore(row, actor.now) });
+  recordChange(trx, { type, id: row.id, action: 'trashed', before: listedBefore(postLike(row), actor.now) });
 }
 
 /** D18: the claimed `row` gone for good (its own rows follow by cascade); logged as deleted. */
 export async function deletePostForever(trx: Trx, actor: Actor, type: LifecyclePostType, row: PostRow): Promise<void> {
   await deletePost(trx, row.id);
-  recordChange(trx, { type, id: row.id, action: 'deleted', before: listedBefore(row, actor.now) });
+  recordChange(trx, { type, id: row.id, action: 'deleted', before: listedBefore(postLike(row), actor.now) });
 }
