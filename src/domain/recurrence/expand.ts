@@ -128,7 +128,7 @@ function occurrenceTimes(start: Start, duration: number, allDay: boolean, zone: 
 }
 
 /** The wall-clock time (floating seconds) of an instant (UTC milliseconds) in `zone`. */
-function toLocal(instant: number, zone: Zone): number {
+export function toLocal(instant: number, zone: Zone): number {
   return instant / 1000 + offsetAt(zone, instant) * 60;
 }
 
@@ -144,7 +144,7 @@ function instantOfValue(value: DateValue, zone: Zone): number {
 }
 
 /** UNTIL in the series' terms: a date includes its whole local day; a UTC value is compared as an instant. */
-function untilTest(rule: RuleSpec, zone: Zone): UntilTest | null {
+export function untilTest(rule: RuleSpec, zone: Zone): UntilTest | null {
   const until = rule.until;
   if (until === null) return null;
   switch (until.kind) {

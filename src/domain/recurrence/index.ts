@@ -1,4 +1,4 @@
-/** Recurring events (D25): parsing `recurrence` lines and expanding them into occurrences. Pure: no database, no HTTP. */
+/** Recurring events (D25): parsing `recurrence` lines, expanding them into occurrences, splitting a series in two. Pure: no database, no HTTP. */
 export type {
   DateValue, Expansion, ExpansionOptions, Frequency, OccurrenceTimes, ParsedRecurrence, RecurrenceLineError, RecurrenceParse,
   RuleSpec, SeriesStart, WeekdayNum,
@@ -6,3 +6,4 @@ export type {
 export { MAX_RECURRENCE_LINE_LENGTH, MAX_RECURRENCE_LINES, parseRecurrence } from './parse.ts';
 export { expandRecurrence, utcStartsOf, type ExpansionLimits } from './expand.ts';
 export { describeRecurrenceError, RECURRENCE_ERROR_CODE } from './messages.ts';
+export { splitRecurrence, type SeriesSplit, type SplitResult } from './split.ts';

@@ -13,7 +13,9 @@ import type { Actor } from '../../domain/actor.ts';
 import { basicUtc, formatWp, parseWp, utcToLocal } from '../../domain/dates/stored-format.ts';
 import { timezoneAbbr } from '../../domain/dates/zones.ts';
 import { invalidField } from '../../domain/errors.ts';
-import { expandRecurrence, parseRecurrence, RECURRENCE_ERROR_CODE, type OccurrenceTimes, type ParsedRecurrence, type SeriesStart } from '../../domain/recurrence/index.ts';
+import {
+  expandRecurrence, parseRecurrence, RECURRENCE_ERROR_CODE, splitRecurrence, type OccurrenceTimes, type ParsedRecurrence, type SeriesStart,
+} from '../../domain/recurrence/index.ts';
 import { assignUniqueSlugs, trashedSlug, untrashedSlug } from '../../domain/slugs.ts';
 import { chunks } from '../../store/chunks.ts';
 import type { EventsTable, PostsTable } from '../../store/schema.ts';
@@ -102,12 +104,21 @@ export function expandSeries(
  */
 const STORED_RULE_CEILING = 100_000;
 
-/** The occurrences of a series' stored rule, as {@link expandSeries} gives them (its lines were checked when written). */
-function expandStored(actor: Actor, series: EventRow) {
-  const schedule = { timezone: series.timezone, allDay: series.all_day === 1, startLocal: series.start_local, endLocal: series.end_local, startUtc: series.start_utc };
-  const parsed = parseRecurrence(storedRecurrence(series), seriesStart(schedule));
+/** A series' own schedule, as its row stores it. */
+const storedScheduleOf = (series: EventRow) => ({
+  timezone: series.timezone, allDay: series.all_day === 1, startLocal: series.start_local, endLocal: series.end_local, startUtc: series.start_utc,
+});
+
+/** A series' stored lines, parsed (they were checked when written). */
+function parseStored(series: EventRow): ParsedRecurrence {
+  const parsed = parseRecurrence(storedRecurrence(series), seriesStart(storedScheduleOf(series)));
   if (!parsed.ok || parsed.recurrence === null) throw invalidRecurrence(parsed.ok ? 'recurrence: empty' : `${parsed.line}: ${parsed.message}`);
-  return expandSeries(actor, parsed.recurrence, schedule, STORED_RULE_CEILING);
+  return parsed.recurrence;
+}
+
+/** The occurrences of a series' stored rule, as {@link expandSeries} gives them. */
+function expandStored(actor: Actor, series: EventRow) {
+  return expandSeries(actor, parseStored(series), storedScheduleOf(series), STORED_RULE_CEILING);
 }
 
 interface SeriesMember {
@@ -510,51 +521,32 @@ export async function keepSeriesHorizons(store: Store, actor: Actor): Promise<vo
   await extendSeriesHorizons(store, actor);
 }
 
-/** `RRULE` lines ending with `until` (an UNTIL value) instead of their own COUNT or UNTIL; other lines as they are. */
-function rulesUntil(lines: readonly string[], until: string): string[] {
-  return lines.map((line) => {
-    if (!/^RRULE:/i.test(line)) return line;
-    const parts = line.slice('RRULE:'.length).split(';').filter((part) => !/^(COUNT|UNTIL)=/i.test(part));
-    return `RRULE:${[...parts, `UNTIL=${until}`].join(';')}`;
-  });
-}
-
-
-/** The UNTIL value that ends a series just before `startUtc`: the second before, or the day before for all-day series. */
-function untilBefore(series: EventRow, startUtc: string): string {
-  const instant = DateTime.fromSQL(startUtc, { zone: 'utc' });
-  if (series.all_day === 1) {
-    return DateTime.fromISO(utcToLocal(startUtc, series.timezone).slice(0, 10), { zone: 'utc' }).minus({ days: 1 }).toFormat('yyyyLLdd');
-  }
-  return basicUtc(formatWp(instant.minus({ seconds: 1 })));
-}
-
 /**
- * D25 `scope=following` on occurrence `occurrence`: the series ends before it, and the occurrence becomes the first
- * of a new series (keeping its id) with the old rule from there on (a COUNT becomes the old series' last start) or
- * the `recurrence` sent. Its later occurrences are new; the old series' later ones, exceptions included, are gone,
- * as in Google Calendar's "this and following events". Extra dates (RDATE) stay with the old series. The caller
- * then applies the sent fields to the occurrence and makes it a series with {@link splitLines}' lines.
+ * D25 `scope=following` on occurrence `occurrence`, to start again at `newStart`: the series ends before it, and the
+ * occurrence becomes the first of a new series (keeping its id) with the rest of the old rule moved with it
+ * (splitRecurrence: the COUNT left, an UNTIL moved as the start moved) or the `recurrence` sent. Its later
+ * occurrences are new; the old series' later ones, exceptions included, are gone, as in Google Calendar's "this and
+ * following events". Extra dates (RDATE) stay with the old series. The caller then applies the sent fields to the
+ * occurrence and makes it a series with the lines returned.
  */
-export async function splitSeries(trx: Trx, store: Store, actor: Actor, occurrence: EventRow): Promise<string[]> {
+export async function splitSeries(
+  trx: Trx, store: Store, actor: Actor, occurrence: EventRow, newStart: Pick<EventSchedule, 'timezone' | 'allDay' | 'startLocal'>,
+): Promise<string[]> {
   const seriesId = occurrence.series_id!;
   const series = await trx.selectFrom('events').selectAll().where('id', '=', seriesId).executeTakeFirstOrThrow();
-  const lines = storedRecurrence(series);
-  const whole = expandStored(actor, series);
-  const counted = lines.some((line) => /^RRULE:.*\bCOUNT=/i.test(line));
-  const lastStart = whole.horizonUtc === null ? whole.occurrences.at(-1)?.startUtc : undefined;
-  const following = lines.filter((line) => /^(RRULE|EXDATE)[:;]/i.test(line));
-  const newLines = counted && lastStart !== undefined ? rulesUntil(following, basicUtc(lastStart)) : following;
+  const split = splitRecurrence({
+    recurrence: parseStored(series), series: seriesStart(storedScheduleOf(series)), occurrenceStartUtc: occurrence.occurrence_start_utc!, newStart,
+  });
+  if (!split.ok) throw invalidRecurrence(split.message);
 
   // The occurrence leaves the old series first, so that ending the old series does not delete it.
   await trx.updateTable('events').set({ series_id: occurrence.id, overrides: '', occurrence_start_utc: occurrence.start_utc })
     .where('id', '=', occurrence.id).execute();
-  await trx.updateTable('events').set({ recurrence: JSON.stringify(rulesUntil(lines, untilBefore(series, occurrence.occurrence_start_utc!))) })
-    .where('id', '=', seriesId).execute();
+  await trx.updateTable('events').set({ recurrence: JSON.stringify(split.before) }).where('id', '=', seriesId).execute();
   const outcome = await syncSeries(trx, store, actor, seriesId);
   await copySeriesFields(trx, actor, seriesId, [], new Set([...outcome.created, ...outcome.updated, ...outcome.deleted]));
   logSeriesRow(trx, seriesId);
-  return newLines;
+  return split.following;
 }
 
 

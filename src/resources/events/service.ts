@@ -276,7 +276,9 @@ async function updateSeries(
 async function updateOccurrence(trx: Trx, store: Store, actor: Actor, record: EventRecord, input: EventInput): Promise<void> {
   const seriesId = record.event.series_id!;
   if (input.scope === 'following') {
-    const lines = await splitSeries(trx, store, actor, record.event);
+    // Where the occurrence will start: the rest of the rule moves with it (a 400 on bad dates before anything is written).
+    const newStart = scheduleOrThrow(resolveSchedule(scheduleInput(input), storedSchedule(record), actor.config.siteTimezone, actor.now));
+    const lines = await splitSeries(trx, store, actor, record.event, newStart);
     const split = { post: record.post, event: { ...record.event, series_id: record.post.id, overrides: '' } };
     const splitInput = { ...input, recurrence: input.recurrence ?? lines };
     const { schedule, recurrence } = await applyUpdate(trx, store, actor, split, splitInput);
