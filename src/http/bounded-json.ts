@@ -79,7 +79,7 @@ export async function serializeBounded(body: Record<string, unknown>, maxBytes: 
   };
   const pause = async () => {
     sinceCheck = 0;
-    await yieldIfBusy();
+    await yieldIfBusy('answer');
     checkDeadline();
   };
   /** `JSON.stringify(value)`, objects and arrays down to `depth` levels written member by member. */

@@ -51,7 +51,7 @@ export async function loadPostsOfType(db: Db, type: PostType, ids: readonly numb
     .flat().filter((row) => row.type === type);
   for (const row of rows) {
     renderedText(row);
-    await yieldIfBusy();
+    await yieldIfBusy('row');
   }
   return rows;
 }

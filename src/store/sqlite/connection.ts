@@ -32,13 +32,13 @@ export function openSqliteConnection(path: string): SqliteConnection {
 /**
  * D31: better-sqlite3 runs each query synchronously, so without this a whole request (a create with 50 inline
  * organizers: a hundred queries) would be one turn of the event loop. After each query, once the turn has lasted
- * 20 ms, the loop gets a turn. Inside a transaction that is safe: Kysely's connection mutex keeps other queries of
- * this process off the connection until the transaction ends.
+ * SLICE_MS (event-loop.ts), the loop gets a turn. Inside a transaction that is safe: Kysely's connection mutex keeps
+ * other queries of this process off the connection until the transaction ends.
  */
 const yieldingPlugin: KyselyPlugin = {
   transformQuery: (args) => args.node,
   async transformResult(args) {
-    await yieldIfBusy();
+    await yieldIfBusy('statement');
     return args.result;
   },
 };
