@@ -8,12 +8,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config.ts';
+import { eventually } from './helpers/eventually.ts';
 import { basicAuth, createHarness, POSTGRES_AVAILABLE, type Harness } from './helpers/harness.ts';
 import { startService, stopService, waitForHealth, type Started } from './helpers/service-process.ts';
 
 const ADMIN = { ADMIN_USER: 'cluster-admin', ADMIN_PASSWORD: 'cluster admin password' };
 const authorization = basicAuth(ADMIN.ADMIN_USER, ADMIN.ADMIN_PASSWORD);
 const API = '/calendar/events/v1';
+/** The write load of the WORKERS=4 test: enough writes to meet the lock race about once before writes began IMMEDIATE. */
+const CLIENTS = 20;
+const WRITES_PER_CLIENT = 25;
 /** A day inside the default window of GET /events (today to two years ahead). */
 const IN_A_MONTH = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
 
@@ -46,14 +50,6 @@ const isAlive = (pid: number) => {
   }
 };
 
-async function waitUntil(condition: () => boolean, what: string, output: () => string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}:\n${output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 const logLines = (started: Started) => started.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
 const listening = (started: Started) => logLines(started).filter((line) => String(line.msg).startsWith('API root:')).length;
 /** The pids that logged a completed request. */
@@ -71,7 +67,7 @@ function clusterSuite(database: 'sqlite' | 'postgres', serviceEnv: () => Promise
       cleanUp = prepared.cleanUp;
       started = await startService({ ...prepared.env, ...ADMIN, WORKERS: '2', LOG_LEVEL: 'debug' });
       assert.equal(await waitForHealth(started), 200);
-      await waitUntil(() => listening(started) === 2, 'both workers listen', started.output);
+      await eventually(() => listening(started) === 2, 'both workers listen', started.output);
       workers = workerPids(started.child.pid!);
     });
     after(async () => {
@@ -107,12 +103,12 @@ function clusterSuite(database: 'sqlite' | 'postgres', serviceEnv: () => Promise
     it('replaces a worker killed with SIGKILL and keeps answering', async () => {
       const [killed, survivor] = workers;
       process.kill(killed, 'SIGKILL');
-      await waitUntil(() => {
+      await eventually(() => {
         const now = workerPids(started.child.pid!);
         return now.length === 2 && !now.includes(killed) && now.includes(survivor);
       }, 'a new worker replaces the killed one', started.output);
       for (let request = 0; request < 10; request++) assert.equal((await fetch(url('/health'))).status, 200);
-      await waitUntil(() => listening(started) === 3, 'the new worker listens', started.output);
+      await eventually(() => listening(started) === 3, 'the new worker listens', started.output);
       assert.match(started.output(), /a worker died; starting another/);
       workers = workerPids(started.child.pid!);
     });
@@ -157,9 +153,11 @@ describe('cluster mode, workers that cannot start', () => {
 describe('cluster mode, WORKERS=4 on one SQLite file under a steady write load', () => {
   it('answers every create and update (each write transaction takes the write lock first: no write fails its race)', async () => {
     const directory = mkdtempSync(join(tmpdir(), 'calendar-events-cluster-'));
-    const started = await startService({ DATABASE_URL: join(directory, 'cluster.db'), ...ADMIN, WORKERS: '4' });
+    const started = await startService({ DATABASE_URL: join(directory, 'cluster.db'), ...ADMIN, WORKERS: '4', LOG_LEVEL: 'debug' });
     try {
       assert.equal(await waitForHealth(started), 200);
+      await eventually(() => listening(started) === 4, 'the four workers listen', started.output);
+      const workers = workerPids(started.child.pid!);
       const url = (path: string) => `http://127.0.0.1:${started.port}${API}${path}`;
       const headers = { authorization, 'content-type': 'application/json' };
       const write = async (path: string, method: string, body: Record<string, unknown>) => {
@@ -169,23 +167,44 @@ describe('cluster mode, WORKERS=4 on one SQLite file under a steady write load',
       const event = (title: string) => ({ title, start_date: `${IN_A_MONTH} 10:00:00`, end_date: `${IN_A_MONTH} 12:00:00`, status: 'publish', categories: ['Shared'] });
       const shared: number[] = [];
       for (let index = 0; index < 5; index++) shared.push(JSON.parse((await write('/events', 'POST', event(`Shared ${index}`))).body).id);
-      // Twenty clients for four seconds, creates (with the same category: its stored count) and renames of five
+      // Twenty clients of 25 writes each, creates (with the same category: its stored count) and renames of five
       // shared events, through four processes. Before writes began IMMEDIATE, about one write in 400 lost the race
       // for the lock eight times in a row and answered 500.
       const failures: string[] = [];
+      const created: string[] = [];
+      const renamed = new Map<number, Set<string>>(shared.map((id) => [id, new Set<string>()]));
       let writes = 0;
-      const until = Date.now() + 4_000;
-      await Promise.all(Array.from({ length: 20 }, async () => {
-        while (Date.now() < until) {
+      await Promise.all(Array.from({ length: CLIENTS }, async () => {
+        for (let round = 0; round < WRITES_PER_CLIENT; round++) {
           const number = writes++;
-          const answer = number % 2 === 0
-            ? await write('/events', 'POST', event(`Load ${number}`))
-            : await write(`/events/${shared[number % shared.length]}`, 'PATCH', { title: `Renamed ${number}` });
+          const id = shared[number % shared.length];
+          const title = number % 2 === 0 ? `Load ${number}` : `Renamed ${number}`;
+          const answer = number % 2 === 0 ? await write('/events', 'POST', event(title)) : await write(`/events/${id}`, 'PATCH', { title });
           if (answer.status >= 300) failures.push(`${answer.status} ${answer.body}`);
+          else if (number % 2 === 0) created.push(title);
+          else renamed.get(id)!.add(title);
         }
       }));
+      assert.equal(writes, CLIENTS * WRITES_PER_CLIENT);
       assert.deepEqual(failures, [], `${failures.length} of ${writes} writes failed`);
-      assert.ok(writes > 200, `only ${writes} writes`);
+      assert.ok(workers.every((pid) => answeredBy(started).has(pid)), `all four workers answered: ${JSON.stringify([...answeredBy(started)])}`);
+
+      // Every write is visible: each create is listed, in the shared category whose stored count has them all, and
+      // each shared event bears one of the titles it was given.
+      const [category] = ((await (await fetch(url('/categories?search=Shared'))).json()) as { categories: Array<{ id: number; count: number }> }).categories;
+      assert.equal(category.count, shared.length + created.length);
+      const listed: string[] = [];
+      for (let page = 1; ; page++) {
+        const response = await fetch(url(`/events?categories=${category.id}&per_page=100&page=${page}`));
+        assert.equal(response.status, 200);
+        listed.push(...((await response.json()) as { events: Array<{ title: string }> }).events.map((listedEvent) => listedEvent.title));
+        if (page >= Number(response.headers.get('x-wp-totalpages'))) break;
+      }
+      assert.deepEqual(listed.filter((title) => title.startsWith('Load ')).sort(), [...created].sort());
+      for (const id of shared) {
+        const current = (await (await fetch(url(`/events/${id}`))).json()) as { title: string };
+        assert.ok(renamed.get(id)!.has(current.title), `event ${id} is "${current.title}", one of its renames`);
+      }
     } finally {
       await stopService(started);
       for (const pid of workerPids(started.child.pid!)) process.kill(pid, 'SIGKILL');

@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { after, before, describe } from 'node:test';
+import { eventually } from './eventually.ts';
 import { createHarness, POSTGRES_AVAILABLE, type Harness } from './harness.ts';
 
 const NODE = process.execPath;
@@ -27,18 +28,19 @@ export async function startService(env: Record<string, string>): Promise<Started
   return { child, port, output: () => output };
 }
 
-export async function waitForHealth(started: Started, timeoutMs = 20_000): Promise<number> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (started.child.exitCode !== null) throw new Error(`service exited: ${started.output()}`);
+/** Waits for the service's readiness signal, /health answering, and answers its status. */
+export async function waitForHealth(started: Started): Promise<number> {
+  let status = 0;
+  await eventually(async () => {
+    if (started.child.exitCode !== null || started.child.signalCode !== null) throw new Error(`service exited: ${started.output()}`);
     try {
-      const response = await fetch(`http://127.0.0.1:${started.port}/health`);
-      return response.status;
+      status = (await fetch(`http://127.0.0.1:${started.port}/health`)).status;
+      return true;
     } catch {
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      return false; // not listening yet
     }
-  }
-  throw new Error(`service did not answer: ${started.output()}`);
+  }, 'the service answers /health', started.output);
+  return status;
 }
 
 export const stopService = (started: Started) => new Promise<void>((resolve) => {
