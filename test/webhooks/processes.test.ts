@@ -2,11 +2,14 @@
 // killed (SIGKILL) right after acknowledging a write still gets that change delivered once a process runs again.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { eventually, HANG_GUARD_MS } from '../helpers/eventually.ts';
 import { createHarness, POSTGRES_AVAILABLE, type Harness } from '../helpers/harness.ts';
 import { describeOnTwoProcesses, startService, stopService, waitForHealth, type Started } from '../helpers/service-process.ts';
 import { startReceiver, sleep, type Receiver } from './receiver.ts';
 
 const ENV = { WEBHOOKS_ALLOW_PRIVATE: '1', WEBHOOKS_POLL_MS: '100', LOG_LEVEL: 'warn' };
+/** Only against a hang: starting two processes and waiting for each can take a busy machine minutes. */
+const PROCESSES_TEST_TIMEOUT_MS = 5 * HANG_GUARD_MS;
 
 async function call(service: Started, authorization: string, method: string, path: string, body?: unknown) {
   const response = await fetch(`http://127.0.0.1:${service.port}/calendar/events/v1${path}`, {
@@ -33,7 +36,7 @@ describeOnTwoProcesses('Webhooks: two service processes on one PostgreSQL databa
     assert.equal(hook.status, 201, JSON.stringify(hook.json));
     const writes = await Promise.all(Array.from({ length: 30 }, (_, index) => call(index % 2 === 0 ? one : two, auth, 'POST', '/venues', { venue: `Hall ${index}` })));
     assert.ok(writes.every((write) => write.status === 201));
-    await receiver.waitFor((received) => received.length >= 30, 30_000);
+    await receiver.waitFor((received) => received.length >= 30);
     await sleep(1_000);
     const verified = receiver.verified(hook.json.secret);
     assert.equal(verified.length, 30);
@@ -63,7 +66,7 @@ for (const database of ['sqlite', 'postgres'] as const) {
       await harness.close();
     });
 
-    it('delivers the change after a restart', { timeout: 60_000 }, async () => {
+    it('delivers the change after a restart', { timeout: PROCESSES_TEST_TIMEOUT_MS }, async () => {
       const auth = harness.users.administrator.authorization;
       const env = { ...harness.serviceEnv(), ...ENV };
       const first = await startService(env);
@@ -92,17 +95,15 @@ for (const database of ['sqlite', 'postgres'] as const) {
 
 /** Waits until the delivery log records a success. */
 async function receiverSucceeded(service: Started, auth: string, id: number): Promise<void> {
-  const deadline = Date.now() + 45_000;
-  for (;;) {
-    const log = await call(service, auth, 'GET', `/webhooks/${id}/deliveries`);
-    if (log.json.some((entry: { status: string }) => entry.status === 'succeeded')) return;
-    if (Date.now() > deadline) throw new Error(`no success recorded: ${JSON.stringify(log.json)}`);
-    await sleep(200);
-  }
+  let log: unknown;
+  await eventually(async () => {
+    log = (await call(service, auth, 'GET', `/webhooks/${id}/deliveries`)).json;
+    return (log as Array<{ status: string }>).some((entry) => entry.status === 'succeeded');
+  }, 'the delivery log records a success', () => JSON.stringify(log));
 }
 
 describe('Webhooks: SIGTERM lets the attempt in flight finish and be recorded', () => {
-  it('records the slow answer before exiting', { timeout: 60_000 }, async () => {
+  it('records the slow answer before exiting', { timeout: PROCESSES_TEST_TIMEOUT_MS }, async () => {
     const harness = await createHarness('sqlite');
     const receiver = await startReceiver(() => ({ status: 200, delayMs: 1_500 }));
     try {

@@ -1,6 +1,7 @@
 // A real HTTP receiver on 127.0.0.1 for the webhook tests: records every request and answers as told.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { Webhook } from 'standardwebhooks';
+import { eventually } from '../helpers/eventually.ts';
 
 export interface Received {
   headers: IncomingHttpHeaders;
@@ -17,7 +18,8 @@ export interface Receiver {
   behaviour: Behaviour;
   /** The deliveries verified with the standardwebhooks package (throws on a bad signature). */
   verified(secret: string): Array<{ id: string; timestamp: number; payload: { type: string; timestamp: string; data: Record<string, unknown> } }>;
-  waitFor(predicate: (received: Received[]) => boolean, timeoutMs?: number): Promise<void>;
+  /** Waits until `predicate` holds of what was received (the bound only guards against a hang). */
+  waitFor(predicate: (received: Received[]) => boolean): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -39,13 +41,7 @@ export async function startReceiver(behaviour: Behaviour = () => 200): Promise<R
         return { id: headers['webhook-id'], timestamp: Number(headers['webhook-timestamp']), payload };
       });
     },
-    async waitFor(predicate, timeoutMs = 20_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (!predicate(received)) {
-        if (Date.now() > deadline) throw new Error(`receiver: condition not met within ${timeoutMs} ms (${received.length} received)`);
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-    },
+    waitFor: (predicate) => eventually(() => predicate(received), 'the receiver got what was awaited', () => `${received.length} received`),
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());
