@@ -20,6 +20,11 @@ export interface RequestContext extends AppDeps {
   now: DateTime;
   log: FastifyBaseLogger;
   /**
+   * The client's address (request.ip, which TRUST_PROXY makes the forwarded one), under which failed secrets are
+   * counted (D29); `''` outside an HTTP request.
+   */
+  clientAddress: string;
+  /**
    * D22: the request's `If-Match`, parsed (plugins/conditional.ts; a malformed one never reaches a handler). Item
    * writes turn it into their transaction's precondition (http/etag.ts `ifMatchPrecondition`).
    */
@@ -28,13 +33,14 @@ export interface RequestContext extends AppDeps {
   memo<T>(key: string, load: () => Promise<T>): Promise<T>;
 }
 
-export function createRequestContext(deps: AppDeps, viewer: Viewer, log: FastifyBaseLogger): RequestContext {
+export function createRequestContext(deps: AppDeps, viewer: Viewer, log: FastifyBaseLogger, clientAddress = ''): RequestContext {
   const cache = new Map<string, Promise<unknown>>();
   return {
     ...deps,
     viewer,
     now: deps.clock(),
     log,
+    clientAddress,
     memo<T>(key: string, load: () => Promise<T>): Promise<T> {
       let value = cache.get(key);
       if (value === undefined) {

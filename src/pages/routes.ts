@@ -6,6 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import type { RequestContext } from '../http/context.ts';
 import { entityTag, lastModifiedHeader } from '../http/etag.ts';
+import { TooManyPasswordGuesses } from '../http/event-passwords.ts';
 import type { EncodedReply } from '../plugins/reply.ts';
 import { embeddedTermObjects, eventItemCache } from '../resources/events/item-cache.ts';
 import { organizerKind } from '../resources/organizers/kind.ts';
@@ -101,7 +102,14 @@ function listPage(config: Config, options: {
 export const eventPage = (method: 'GET' | 'POST'): PageHandler => async (ctx, request) => {
   if (method === 'GET') return publicEventPage(ctx, request);
   const password = (request.body as Record<string, unknown> | undefined)?.password ?? '';
-  return renderEvent(ctx, await readEvent(ctx, param(request, 'slug'), { password, cookies: parseCookies(request.headers.cookie) }));
+  try {
+    return renderEvent(ctx, await readEvent(ctx, param(request, 'slug'), { password, cookies: parseCookies(request.headers.cookie) }));
+  } catch (error) {
+    if (!(error instanceof TooManyPasswordGuesses)) throw error;
+    const page = errorPage(ctx.config, 429, 'Too many attempts',
+      `Too many wrong passwords were sent from your address. Please try again in ${error.retryAfter} seconds.`, requestPath(request.url));
+    return { ...page, headers: { ...page.headers, 'Retry-After': String(error.retryAfter) } };
+  }
 };
 
 /**
@@ -137,8 +145,8 @@ function renderEvent(ctx: RequestContext, view: EventView): EncodedReply {
     return html(view.wrongPassword ? 403 : 200, renderPage('password', data, layout), headers);
   }
   if (view.unlockedWith !== undefined) headers['Cache-Control'] = 'private, no-store';
-  if (view.unlockedWith === 'password') {
-    headers['Set-Cookie'] = unlockCookie(view.post, new URL(canonical).pathname, canonical.startsWith('https:'));
+  if (view.unlockProof !== undefined) {
+    headers['Set-Cookie'] = unlockCookie(view.post.id, view.unlockProof, new URL(canonical).pathname, canonical.startsWith('https:'));
   }
   Object.assign(headers, lastModifiedHeader(event));
   const data = eventView(config, event);

@@ -18,7 +18,8 @@ import { serializeTerms } from '../resources/terms/service.ts';
 import type { TaxonomyInfo } from '../resources/terms/taxonomies.ts';
 import { isRowId } from '../store/store.ts';
 import { monthBounds } from './month.ts';
-import { unlockMatches } from './unlock.ts';
+import { unlockMatches, unlockProof } from './unlock.ts';
+import { eventPasswordTarget, guessPassword } from '../http/event-passwords.ts';
 
 /** A page that cannot be shown: 400 (the address cannot name a page) or 404 (it names none anyone may see). */
 export class PageError extends Error {
@@ -114,6 +115,8 @@ export function listMonth(ctx: RequestContext, year: number, month: number): Pro
 export type EventView =
   | {
     locked: false; event: Record<string, any>; post: PostRow; unlockedWith?: 'password' | 'cookie';
+    /** Unlocked by the form's password: the value of the cookie that keeps it unlocked (unlock.ts). */
+    unlockProof?: string;
     /** The page is the same for every reader until the event changes (resources/events/item-cache.ts). */
     sameForEveryReader?: boolean;
   }
@@ -131,10 +134,13 @@ export async function readEvent(ctx: RequestContext, slug: string, access: { pas
   if (!bundle.records.has(post.id)) throw notFound('There is no public event at this address.');
   const event = serializeEvent(ctx, bundle, post.id, { single: true });
   if (post.password === '') return { locked: false, event, post, sameForEveryReader: sameForEveryReader(bundle, post.id) };
-  if (access.password !== undefined && canAccessProtected({ postPassword: post.password, suppliedPassword: access.password, contextEdit: false, canEdit: false })) {
-    return { locked: false, event, post, unlockedWith: 'password' };
+  // D29: the form's password is a guess, counted against the event as GET /events/{id}?password= counts it (429 past
+  // the limit, without checking it).
+  if (access.password !== undefined && await guessPassword(ctx, eventPasswordTarget(post.id),
+    () => canAccessProtected({ postPassword: post.password, suppliedPassword: access.password, contextEdit: false, canEdit: false }))) {
+    return { locked: false, event, post, unlockedWith: 'password', unlockProof: await unlockProof(ctx.store, post) };
   }
-  if (access.cookies && unlockMatches(post, access.cookies)) return { locked: false, event, post, unlockedWith: 'cookie' };
+  if (access.cookies && await unlockMatches(ctx.store, post, access.cookies)) return { locked: false, event, post, unlockedWith: 'cookie' };
   const { json_ld: _hidden, ...listed } = blankProtectedFields(event);
   return { locked: true, event: listed, post, wrongPassword: access.password !== undefined };
 }

@@ -23,6 +23,6 @@ export default fp<AuthOptions>(async (app, { deps }) => {
   app.decorateRequest('ctx', null as unknown as RequestContext);
   app.addHook('onRequest', async (request) => {
     const viewer = await authenticator.authenticate(request.headers.authorization, request.ip, formatWp(deps.clock()));
-    request.ctx = createRequestContext(deps, viewer, request.log);
+    request.ctx = createRequestContext(deps, viewer, request.log, request.ip);
   });
 }, { name: 'auth', fastify: '5.x', dependencies: ['errors'] });

@@ -8,7 +8,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /**
      * An anonymous read's answer from the cache while the data and the clock allow (http/response-cache.ts), else the
-     * one `compute` gives, which is then kept. Authenticated reads always compute and are never kept.
+     * one `compute` gives, which is then kept. Authenticated reads, and reads that send an event password, always
+     * compute and are never kept.
      */
     readThrough(request: FastifyRequest, compute: () => Promise<EncodedReply>): Promise<EncodedReply>;
   }
@@ -34,6 +35,13 @@ export function cacheKey(request: Pick<FastifyRequest, 'url' | 'headers'>): stri
   return key;
 }
 
+/**
+ * D29: an answer to a request that sends an event password depends on more than its URL: on how many wrong ones the
+ * client's address sent (429 past the limit), and every such request must be counted. It is never cached.
+ */
+const sendsPassword = (request: Pick<FastifyRequest, 'query'>) =>
+  typeof request.query === 'object' && request.query !== null && Object.hasOwn(request.query, 'password');
+
 const toCached = (encoded: EncodedReply): CachedReply => ({
   ...encoded,
   payload: typeof encoded.payload === 'string' ? Buffer.from(encoded.payload) : encoded.payload,
@@ -42,7 +50,7 @@ const toCached = (encoded: EncodedReply): CachedReply => ({
 export default fp<ReadCacheOptions>(async (app, { store }) => {
   const cache = new ResponseCache();
   app.decorate('readThrough', async (request: FastifyRequest, compute: () => Promise<EncodedReply>): Promise<EncodedReply> => {
-    if (request.ctx.viewer !== null) return compute();
+    if (request.ctx.viewer !== null || sendsPassword(request)) return compute();
     const version = await store.dataVersion();
     return cache.answer(cacheKey(request), version, request.ctx.now.toMillis(), async () => toCached(await compute()));
   });

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { sql, type ColumnDefinitionBuilder, type Kysely } from 'kysely';
 import type { Migration } from 'kysely/migration';
 import type { SchemaDialect } from './dialect.ts';
@@ -361,6 +362,17 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
         await db.schema.alterTable('changes').addColumn('before_status', 'text').execute();
         await db.schema.alterTable('changes').addColumn('before_author', 'integer').execute();
         await db.updateTable('changes').set({ before_status: sql`case when action = 'created' then '' else 'publish' end`, before_author: 0 }).execute();
+      },
+    },
+    // Secrets every process of one database shares, made here once: the key of the event pages' unlock cookies (D28,
+    // pages/unlock.ts).
+    '0017_settings': {
+      async up(db: Kysely<any>) {
+        await db.schema.createTable('settings')
+          .addColumn('name', 'text', (c) => c.primaryKey())
+          .addColumn('value', 'text', (c) => c.notNull())
+          .execute();
+        await db.insertInto('settings').values({ name: 'page_unlock_key', value: randomBytes(32).toString('base64url') }).execute();
       },
     },
   };

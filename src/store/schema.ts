@@ -279,6 +279,12 @@ export interface WebhookAttemptsTable {
   response_body: string;
 }
 
+/** Secrets shared by every process of the database, made by the migrations (e.g. pages/unlock.ts's key). */
+export interface SettingsTable {
+  name: string;
+  value: string;
+}
+
 export interface Database {
   data_version: DataVersionTable;
   changes: ChangesTable;
@@ -298,4 +304,5 @@ export interface Database {
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  settings: SettingsTable;
 }

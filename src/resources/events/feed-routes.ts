@@ -6,6 +6,7 @@ import { canReadPost } from '../../domain/access.ts';
 import { formatWp } from '../../domain/dates/stored-format.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { ApiError, invalidParams } from '../../http/errors.ts';
+import { eventPasswordTarget, sentPassword, startPasswordGuess } from '../../http/event-passwords.ts';
 import { httpDate, NOT_MODIFIED } from '../../http/etag.ts';
 import { hasParam } from '../../http/params.ts';
 import { endpoint, type RouteGroup } from '../../http/routes.ts';
@@ -85,9 +86,12 @@ const single = endpoint({
     if (post.type !== 'event') throw new ApiError(400, 'rest-invalid-event-id', 'The specified ID is not a valid event.');
     const refused = refusal(ctx, post);
     if (refused) throw refused;
+    // D29: a password sent to a protected event is a guess, counted before it is checked (http/event-passwords.ts).
+    const guess = post.password !== '' && sentPassword(params.password) ? await startPasswordGuess(ctx, eventPasswordTarget(post.id)) : undefined;
     const options = { host: uidHost(ctx.config.siteUrl), password: params.password };
     const entries = [];
     for await (const entry of feedEntries(ctx.store, ctx, [post.id], options)) entries.push(entry);
+    await guess?.settle(entries.length > 0);
     if (entries.length === 0) {
       throw new ApiError(403, 'event-password-protected', 'The requested event is not accessible without a password');
     }

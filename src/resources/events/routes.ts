@@ -24,6 +24,7 @@ import { organizerKind } from '../organizers/kind.ts';
 import { venueKind } from '../venues/kind.ts';
 import type { Db } from '../../store/store.ts';
 import { findEventPage } from './store.ts';
+import { EVENT_LIST_PASSWORD_TARGET, eventPasswordTarget, guessPassword, sentPassword, startPasswordGuess } from '../../http/event-passwords.ts';
 import { syncCursorHeader } from '../changes/header.ts';
 import { JSON_TYPE } from '../../plugins/reply.ts';
 import { embeddedTermObjects, eventItemCache, sameForEveryReader } from './item-cache.ts';
@@ -47,16 +48,30 @@ function canSeeProtected(ctx: RequestContext, post: PostRow, password: unknown, 
   });
 }
 
-/** Why GET by id or slug refuses this caller the event (§5.1: trashed, not readable, password), if it does. */
-function readRefusal(ctx: RequestContext, post: PostRow, raw: ParamMap): ApiError | undefined {
+/**
+ * {@link canSeeProtected} for GET by id or slug: a password sent to an event it protects from this caller is a guess,
+ * counted against the event (D29, http/event-passwords.ts; 429 past the limit, without checking it).
+ */
+async function unlocksProtected(ctx: RequestContext, post: PostRow, raw: ParamMap): Promise<boolean> {
+  if (canSeeProtected(ctx, post, undefined, raw)) return true;
+  if (!sentPassword(raw.password)) return false;
+  return guessPassword(ctx, eventPasswordTarget(post.id), () => canSeeProtected(ctx, post, raw.password, raw));
+}
+
+const passwordProtected = () => new ApiError(403, 'event-password-protected', 'The requested event is not accessible without a password');
+
+/** Why GET by id or slug refuses this caller the event whatever password it sends (§5.1: trashed, not readable). */
+function accessRefusal(ctx: RequestContext, post: PostRow): ApiError | undefined {
   if (post.status === 'trash') return new ApiError(403, 'event-no-longer-available', 'This event is no longer available');
   if (!canReadPost(ctx.viewer, 'event', postLike(post), nowUtc(ctx))) {
     return new ApiError(403, 'event-not-accessible', 'The requested event is not accessible');
   }
-  if (!canSeeProtected(ctx, post, raw.password, raw)) {
-    return new ApiError(403, 'event-password-protected', 'The requested event is not accessible without a password');
-  }
   return undefined;
+}
+
+/** Why GET by id or slug refuses this caller the event (§5.1: trashed, not readable, password), if it does. */
+function readRefusal(ctx: RequestContext, post: PostRow, raw: ParamMap): ApiError | undefined {
+  return accessRefusal(ctx, post) ?? (canSeeProtected(ctx, post, raw.password, raw) ? undefined : passwordProtected());
 }
 
 const EDIT_CONTEXT: ParamMap = Object.freeze(Object.assign(emptyParams(), { context: 'edit' }));
@@ -125,6 +140,9 @@ const list = endpoint({
   async handler(ctx, params, raw) {
     const issue = coordinateIssue(params);
     if (issue) throw invalidParams(issue);
+    // D29: a password is a guess against every protected event the list finds (its search matches their content
+    // too, D33), counted before the list is read and given back when it opened one of them.
+    const guess = sentPassword(params.password) ? await startPasswordGuess(ctx, EVENT_LIST_PASSWORD_TARGET) : undefined;
     // D24: read before the list's queries, so that following /changes from it loses nothing.
     const syncCursor = await syncCursorHeader(ctx);
     const plan = await planListRequest(ctx, params);
@@ -133,6 +151,10 @@ const list = endpoint({
       throw new ApiError(404, 'event-archive-page-not-found', 'The requested event archive page does not exist');
     }
     const bundle = await loadEventBundle(ctx.store.db, ctx, ids);
+    await guess?.settle(ids.some((id) => {
+      const post = bundle.records.get(id)?.post;
+      return post !== undefined && post.password !== '' && !canSeeProtected(ctx, post, undefined, raw) && canSeeProtected(ctx, post, params.password, raw);
+    }));
     // D31: built and serialised one at a time, under the response budget (http/bounded-json.ts).
     // An event deleted for good between the page's query and this load is left out, as if the page were read after.
     const events = itemStream(ids.filter((id) => bundle.records.has(id)), (id) => {
@@ -204,7 +226,7 @@ function itemEndpoints(key: 'id' | 'slug'): Endpoint<any>[] {
         const found = await cache?.lookup(cacheKey, ctx);
         if (found && 'hit' in found) return found.hit;
         const post = await requireEvent(ctx, params);
-        const refusal = readRefusal(ctx, post, raw);
+        const refusal = accessRefusal(ctx, post) ?? (await unlocksProtected(ctx, post, raw) ? undefined : passwordProtected());
         if (refusal) throw refusal;
         const bundle = await loadEventBundle(ctx.store.db, ctx, [post.id], [post]);
         const body = serializeEvent(ctx, bundle, post.id, { single: true });
