@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from '../../src/config.ts';
 import type { ApiError } from '../../src/http/errors.ts';
 import { Authenticator } from '../../src/http/auth.ts';
 import { verifySecret } from '../../src/users/secrets.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { basicAuth, describeEachDatabase, type Credentials, type Harness } from '../helpers/harness.ts';
 
 // D29/D33: failed authentications counted in the database per (client address, login) and per client address.
@@ -151,12 +152,11 @@ describeEachDatabase('failed authentications, default limits (D29)', (h) => {
     await codeOf(authenticator.authenticate(basicAuth('editor', 'wrong'), '203.0.113.71', NOW));
     // The clean-up runs after the attempt's own count, without delaying its answer.
     const read = () => h().store.db.selectFrom('auth_failures').select(['address', 'window_end']).execute();
-    let rows = await read();
-    for (let waited = 0; waited < 5000 && rows.some((row) => Number(row.window_end) <= now); waited += 10) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
+    let rows: Awaited<ReturnType<typeof read>> = [];
+    await eventually(async () => {
       rows = await read();
-    }
-    assert.ok(rows.every((row) => Number(row.window_end) > now), 'only current windows remain');
+      return rows.every((row) => Number(row.window_end) > now);
+    }, 'only current windows remain', () => JSON.stringify(rows));
     assert.deepEqual([...new Set(rows.map((row) => row.address))], ['203.0.113.71']);
   });
 
