@@ -6,12 +6,11 @@ import { createServer as createHttpServer } from 'node:http';
 import { createServer as createTcpServer, type Server, type Socket } from 'node:net';
 import { it } from 'node:test';
 import { WebhookWorker } from '../../src/webhooks/worker.ts';
+import { HANG_GUARD_MS } from '../helpers/eventually.ts';
 import { describeEachDatabase } from '../helpers/harness.ts';
 
 /** Far beyond the 1 KiB kept, far below what an endless answer sends: a few of the socket's 64 KiB reads. */
 const MAX_BYTES_READ = 256 * 1024;
-/** Bounds an attempt that would otherwise read for ever (the code before the fix); no test waits that long after it. */
-const TIMEOUT_MS = 5_000;
 const CHUNK = Buffer.alloc(16 * 1024, 'x');
 
 interface EndlessReceiver {
@@ -122,7 +121,8 @@ describeEachDatabase('Webhooks: a receiver answering without end', (h) => {
 
   async function attemptOnce(receiver: EndlessReceiver) {
     const hook = (await h().request('POST', '/webhooks', { as: admin(), body: { url: receiver.url, events: ['*'] } })).json();
-    const worker = new WebhookWorker(h().store, h().config, { timeoutMs: TIMEOUT_MS });
+    // The timeout bounds an attempt that would otherwise read for ever (the code before the fix), only against a hang.
+    const worker = new WebhookWorker(h().store, h().config, { timeoutMs: HANG_GUARD_MS });
     try {
       const created = await h().request('POST', '/venues', { as: admin(), body: { venue: 'Endless hall' } });
       assert.equal(created.statusCode, 201, created.body);

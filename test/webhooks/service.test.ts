@@ -3,9 +3,10 @@
 // large headers would run it: the webhook answers' header limit must not follow.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { eventually } from '../helpers/eventually.ts';
 import { createHarness, POSTGRES_AVAILABLE, type Harness } from '../helpers/harness.ts';
 import { startService, stopService, waitForHealth, type Started } from '../helpers/service-process.ts';
-import { startReceiver, sleep, type Receiver } from './receiver.ts';
+import { startReceiver, type Receiver } from './receiver.ts';
 
 for (const database of ['sqlite', 'postgres'] as const) {
   describe(`Webhooks in a service process [${database}]`, { skip: database === 'postgres' && !POSTGRES_AVAILABLE ? 'PostgreSQL does not answer' : false }, () => {
@@ -25,25 +26,19 @@ for (const database of ['sqlite', 'postgres'] as const) {
 
     /** The subscription's delivery log once it has `count` attempts (newest first). */
     const attempts = async (hookId: number, count: number) => {
-      const deadline = Date.now() + 20_000;
-      for (;;) {
-        const log = await call('GET', `/webhooks/${hookId}/deliveries`);
-        if (log.json.length >= count) return log.json;
-        if (Date.now() > deadline) throw new Error(`fewer than ${count} attempts recorded: ${JSON.stringify(log.json)}\n${service.output()}`);
-        await sleep(50);
-      }
+      let log: any[] = [];
+      await eventually(async () => {
+        log = (await call('GET', `/webhooks/${hookId}/deliveries`)).json;
+        return log.length >= count;
+      }, `${count} attempts are recorded`, () => `${JSON.stringify(log)}\n${service.output()}`);
+      return log;
     };
 
     /** The service's log lines, as JSON. */
     const logLines = () => service.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
     const logged = async (predicate: (line: Record<string, unknown>) => boolean) => {
-      const deadline = Date.now() + 20_000;
-      for (;;) {
-        const line = logLines().find(predicate);
-        if (line) return line;
-        if (Date.now() > deadline) throw new Error(`no such log line:\n${service.output()}`);
-        await sleep(50);
-      }
+      await eventually(() => logLines().some(predicate), 'the line is logged', service.output);
+      return logLines().find(predicate)!;
     };
 
     before(async () => {
