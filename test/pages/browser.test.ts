@@ -1,20 +1,26 @@
 // D28 in a real headless Chromium (Debian's package, driven by playwright-core; nothing is downloaded): the service
-// listens on a real port, and the pages are rendered, clicked through, checked with axe-core, and photographed into
-// docs/screenshots/ (the README shows them). Without Chromium the suite is skipped loudly; REQUIRE_BROWSER=1 (CI) makes
-// that a failure.
+// listens on a real port, and the pages are rendered, clicked through, checked with axe-core, and photographed. The
+// photographs are written only when SCREENSHOTS_DIR names a directory: `npm run screenshots` writes docs/screenshots/
+// (the README shows them); a test run writes nothing into the working tree. Without Chromium the suite is skipped
+// loudly; REQUIRE_BROWSER=1 (CI) makes that a failure.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { HANG_GUARD_MS } from '../helpers/eventually.ts';
 import { createHarness, type Harness } from '../helpers/harness.ts';
 import { pathOf, seedSite, type Site } from './support.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const AXE = fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url));
-const SCREENSHOTS = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
+/** Where the photographs go (`npm run screenshots`: docs/screenshots); unset, they are taken and checked, not kept. */
+const SCREENSHOTS = process.env.SCREENSHOTS_DIR ? resolve(process.env.SCREENSHOTS_DIR) : undefined;
+/** PNG's signature, which every photograph starts with. */
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 function browserAvailable(): boolean {
   if (existsSync(CHROMIUM)) return true;
@@ -25,6 +31,22 @@ function browserAvailable(): boolean {
 }
 
 const AVAILABLE = browserAvailable();
+
+const DOCS = fileURLToPath(new URL('../../docs/', import.meta.url));
+
+const isInside = (directory: string, path: string) => !relative(directory, path).split(sep).includes('..');
+
+/** Every file under `directory` but those under `except`: its size, modification time and SHA-256, by path. */
+function snapshot(directory: string, except?: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (const entry of readdirSync(directory, { recursive: true, withFileTypes: true })) {
+    const path = join(entry.parentPath, entry.name);
+    if (!entry.isFile() || (except !== undefined && isInside(except, path))) continue;
+    const { size, mtimeMs } = statSync(path);
+    files[relative(directory, path)] = `${size} bytes, modified ${mtimeMs}, sha256 ${createHash('sha256').update(readFileSync(path)).digest('hex')}`;
+  }
+  return files;
+}
 
 /** A small picture for the event's image, served instead of the (unreachable) CDN. */
 const PICTURE = `<svg xmlns="http://www.w3.org/2000/svg" width="1200" height="400" viewBox="0 0 1200 400">
@@ -38,8 +60,10 @@ describe('public pages in Chromium (D28)', { skip: AVAILABLE ? false : 'Chromium
   let origin: string;
   let context: BrowserContext;
   let profile: string;
+  let docsBefore: Record<string, string>;
 
   before(async () => {
+    docsBefore = snapshot(DOCS, SCREENSHOTS);
     h = await createHarness('sqlite', { VALIDATE_RESPONSES: '0' });
     site = await seedSite(h);
     await h.app.listen({ port: 0, host: '127.0.0.1' });
@@ -59,7 +83,9 @@ describe('public pages in Chromium (D28)', { skip: AVAILABLE ? false : 'Chromium
       if (url.startsWith('https://cdn.example.com/')) return route.fulfill({ status: 200, contentType: 'image/svg+xml', body: PICTURE });
       return route.abort();
     });
-    mkdirSync(SCREENSHOTS, { recursive: true });
+    // Playwright's own 30 s per step would judge the machine's speed: this bound only guards against a hang.
+    context.setDefaultTimeout(HANG_GUARD_MS);
+    if (SCREENSHOTS) mkdirSync(SCREENSHOTS, { recursive: true });
   });
 
   after(async () => {
@@ -86,7 +112,11 @@ describe('public pages in Chromium (D28)', { skip: AVAILABLE ? false : 'Chromium
     assert.deepEqual(serious, [], `${name}: ${JSON.stringify(violations)}`);
   }
 
-  const shoot = (page: Page, name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  const shoot = async (page: Page, name: string) => {
+    const png = await page.screenshot({ fullPage: true });
+    assert.deepEqual(png.subarray(0, PNG_SIGNATURE.length), PNG_SIGNATURE, `${name}: a PNG`);
+    if (SCREENSHOTS) writeFileSync(join(SCREENSHOTS, `${name}.png`), png);
+  };
 
   it('renders the event page with its JSON-LD matching the event, accessibly', async () => {
     const page = await open(pathOf(site.concert.url));
@@ -198,5 +228,9 @@ describe('public pages in Chromium (D28)', { skip: AVAILABLE ? false : 'Chromium
     assert.equal(await bad.locator('h1').textContent(), 'Bad address');
     await bad.close();
     await page.close();
+  });
+
+  it('writes nothing under docs/ but into SCREENSHOTS_DIR (`npm run screenshots`)', () => {
+    assert.deepEqual(snapshot(DOCS, SCREENSHOTS), docsBefore);
   });
 });
