@@ -102,7 +102,7 @@ async function main(): Promise<void> {
   try {
     const config = loadConfig();
     // Imports and upkeep are not requests: no statement time limit (D31 bounds the service's requests).
-    store = await openStore(config.database.dialect === 'postgres' ? { ...config.database, statementTimeoutMs: undefined } : config.database);
+    store = await openStore(config.database, { withoutStatementTimeout: true });
     await runCli(process.argv.slice(2), store, (line) => console.log(line), config);
   } catch (error) {
     if (error instanceof UsageError || error instanceof ConfigError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {

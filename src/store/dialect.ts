@@ -56,6 +56,13 @@ export interface StoreDialect {
   readonly bulkLoadUpkeep: BulkLoadUpkeep;
   /** Batch transactions an import keeps in flight at once. */
   readonly batchConcurrency: number;
+  /**
+   * How writers share the database. `many` (PostgreSQL): several connections write at once, so queued work is claimed
+   * with row locks (`FOR UPDATE SKIP LOCKED`) and background work may run on a thread of its own with its own
+   * connections. `one` (SQLite): one writer holds the whole database, so claims need no row locks and background work
+   * stays on the process's one connection.
+   */
+  readonly writers: 'many' | 'one';
 
   // --- Schema -----------------------------------------------------------------------------------------------------
   readonly schema: SchemaDialect;

@@ -17,6 +17,8 @@ export type Trx = Transaction<Database>;
 
 export interface Store {
   readonly db: Db;
+  /** How writers share the database (StoreDialect.writers): row-locked claims and a background thread, or neither. */
+  readonly writers: 'many' | 'one';
   /** Unicode-aware lower-casing of a text expression, the same on both databases. */
   lower(expression: Expression<string> | RawBuilder<string>): RawBuilder<string>;
   /**
@@ -85,6 +87,8 @@ export interface Store {
 export interface OpenStoreOptions {
   /** PostgreSQL only: keep every table in this schema (tests isolate themselves this way). */
   schema?: string;
+  /** Imports and upkeep are not requests: their statements run without the requests' time limit (D31). */
+  withoutStatementTimeout?: boolean;
 }
 
 /** Ids are 32-bit `integer` columns: a larger (or non-positive) number names no row, and PostgreSQL would reject it. */
@@ -114,7 +118,7 @@ export const outsideTransaction = (db: Db): Store | undefined => storesByDb.get(
 /** The one place that knows which implementation of StoreDialect serves which configuration. */
 const DIALECTS: { [K in DatabaseConfig['dialect']]: (config: Extract<DatabaseConfig, { dialect: K }>, options: OpenStoreOptions) => Promise<StoreDialect> } = {
   sqlite: (config) => openSqliteDialect(config.path),
-  postgres: (config, options) => openPostgresDialect(config.url, options.schema, config.statementTimeoutMs),
+  postgres: (config, options) => openPostgresDialect(config.url, options.schema, options.withoutStatementTimeout ? undefined : config.statementTimeoutMs),
 };
 
 export async function openStore(config: DatabaseConfig, options: OpenStoreOptions = {}): Promise<Store> {
@@ -161,6 +165,7 @@ export async function openStore(config: DatabaseConfig, options: OpenStoreOption
     transaction: (work) => run(work, false),
     batchTransaction: (work) => run(work, true),
     flushBatches: () => dialect.flushBatches(),
+    writers: dialect.writers,
     batchConcurrency: dialect.batchConcurrency,
     lock: (trx, key) => dialect.lock(trx, key),
     dataVersion: () => dialect.dataVersion(),

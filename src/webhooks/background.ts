@@ -66,7 +66,7 @@ function startWebhookThread(store: Store, log: FastifyBaseLogger): WebhookThread
 
 /** The delivery worker of this process: in a thread on PostgreSQL, inline on SQLite (see above). */
 export function startWebhooks(store: Store, config: Config, log: FastifyBaseLogger): WebhookThread {
-  if (config.database.dialect === 'postgres') return startWebhookThread(store, log);
+  if (store.writers === 'many') return startWebhookThread(store, log);
   const worker = new WebhookWorker(store, config, {
     onError: (error) => log.warn({ err: error }, 'webhook delivery worker: a run failed; tried again at the next wake-up'),
     log,

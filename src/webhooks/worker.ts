@@ -106,7 +106,8 @@ export class WebhookWorker {
   private readonly log: DeliveryLog;
   private readonly busy: () => boolean;
   private readonly pause: (ms: number) => Promise<void>;
-  private readonly postgres: boolean;
+  /** Several writers at once (StoreDialect.writers): claims take row locks, and own transactions skip the commit order. */
+  private readonly manyWriters: boolean;
   private timer: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;
   private running: Promise<void> | undefined;
@@ -140,7 +141,7 @@ export class WebhookWorker {
     this.log = options.log ?? UNREAD_LOG;
     this.busy = options.busy ?? (() => false);
     this.pause = options.pause ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
-    this.postgres = config.database.dialect === 'postgres';
+    this.manyWriters = store.writers === 'many';
   }
 
   /**
@@ -149,7 +150,7 @@ export class WebhookWorker {
    * SQLite the store's runner retries them while another process holds the write lock.
    */
   private tx<T>(work: (trx: Trx) => Promise<T>): Promise<T> {
-    return this.postgres ? this.store.db.transaction().execute(work) : this.store.transaction(work);
+    return this.manyWriters ? this.store.db.transaction().execute(work) : this.store.transaction(work);
   }
 
   /** Starts working in the background: now, after each commit of this process that wrote changes, and on a timer. */
@@ -334,7 +335,7 @@ export class WebhookWorker {
         .orderBy('d.next_attempt_ms')
         .orderBy('d.seq')
         .limit(this.batchSize)
-        .$if(this.postgres, (query) => query.forUpdate().skipLocked())
+        .$if(this.manyWriters, (query) => query.forUpdate().skipLocked())
         .execute();
       if (due.length === 0) return [];
       const ids = due.map((row) => Number(row.id));

@@ -30,6 +30,7 @@ export async function openSqliteDialect(path: string): Promise<StoreDialect> {
     bulkLoadUpkeep,
     // One writer at a time anyway.
     batchConcurrency: 1,
+    writers: 'one',
     schema,
     migrate: (migrations) => migrate(db, migrations),
     close: () => db.destroy(),
