@@ -3,7 +3,7 @@
 // transaction. plugins/conditional.ts puts them on the wire.
 import { createHash } from 'node:crypto';
 import { preconditionFailed } from '../domain/errors.ts';
-import { JSON_TYPE } from '../plugins/reply.ts';
+import { JSON_TYPE } from './content-types.ts';
 import type { Trx } from '../store/store.ts';
 
 /** An entity tag as sent: `opaque` keeps its double quotes (`"abc"`), `weak` is the `W/` prefix. */

@@ -3,7 +3,7 @@ import fp from 'fastify-plugin';
 import { preconditionFailed } from '../domain/errors.ts';
 import { entityTag, matchHolds, noneMatchFails, parseTagCondition, type TagCondition } from '../http/etag.ts';
 import { ApiError, toApiError } from '../http/errors.ts';
-import { JSON_TYPE } from './reply.ts';
+import { JSON_TYPE } from '../http/content-types.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

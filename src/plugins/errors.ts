@@ -5,7 +5,7 @@ import fp from 'fastify-plugin';
 import type { Config } from '../config.ts';
 import { BODY_LIMIT_BYTES } from '../http/body.ts';
 import { ApiError, noRoute, toApiError } from '../http/errors.ts';
-import { JSON_TYPE } from './reply.ts';
+import { JSON_TYPE } from '../http/content-types.ts';
 
 /**
  * The one place where errors become answers, all in the contract's `{code, message, data: {status}}` shape:

@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import { allowedMethods } from '../http/routes.ts';
-import { isBodiless, JSON_TYPE } from './reply.ts';
+import { JSON_TYPE } from '../http/content-types.ts';
+import { isBodiless } from './reply.ts';
 
 const NO_STORE = 'no-cache, must-revalidate, max-age=0, no-store, private';
 

@@ -1,9 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { hasItemStream, serializeBounded } from '../http/bounded-json.ts';
+import { JSON_TYPE } from '../http/content-types.ts';
 import type { Reply } from '../http/routes.ts';
-
-/** The Content-Type of every JSON answer, errors included (WordPress spells the charset this way). */
-export const JSON_TYPE = 'application/json; charset=UTF-8';
 
 /** A handler's `Reply` as it goes on the wire: what the read cache keeps and what `sendReply` writes. */
 export interface EncodedReply {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { entityTag, httpDate, ifMatchPrecondition, jsonTag, lastModifiedHeader, matchHolds, noneMatchFails, parseTagCondition } from '../../src/http/etag.ts';
 import { DomainError } from '../../src/domain/errors.ts';
-import { JSON_TYPE } from '../../src/plugins/reply.ts';
+import { JSON_TYPE } from '../../src/http/content-types.ts';
 
 describe('parseTagCondition', () => {
   it('reads *, one tag, weak tags and lists with optional whitespace and empty elements', () => {

@@ -26,7 +26,7 @@ import type { Db } from '../../store/store.ts';
 import { findEventPage } from './store.ts';
 import { EVENT_LIST_PASSWORD_TARGET, eventPasswordTarget, guessPassword, sentPassword, startPasswordGuess } from '../../http/event-passwords.ts';
 import { syncCursorHeader } from '../changes/header.ts';
-import { JSON_TYPE } from '../../plugins/reply.ts';
+import { JSON_TYPE } from '../../http/content-types.ts';
 import { embeddedTermObjects, eventItemCache, sameForEveryReader } from './item-cache.ts';
 
 const notFound = (id: number) => new ApiError(404, 'rest-event-not-found', `Event with ID ${id} does not exist.`);
