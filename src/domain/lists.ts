@@ -1,3 +1,17 @@
+/** The effective query a list echoes in its URLs: ordered name/value pairs, lists already joined as CSV. */
+export type EchoedQuery = Array<[string, string | number | boolean | undefined]>;
+
+/** The page size a list uses: the one asked for, else the default, never more than the maximum. */
+export const clampPerPage = (requested: number | undefined, fallback: number, max: number) => Math.min(requested ?? fallback, max);
+
+/** `tribe_is_truthy`: the looser reading some list filters use (`yes`, `on` count as true). */
+export function coerceTruthy(raw: unknown): boolean | undefined {
+  if (typeof raw === 'boolean') return raw;
+  if (typeof raw === 'number') return raw !== 0;
+  if (typeof raw !== 'string') return undefined;
+  return ['true', '1', 'yes', 'on'].includes(raw.trim().toLowerCase());
+}
+
 /** A list as CSV (`1, 2`) or as a real array; items are scalars. Undefined when the value is neither. */
 export function toList(raw: unknown): string[] | undefined {
   if (typeof raw === 'number') return [String(raw)];

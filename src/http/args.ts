@@ -1,7 +1,7 @@
 import Type, { type TSchema } from 'typebox';
 import { typeIssue, type ParamIssue } from './errors.ts';
 import type { RequestContext } from './context.ts';
-import { toList } from '../domain/lists.ts';
+import { coerceTruthy, toList } from '../domain/lists.ts';
 import { MAX_SLUG_LENGTH } from '../domain/slugs.ts';
 
 /**
@@ -132,13 +132,6 @@ export function coerceBoolean(raw: unknown): boolean | undefined {
   }
 }
 
-/** `tribe_is_truthy`: the looser reading some list filters use (`yes`, `on` count as true). */
-export function coerceTruthy(raw: unknown): boolean | undefined {
-  if (typeof raw === 'boolean') return raw;
-  if (typeof raw === 'number') return raw !== 0;
-  if (typeof raw !== 'string') return undefined;
-  return ['true', '1', 'yes', 'on'].includes(raw.trim().toLowerCase());
-}
 
 export function coerceInteger(raw: unknown): number | undefined {
   if (typeof raw === 'number') return Number.isSafeInteger(raw) ? raw : undefined;

@@ -1,8 +1,7 @@
+import type { EchoedQuery } from '../domain/lists.ts';
 import type { ItemStream } from './bounded-json.ts';
 import type { Reply } from './routes.ts';
 
-/** The effective query a list echoes in its URLs: ordered name/value pairs, lists already joined as CSV. */
-export type EchoedQuery = Array<[string, string | number | boolean | undefined]>;
 
 export interface PageRequest {
   page: number;
@@ -71,4 +70,3 @@ export function postListReply(key: string, items: unknown[] | ItemStream, total:
   return { body, headers: listHeaders(total, pages, links) };
 }
 
-export const clampPerPage = (requested: number | undefined, fallback: number, max: number) => Math.min(requested ?? fallback, max);

@@ -1,15 +1,10 @@
-// D24 `modified_after` / `modified_before` on the event, venue and organizer lists: bounds on `modified_utc`.
-// Values use the D8 date grammar read in the site time zone (like every list date); `modified_after` is exclusive,
-// `modified_before` inclusive, so `after=X` and `before=X` split a set in two without overlap or gap. Lists echo the
-// bounds as UTC instants (`2024-05-01T10:00:00Z`), which read back to the same instant whatever the zone, DST
-// included, and keep a relative value such as `3 days ago` from moving while a client follows next_rest_url.
+// D24 `modified_after` / `modified_before` at the HTTP edge: their arguments, and the filter of the venue and organizer
+// lists. The bounds themselves (what the values mean) are domain/dates/modified-bounds.ts.
 import type { DateTime } from 'luxon';
 import type { SqlBool } from 'kysely';
 import { sql } from 'kysely';
-import { parseDateInput } from '../../domain/dates/input-grammar.ts';
-import { formatWp } from '../../domain/dates/stored-format.ts';
+import { modifiedBounds, modifiedEcho } from '../../domain/dates/modified-bounds.ts';
 import { arg } from '../../http/args.ts';
-import type { EchoedQuery } from '../../http/list.ts';
 import { isTime } from '../../http/validators.ts';
 import type { ListFilter } from '../linked/routes.ts';
 
@@ -25,31 +20,6 @@ export const modifiedArgs = {
     format: 'date-time',
   }),
 };
-
-/** Bounds on `modified_utc`, UTC `YYYY-MM-DD HH:MM:SS`: `modified_utc > after` and `modified_utc <= before`. */
-export interface ModifiedBounds {
-  after?: string;
-  before?: string;
-}
-
-/** A validated value as a UTC bound (undefined when not sent). */
-function utcBound(input: unknown, siteZone: string, now: DateTime): string | undefined {
-  if (input === undefined) return undefined;
-  const parsed = parseDateInput(input, siteZone, now);
-  return parsed === null ? undefined : formatWp(parsed.toUTC());
-}
-
-export function modifiedBounds(params: { modified_after?: unknown; modified_before?: unknown }, siteZone: string, now: DateTime): ModifiedBounds {
-  return { after: utcBound(params.modified_after, siteZone, now), before: utcBound(params.modified_before, siteZone, now) };
-}
-
-const asInstant = (bound: string | undefined) => (bound === undefined ? undefined : `${bound.replace(' ', 'T')}Z`);
-
-/** What rest_url and the page links carry for the bounds. */
-export const modifiedEcho = (bounds: ModifiedBounds): EchoedQuery => [
-  ['modified_after', asInstant(bounds.after)],
-  ['modified_before', asInstant(bounds.before)],
-];
 
 /** The filter of the venue and organizer lists (their `posts` row is the item). */
 export function modifiedListFilter(): ListFilter {

@@ -3,10 +3,9 @@
 import type { DateTime } from 'luxon';
 import { listStatusesAllowed, type PostStatus, type Viewer } from '../../domain/access.ts';
 import { defaultListWindow, inclusiveBound, strictBound } from '../../domain/dates/list-window.ts';
-import { coerceTruthy } from '../../http/args.ts';
-import type { ParamIssue } from '../../http/errors.ts';
-import { clampPerPage, type EchoedQuery } from '../../http/list.ts';
-import { modifiedBounds, modifiedEcho, type ModifiedBounds } from '../changes/modified-filter.ts';
+import { modifiedBounds, modifiedEcho, type ModifiedBounds } from '../../domain/dates/modified-bounds.ts';
+import type { FieldIssue } from '../../domain/errors.ts';
+import { clampPerPage, coerceTruthy, type EchoedQuery } from '../../domain/lists.ts';
 
 export const DATE_PARAMS = ['start_date', 'end_date', 'starts_before', 'starts_after', 'ends_before', 'ends_after'] as const;
 export type DateParam = (typeof DATE_PARAMS)[number];
@@ -152,7 +151,7 @@ export interface EventListPlan {
 export const DEFAULT_RADIUS_KM = 25;
 
 /** D13: the latitude and longitude filters come as a pair; the issue names the missing one. */
-export function coordinateIssue(params: Pick<EventListParams, 'geoloc_lat' | 'geoloc_lng'>): Record<string, ParamIssue> | null {
+export function coordinateIssue(params: Pick<EventListParams, 'geoloc_lat' | 'geoloc_lng'>): Record<string, FieldIssue> | null {
   const hasLat = params.geoloc_lat !== undefined;
   if (hasLat === (params.geoloc_lng !== undefined)) return null;
   const missing = hasLat ? 'geoloc_lng' : 'geoloc_lat';

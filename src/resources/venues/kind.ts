@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { coerceTruthy } from '../../http/args.ts';
+import { coerceTruthy } from '../../domain/lists.ts';
 import type { LinkedPostKind, Meta } from '../linked/kind.ts';
 import { sentText } from '../linked/fields.ts';
 import { checkCoordinates, VENUE_TEXT_FIELDS, venueFieldArgs } from './schema.ts';
