@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { resolveZone, decodeText, ImportFileError, parseCalendar } from '../../src/ical/import.ts';
-import { sequenceChanges, type SequenceFields } from '../../src/ical/sequence.ts';
+import { sequenceChanges, type SequenceFields } from '../../src/domain/ical-sequence.ts';
 import { dayAfter, htmlToText, writeCalendar, zoneBlock, type IcalEvent } from '../../src/ical/write.ts';
 import { byUid, parseFeed, prop } from './support.ts';
 

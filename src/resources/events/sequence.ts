@@ -1,31 +1,10 @@
 // D26: an event's iCalendar identity that writes keep: SEQUENCE grows by one each time what a calendar shows as the
-// event's "when, what, where, whether" changes (RFC 5545 §3.8.7.4), and the import's own columns (UID, digest).
+// event's "when, what, where, whether" changes (the rule: domain/ical-sequence.ts), and the import's own columns (UID,
+// digest).
 import type { Updateable } from 'kysely';
-import type { EventsTable } from '../store/schema.ts';
-import type { Trx } from '../store/store.ts';
-
-/**
- * What SEQUENCE follows: the dates (and zone, all-day, and a series' RRULE/RDATE/EXDATE lines, D25), the title, the
- * venue (LOCATION) and the status.
- */
-export interface SequenceFields {
-  title: string;
-  status: string;
-  start_local: string;
-  end_local: string;
-  timezone: string;
-  all_day: number;
-  venue_id: number | null;
-  /** JSON of the series' lines ('' for a single event). */
-  recurrence?: string;
-}
-
-const KEYS: ReadonlyArray<keyof SequenceFields> = ['title', 'status', 'start_local', 'end_local', 'timezone', 'all_day', 'venue_id', 'recurrence'];
-
-/** Pure: whether a write from `before` to `after` is a change subscribers must take over (SEQUENCE + 1). */
-export function sequenceChanges(before: SequenceFields, after: SequenceFields): boolean {
-  return KEYS.some((key) => before[key] !== after[key]);
-}
+import { sequenceChanges, type SequenceFields } from '../../domain/ical-sequence.ts';
+import type { EventsTable } from '../../store/schema.ts';
+import type { Trx } from '../../store/store.ts';
 
 async function currentFields(trx: Trx, id: number): Promise<SequenceFields | undefined> {
   return trx.selectFrom('posts').innerJoin('events', 'events.id', 'posts.id')
