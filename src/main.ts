@@ -11,18 +11,6 @@ import { ensureAdmin } from './users/bootstrap.ts';
 const MAX_CRASHES = 5;
 const CRASH_WINDOW_MS = 60_000;
 
-function loadConfigOrExit(): Config {
-  try {
-    return loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      process.exit(78);
-    }
-    throw error;
-  }
-}
-
 /**
  * Migrates the database and ensures ADMIN_USER here, once, before any worker opens it: workers never race on a
  * migration, and none of them checks ADMIN_PASSWORD again.
@@ -89,11 +77,19 @@ async function runPrimary(config: Config): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const config = loadConfigOrExit();
+  const config = loadConfig();
   if (cluster.isPrimary && config.workers > 1) return runPrimary(config);
   // Loaded only where requests are served: a cluster's primary stays smaller (measured: 128 MB resident instead of 166).
   const { serve } = await import('./serve.ts');
   await serve(config, { ensureAdmin: !cluster.isWorker });
 }
 
-await main();
+try {
+  await main();
+} catch (error) {
+  // A setting the service cannot run with (a bad variable, a database schema it may not create): one line saying so,
+  // and EX_CONFIG, rather than a stack trace.
+  if (!(error instanceof ConfigError)) throw error;
+  console.error(error.message);
+  process.exit(78);
+}

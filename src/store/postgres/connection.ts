@@ -1,6 +1,7 @@
 import pg from 'pg';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
 import type { Database } from '../schema.ts';
+import { ensureSearchPathSchema } from './search-path.ts';
 
 // COUNT(*) and other bigint results arrive as strings by default; our counts (and change seqs) fit in a double.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
@@ -11,19 +12,12 @@ export interface PostgresConnection {
 }
 
 /**
- * A pool of connections to `url`; with `schema`, every table lives in that schema, created when missing. With
- * `statementTimeoutMs`, every statement on these connections is cancelled by the server after that long (D31,
- * `statement_timeout`: error 57014, answered 503 `rest_timeout`).
+ * A pool of connections to `url`; with `schema`, every table lives in that schema. The schema the search_path names
+ * first (`schema`, or one DATABASE_URL sets) is created when missing. With `statementTimeoutMs`, every statement on
+ * these connections is cancelled by the server after that long (D31, `statement_timeout`: error 57014, answered 503
+ * `rest_timeout`).
  */
 export async function openPostgresConnection(url: string, schema?: string, statementTimeoutMs?: number): Promise<PostgresConnection> {
-  if (schema) {
-    const admin = new Kysely<any>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1 }) }) });
-    try {
-      await sql`create schema if not exists ${sql.id(schema)}`.execute(admin);
-    } finally {
-      await admin.destroy();
-    }
-  }
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
@@ -32,5 +26,11 @@ export async function openPostgresConnection(url: string, schema?: string, state
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
+  try {
+    await ensureSearchPathSchema(pool);
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
   return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), pool };
 }
