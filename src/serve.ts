@@ -1,5 +1,5 @@
 // What one serving process does: open the store, serve the API until SIGTERM or SIGINT, then close gracefully. Run by
-// src/main.ts in its own process (WORKERS=1) or in each cluster worker (WORKERS>1).
+// src/launch.ts in its own process (WORKERS=1) or in each cluster worker (WORKERS>1).
 import { DateTime } from 'luxon';
 import { buildApp } from './app.ts';
 import { keepChangesPruned } from './changes/retention.ts';
