@@ -7,9 +7,12 @@ import { migrations } from './migrations.ts';
 import { openPostgresDialect } from './postgres/dialect.ts';
 import type { Database } from './schema.ts';
 import { openSqliteDialect } from './sqlite/dialect.ts';
-import { openHooks, runAfterCommit, runBeforeCommit } from './transaction-hooks.ts';
+import { openerOf, openHooks, runAfterCommit, runBeforeCommit } from './transaction-hooks.ts';
 
-export { afterCommit, beforeCommit, storeOf } from './transaction-hooks.ts';
+export { afterCommit, beforeCommit } from './transaction-hooks.ts';
+
+/** The store whose transaction `trx` is (only stores open transactions with hooks: the cast holds). */
+export const storeOf = (trx: Trx): Store => openerOf(trx) as Store;
 export { escapeLike } from './text.ts';
 
 export type Db = Kysely<Database>;

@@ -1,12 +1,14 @@
 import type { Transaction } from 'kysely';
 import type { Database } from './schema.ts';
-import type { Store } from './store.ts';
 
 type Trx = Transaction<Database>;
 
-/** What a transaction of Store.transaction runs besides its work, collected while the work runs. */
+/**
+ * What a transaction of Store.transaction runs besides its work, collected while the work runs. The store that opened
+ * it is kept as it was given (store.ts types it for its callers), so that this file need not import store.ts back.
+ */
 interface TransactionHooks {
-  readonly store: Store;
+  readonly store: unknown;
   readonly beforeCommit: Array<(trx: Trx) => Promise<void>>;
   readonly afterCommit: Array<() => void>;
 }
@@ -36,11 +38,11 @@ export function afterCommit(trx: Trx, hook: () => void): void {
   hooksOf(trx).afterCommit.push(hook);
 }
 
-/** The store whose transaction `trx` is. */
-export const storeOf = (trx: Trx): Store => hooksOf(trx).store;
+/** The store whose transaction `trx` is, as Store.transaction gave it to {@link openHooks}. */
+export const openerOf = (trx: Trx): unknown => hooksOf(trx).store;
 
 /** Store.transaction's side: registers the hooks of a new transaction (one per attempt). */
-export function openHooks(trx: Trx, store: Store): TransactionHooks {
+export function openHooks(trx: Trx, store: unknown): TransactionHooks {
   const hooks: TransactionHooks = { store, beforeCommit: [], afterCommit: [] };
   open.set(trx, hooks);
   return hooks;

@@ -13,7 +13,7 @@ import { onChangesCommitted } from '../changes/log.ts';
 import type { Config } from '../config.ts';
 import type { Store } from '../store/store.ts';
 import { WebhookWorker } from './worker.ts';
-import { requestActivity } from '../http/activity.ts';
+import { requestActivity } from '../background/activity.ts';
 
 export interface WebhookThread {
   /** Resolves once the thread has started its worker (its database is open). */

@@ -5,7 +5,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { loadConfig } from '../config.ts';
 import { openStore } from '../store/store.ts';
 import { WebhookWorker } from './worker.ts';
-import { RequestActivity } from '../http/activity.ts';
+import { RequestActivity } from '../background/activity.ts';
 
 const port = parentPort!;
 const data = workerData as { env: Record<string, string | undefined>; activity: SharedArrayBuffer };
