@@ -9,18 +9,11 @@ import { hasParam, type ParamMap } from '../../http/params.ts';
 import { processArgs } from '../../http/routes.ts';
 import type { LinkedPostKind } from '../linked/kind.ts';
 import { linkedFieldArgs } from '../linked/routes.ts';
+import type { LinkedInput, LinkedRef } from '../linked/input.ts';
 import type { Sent } from '../linked/service.ts';
 import { loadPost } from '../posts/args.ts';
 import { mayAssignAuthor, postLike } from '../posts/fields.ts';
 
-/** An existing item, or the fields of one to create (or de-duplicate, §7.2). */
-export type LinkedRef = { id: number } | { fields: Sent };
-
-/**
- * What the field asks for: a list of items (empty means "none"), or a CSV string of ids, which the reference accepts
- * in validation and then refuses with `could-not-create-*`.
- */
-export type LinkedInput = { refs: LinkedRef[] } | { csv: true };
 
 /** PHP's `empty()`: these values link nothing. */
 const isEmptyValue = (value: unknown) =>

@@ -21,7 +21,7 @@ import { countNewEvents, withTermCounts } from '../terms/counts.ts';
 import { resolveTermsForWrite, setEventTerms, type Taxonomy } from '../terms/service.ts';
 import { venueKind } from '../venues/kind.ts';
 import { followSequence, followTrash, icalColumns } from './sequence.ts';
-import type { LinkedInput } from './linked-input.ts';
+import type { LinkedInput } from '../linked/input.ts';
 import { isWpValue, resolveSchedule, type EventSchedule, type ScheduleResult, type StoredSchedule } from './schedule.ts';
 import {
   CANCELLED, copySeriesFields, deleteSeriesMembers, expandSeries, invalidRecurrence, isOccurrence, lockSeriesOf, overridesOf, readRecurrence,

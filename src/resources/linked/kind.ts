@@ -1,5 +1,4 @@
 import type { TProperties } from 'typebox';
-import type { Args } from '../../http/args.ts';
 import type { FieldIssue } from '../../domain/errors.ts';
 import type { Trx } from '../../store/store.ts';
 
@@ -16,8 +15,8 @@ export interface LinkedPostKind {
   /** The key that holds the item's name in requests and responses. */
   nameKey: 'venue' | 'organizer';
   metaTable: 'venues' | 'organizers';
-  /** Field arguments besides the name and the shared post arguments. */
-  fieldArgs: Args;
+  /** The item's own fields besides the name and the shared post fields (the HTTP edge reads each: linked/fields.ts). */
+  fieldNames: readonly string[];
   /** Meta columns the list `search` looks into, besides title, content and excerpt (§6). */
   searchColumns: readonly string[];
   /** The meta row for a new item; `sent` holds only the fields the request carried. */

@@ -20,6 +20,8 @@ import type { LinkedPostKind } from './kind.ts';
 import { linkedResponseSchemas } from './response.ts';
 import { loadLinked, serializeLinked } from './serialize.ts';
 import { createLinkedItem, deleteLinkedItem, trashLinkedItem, updateLinkedItem, type Sent } from './service.ts';
+import { organizerFieldArgs } from '../organizers/args.ts';
+import { venueFieldArgs } from '../venues/schema.ts';
 
 
 /** Extra list filters a later slice adds (the event-related ones): args, a WHERE clause and what rest_url echoes. */
@@ -47,12 +49,15 @@ function matchesSearch(ctx: RequestContext, kind: LinkedPostKind, words: string[
 }
 
 /** The fields a create (name required) or an update accepts; events validate inline venues/organizers with them too. */
+/** Each kind's own field arguments (the core names the fields: LinkedPostKind.fieldNames). */
+const FIELD_ARGS: Record<LinkedPostKind['type'], Args> = { venue: venueFieldArgs, organizer: organizerFieldArgs };
+
 export const linkedFieldArgs = (kind: LinkedPostKind, nameRequired: boolean): Args => ({
   [kind.nameKey]: nameRequired
     ? arg.string({ description: `The ${kind.type} name.`, required: true, validate: nonEmptyString, maxLength: 1000 })
     : arg.string({ description: `The ${kind.type} name.`, validate: nonEmptyString, maxLength: 1000 }),
   description: arg.any({ description: `The ${kind.type} description (HTML, sanitised).`, validate: stringOrEmpty }),
-  ...kind.fieldArgs,
+  ...FIELD_ARGS[kind.type],
   ...postWriteArgs,
   // D25: only events recur; a rule sent for a venue or an organizer is a mistake worth saying, not ignoring.
   recurrence: arg.any({

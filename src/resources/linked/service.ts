@@ -57,7 +57,7 @@ export async function createLinked(trx: Trx, store: Store, actor: Actor, kind: L
   const duplicate = await findDuplicate(trx, store, actor, kind, name, content);
   if (duplicate) {
     // Only the item's own fields are written onto it: its name, status, author and publication date stay.
-    const meta = Object.fromEntries([...Object.keys(kind.fieldArgs), 'image'].map((key) => [key, sent[key]]));
+    const meta = Object.fromEntries([...kind.fieldNames, 'image'].map((key) => [key, sent[key]]));
     await updateLinked(trx, actor, kind, await claimExisting(trx, duplicate.id, notFound(kind)), meta);
     return { id: duplicate.id, reused: true };
   }

@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import type { LinkedPostKind } from '../linked/kind.ts';
-import { obfuscateEmail, sentText, textField, websiteField } from '../linked/fields.ts';
+import { obfuscateEmail, sentText } from '../linked/text.ts';
 
 const TEXT_FIELDS = ['phone', 'website', 'email'] as const;
 
@@ -9,11 +9,7 @@ export const organizerKind: LinkedPostKind = {
   collection: 'organizers',
   nameKey: 'organizer',
   metaTable: 'organizers',
-  fieldArgs: {
-    phone: textField('Phone number.'),
-    website: websiteField('The organizer website: an absolute URL, or empty.'),
-    email: textField('Email address (returned as sent; obfuscated only inside json_ld).'),
-  },
+  fieldNames: ['phone', 'website', 'email'],
   searchColumns: ['phone', 'email', 'website'],
   keepWhenEmpty: [],
 

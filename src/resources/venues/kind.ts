@@ -1,8 +1,8 @@
 import Type from 'typebox';
 import { coerceTruthy } from '../../domain/lists.ts';
 import type { LinkedPostKind, Meta } from '../linked/kind.ts';
-import { sentText } from '../linked/fields.ts';
-import { checkCoordinates, VENUE_TEXT_FIELDS, venueFieldArgs } from './schema.ts';
+import { sentText } from '../linked/text.ts';
+import { checkCoordinates, VENUE_TEXT_FIELDS } from './fields.ts';
 
 /** §7.2: when not sent, stateprovince is the state for US addresses, else the province. */
 export function deriveStateProvince(state: string, province: string, country: string): string {
@@ -23,7 +23,7 @@ export const venueKind: LinkedPostKind = {
   collection: 'venues',
   nameKey: 'venue',
   metaTable: 'venues',
-  fieldArgs: venueFieldArgs,
+  fieldNames: ['address', 'city', 'country', 'province', 'state', 'zip', 'phone', 'website', 'stateprovince', 'show_map', 'show_map_link', 'geo_lat', 'geo_lng'],
   searchColumns: ['address', 'city', 'province', 'state', 'stateprovince', 'zip', 'phone'],
   keepWhenEmpty: ['geo_lat', 'geo_lng'],
 

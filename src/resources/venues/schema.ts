@@ -1,9 +1,6 @@
 import { arg } from '../../http/args.ts';
 import type { Validator } from '../../http/args.ts';
-import type { ParamIssue } from '../../http/errors.ts';
 import { textField, websiteField } from '../linked/fields.ts';
-
-export const VENUE_TEXT_FIELDS = ['address', 'city', 'country', 'province', 'state', 'zip', 'phone', 'stateprovince'] as const;
 
 const inRange = (min: number, max: number): Validator<unknown> => (value) => {
   if (value === '') return true;
@@ -26,17 +23,3 @@ export const venueFieldArgs = {
   geo_lat: arg.any({ description: 'Latitude, −90 to 90; send with geo_lng, or "" to clear both.', validate: inRange(-90, 90) }),
   geo_lng: arg.any({ description: 'Longitude, −180 to 180; send with geo_lat, or "" to clear both.', validate: inRange(-180, 180) }),
 };
-
-/** D13: coordinates come as a pair, both numbers or both `""` (which clears them). */
-export function checkCoordinates(sent: Record<string, unknown>): Record<string, ParamIssue | null> | null {
-  const hasLat = sent.geo_lat !== undefined;
-  const hasLng = sent.geo_lng !== undefined;
-  if (!hasLat && !hasLng) return null;
-  if (hasLat !== hasLng) {
-    const missing = hasLat ? 'geo_lng' : 'geo_lat';
-    return { [missing]: { code: 'rest_missing_coordinate', message: 'geo_lat and geo_lng must be sent together.', data: { param: missing } } };
-  }
-  if ((sent.geo_lat === '') === (sent.geo_lng === '')) return null;
-  const empty = sent.geo_lat === '' ? 'geo_lat' : 'geo_lng';
-  return { [empty]: { code: 'rest_missing_coordinate', message: 'geo_lat and geo_lng are cleared together: send "" for both.', data: { param: empty } } };
-}
