@@ -1,5 +1,6 @@
 /**
- * expandRecurrence: the occurrences of a parsed recurrence up to a horizon, in UTC and in the series' zone.
+ * expandRecurrence: the occurrences of a parsed recurrence up to a horizon, in UTC and in the series' zone; with
+ * `completeFiniteRules`, every occurrence of the rules that end (COUNT or UNTIL) and of RDATE, however far past it.
  *
  * Rules are expanded in wall-clock time (rule-iterator.ts) and each wall-clock start is converted with the service's
  * zone code, so a series keeps its local time across DST changes. A start inside a spring-forward gap moves forward by
@@ -12,9 +13,9 @@ import type { Zone } from 'luxon';
 import { wallClockInstant } from '../dates/wall-clock.ts';
 import { offsetAt } from '../dates/zone-offsets.ts';
 import { requireZone } from '../dates/zones.ts';
-import { Budget, BudgetExhausted, DEFAULT_EXPANSION_BUDGET, DEFAULT_LOOKAHEAD_BUDGET, type ExpansionWork } from './budget.ts';
+import { Budget, BudgetExhausted, DEFAULT_EXPANSION_BUDGET, DEFAULT_FINITE_BUDGET, DEFAULT_LOOKAHEAD_BUDGET, type ExpansionWork } from './budget.ts';
 import { formatFloating, requireFloating, SECONDS_PER_DAY } from './civil.ts';
-import { tooCostlyMessage, tooManyMessage } from './messages.ts';
+import { tooCostlyMessage, tooManyInAllMessage, tooManyMessage } from './messages.ts';
 import { ruleStarts, type UntilTest } from './rule-iterator.ts';
 import type { DateValue, Expansion, ExpansionOptions, OccurrenceTimes, ParsedRecurrence, RuleSpec, SeriesStart } from './types.ts';
 
@@ -25,6 +26,7 @@ export interface ExpansionLimits {
   /** Work units up to the horizon and past it (see budget.ts); for tests. */
   budget?: number;
   lookahead?: number;
+  finite?: number;
   /** Counts the walk's steps (see budget.ts); for tests. */
   work?: ExpansionWork;
 }
@@ -48,7 +50,10 @@ export function expandRecurrence(
   const horizon = requireFloating(options.horizonUtc) * 1000;
   const horizonLocal = toLocal(horizon, zone);
   const bound = horizonLocal + HORIZON_MARGIN_SECONDS;
-  const budget = new Budget(limits.budget ?? DEFAULT_EXPANSION_BUDGET, limits.lookahead ?? DEFAULT_LOOKAHEAD_BUDGET, bound, limits.work);
+  const budget = new Budget(
+    limits.budget ?? DEFAULT_EXPANSION_BUDGET, limits.lookahead ?? DEFAULT_LOOKAHEAD_BUDGET, limits.finite ?? DEFAULT_FINITE_BUDGET, bound, limits.work,
+  );
+  const completeFinite = options.completeFiniteRules ?? false;
 
   const excludedInstants = new Set<number>();
   const excludedDays = new Set<number>();
@@ -59,21 +64,26 @@ export function expandRecurrence(
   const isExcluded = (start: Start) =>
     excludedInstants.has(start.instant) || excludedDays.has(Math.floor(start.nominal / SECONDS_PER_DAY));
 
+  // Every start seen, by instant (the first one seen of an instant stays), and those listed: up to the horizon, and
+  // past it DTSTART and, with completeFiniteRules, the starts of finite rules and RDATE.
   const kept = new Map<number, Start>();
-  let withinHorizon = 0;
+  const listed = new Set<number>();
   let complete = true;
-  const add = (start: Start, isDtstart = false): boolean => {
-    if (isExcluded(start) || kept.has(start.instant)) return true;
-    kept.set(start.instant, start);
-    if (start.instant > horizon) {
-      if (isDtstart) return true; // listed anyway (below)
+  const add = (start: Start, listedPastHorizon: boolean): boolean => {
+    if (isExcluded(start) || listed.has(start.instant)) return true;
+    if (!kept.has(start.instant)) kept.set(start.instant, start);
+    if (start.instant > horizon && !listedPastHorizon) {
       complete = false;
       return true;
     }
-    withinHorizon += 1;
-    return withinHorizon <= options.maxOccurrences;
+    listed.add(start.instant);
+    return listed.size <= options.maxOccurrences;
   };
-  const tooMany = (): Expansion => ({ ok: false, reason: 'too_many', message: tooManyMessage(options.maxOccurrences, options.horizonUtc) });
+  const tooMany = (start: Start): Expansion => ({
+    ok: false,
+    reason: 'too_many',
+    message: start.instant > horizon ? tooManyInAllMessage(options.maxOccurrences) : tooManyMessage(options.maxOccurrences, options.horizonUtc),
+  });
 
   // DTSTART is always the first occurrence, even past the horizon, unless an EXDATE removes it.
   const first = { nominal: dtstart, instant: wallClockInstant(dtstart * 1000, zone) };
@@ -81,12 +91,15 @@ export function expandRecurrence(
 
   const ruleLines = recurrence.lines.filter((line) => line.startsWith('RRULE:'));
   for (const [index, rule] of recurrence.rules.entries()) {
+    const toItsEnd = completeFinite && (rule.count !== null || rule.until !== null);
+    budget.walkingFinite = toItsEnd;
     const starts = ruleStarts(rule, dtstart, untilTest(rule, zone), budget);
     try {
       for (const nominal of starts) {
         budget.spend(1, nominal);
-        if (!add({ nominal, instant: wallClockInstant(nominal * 1000, zone) })) return tooMany();
-        if (nominal > bound && nominal !== dtstart) break; // one start past the horizon: the series continues
+        const start = { nominal, instant: wallClockInstant(nominal * 1000, zone) };
+        if (!add(start, toItsEnd)) return tooMany(start);
+        if (!toItsEnd && nominal > bound && nominal !== dtstart) break; // one start past the horizon: the series continues
       }
     } catch (error) {
       if (!(error instanceof BudgetExhausted)) throw error;
@@ -100,10 +113,10 @@ export function expandRecurrence(
     const start = nominal !== null
       ? { nominal, instant: wallClockInstant(nominal * 1000, zone) }
       : { nominal: toLocal(instantOfValue(value, zone), zone), instant: instantOfValue(value, zone) };
-    if (!add(start)) return tooMany();
+    if (!add(start, completeFinite)) return tooMany(start);
   }
 
-  const starts = [...kept.values()].filter((start) => start.instant <= horizon || start === first);
+  const starts = [...kept.values()].filter((start) => listed.has(start.instant));
   starts.sort((a, b) => a.instant - b.instant);
   return { ok: true, occurrences: starts.map((start) => occurrenceTimes(start, duration, series.allDay, zone)), complete };
 }

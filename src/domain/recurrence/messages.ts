@@ -13,6 +13,10 @@ export function tooManyMessage(max: number, horizonUtc: string): string {
   return `The recurrence has more than ${max} occurrences up to ${horizonUtc} UTC: end it sooner with COUNT or UNTIL, or repeat less often.`;
 }
 
+export function tooManyInAllMessage(max: number): string {
+  return `The recurrence has more than ${max} occurrences in all: end it sooner with COUNT or UNTIL, or repeat less often.`;
+}
+
 export function tooCostlyMessage(line: string): string {
   return `The recurrence line ${JSON.stringify(line)} matches too rarely to be expanded: check its BYxxx parts (for example BYMONTHDAY=30 with BYMONTH=2 never matches).`;
 }

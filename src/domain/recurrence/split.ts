@@ -14,7 +14,7 @@ import type { Zone } from 'luxon';
 import { basicUtc } from '../dates/stored-format.ts';
 import { wallClockInstant } from '../dates/wall-clock.ts';
 import { requireZone } from '../dates/zones.ts';
-import { Budget, BudgetExhausted, DEFAULT_EXPANSION_BUDGET } from './budget.ts';
+import { Budget, BudgetExhausted, DEFAULT_EXPANSION_BUDGET, DEFAULT_FINITE_BUDGET } from './budget.ts';
 import { formatFloating, requireFloating, SECONDS_PER_DAY } from './civil.ts';
 import { toLocal, untilTest } from './expand.ts';
 import { tooCostlyMessage } from './messages.ts';
@@ -55,8 +55,9 @@ export function splitRecurrence(split: SeriesSplit, limits: { budget?: number } 
     ? `UNTIL=${dateText(Math.floor(splitLocal / SECONDS_PER_DAY) - 1)}`
     : `UNTIL=${basicUtc(formatFloating(splitInstant / 1000 - 1))}`;
   const target = { zone: newZone, allDay: newStart.allDay };
-  // The counting walk covers what the expansion that produced the occurrence walked: the same allowance suffices.
-  const budget = new Budget(limits.budget ?? DEFAULT_EXPANSION_BUDGET, 0, Infinity);
+  // The counting walk covers what the expansion that produced the occurrence walked, up to the horizon and past it
+  // (finite rules are expanded to their end): the same allowances suffice.
+  const budget = new Budget(limits.budget ?? DEFAULT_EXPANSION_BUDGET + DEFAULT_FINITE_BUDGET, 0, 0, Infinity);
 
   const before: string[] = [];
   const followingRules: string[] = [];

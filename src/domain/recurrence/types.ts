@@ -80,8 +80,13 @@ export type Expansion =
 export interface ExpansionOptions {
   /** `YYYY-MM-DD HH:MM:SS` UTC: occurrences starting at or before it are listed. */
   horizonUtc: string;
-  /** More occurrences than this up to the horizon is an error (D25: RECURRENCE_MAX_OCCURRENCES, 1000). */
+  /** More occurrences listed than this is an error (D25: RECURRENCE_MAX_OCCURRENCES, 1000). */
   maxOccurrences: number;
+  /**
+   * Whether the rules that end (COUNT or UNTIL) and RDATE are listed in full, past the horizon too, as a series is
+   * stored; else (the default) only their starts up to the horizon, as for open-ended rules.
+   */
+  completeFiniteRules?: boolean;
 }
 
 export const WEEKDAY_CODES = ['MO', 'TU', 'WE', 'TH', 'FR', 'SA', 'SU'] as const;

@@ -14,7 +14,8 @@ import { basicUtc, formatWp, parseWp, utcToLocal } from '../../domain/dates/stor
 import { timezoneAbbr } from '../../domain/dates/zones.ts';
 import { invalidField } from '../../domain/errors.ts';
 import {
-  expandRecurrence, parseRecurrence, RECURRENCE_ERROR_CODE, splitRecurrence, type OccurrenceTimes, type ParsedRecurrence, type SeriesStart,
+  expandRecurrence, parseRecurrence, RECURRENCE_ERROR_CODE, splitRecurrence, type Expansion, type OccurrenceTimes, type ParsedRecurrence,
+  type SeriesStart,
 } from '../../domain/recurrence/index.ts';
 import { assignUniqueSlugs, trashedSlug, untrashedSlug } from '../../domain/slugs.ts';
 import { chunks } from '../../store/chunks.ts';
@@ -86,13 +87,23 @@ function horizonOf(actor: Actor, startUtc: string): string {
   return formatWp((start > now ? start : now).plus({ days: actor.config.recurrence.horizonDays }));
 }
 
-/** The occurrences of a series up to the horizon (400 past the maximum), and how far that is when the rule goes on. */
-export function expandSeries(
-  actor: Actor, recurrence: ParsedRecurrence, schedule: Pick<EventSchedule, 'timezone' | 'allDay' | 'startLocal' | 'endLocal' | 'startUtc'>,
-  maxOccurrences = actor.config.recurrence.maxOccurrences,
-) {
+type SeriesSchedule = Pick<EventSchedule, 'timezone' | 'allDay' | 'startLocal' | 'endLocal' | 'startUtc'>;
+
+/**
+ * The occurrences of a series being written (400 past RECURRENCE_MAX_OCCURRENCES in all): every one of its finite
+ * rules (COUNT or UNTIL) and extra dates (RDATE), however far ahead, those of open-ended rules up to the horizon; and
+ * how far that is when the series goes on.
+ */
+export function expandSeries(actor: Actor, recurrence: ParsedRecurrence, schedule: SeriesSchedule) {
   const horizonUtc = horizonOf(actor, schedule.startUtc);
-  const expansion = expandRecurrence(recurrence, seriesStart(schedule), { horizonUtc, maxOccurrences });
+  const expansion = expandRecurrence(recurrence, seriesStart(schedule), {
+    horizonUtc, maxOccurrences: actor.config.recurrence.maxOccurrences, completeFiniteRules: true,
+  });
+  return materialised(expansion, horizonUtc);
+}
+
+/** What {@link syncSeries} materialises of an expansion (a 400 when it failed), and the horizon to extend it to later. */
+function materialised(expansion: Expansion, horizonUtc: string) {
   if (!expansion.ok) throw invalidRecurrence(expansion.message);
   return { occurrences: expansion.occurrences, horizonUtc: expansion.complete ? null : horizonUtc };
 }
@@ -116,9 +127,18 @@ function parseStored(series: EventRow): ParsedRecurrence {
   return parsed.recurrence;
 }
 
-/** The occurrences of a series' stored rule, as {@link expandSeries} gives them. */
+/**
+ * The occurrences of a series' stored rule, as {@link expandSeries} gives them; past RECURRENCE_MAX_OCCURRENCES, up to
+ * the horizon only, with STORED_RULE_CEILING: an open-ended series that outgrew the maximum as days passed, or a
+ * finite rule stored before finite rules were materialised in full (which may hold far more), goes on as it was.
+ */
 function expandStored(actor: Actor, series: EventRow) {
-  return expandSeries(actor, parseStored(series), storedScheduleOf(series), STORED_RULE_CEILING);
+  const recurrence = parseStored(series);
+  const schedule = storedScheduleOf(series);
+  const horizonUtc = horizonOf(actor, schedule.startUtc);
+  const start = seriesStart(schedule);
+  const whole = expandRecurrence(recurrence, start, { horizonUtc, maxOccurrences: actor.config.recurrence.maxOccurrences, completeFiniteRules: true });
+  return materialised(whole.ok ? whole : expandRecurrence(recurrence, start, { horizonUtc, maxOccurrences: STORED_RULE_CEILING }), horizonUtc);
 }
 
 interface SeriesMember {
