@@ -43,8 +43,9 @@ export interface Config {
   /** D21: change-log rows older than this many days are pruned (CHANGES_RETENTION_DAYS, default 30). */
   changesRetentionDays: number;
   /**
-   * D25: how far ahead open-ended series are materialised (RECURRENCE_HORIZON_DAYS, default 730), and the most
-   * occurrences a series may have within it (RECURRENCE_MAX_OCCURRENCES, default 1000).
+   * D25: how far ahead open-ended series are materialised (RECURRENCE_HORIZON_DAYS, default 730; finite ones are
+   * materialised in full), and the most occurrences a series may have when written: all of them for rules with COUNT
+   * or UNTIL, those within the horizon for open-ended ones (RECURRENCE_MAX_OCCURRENCES, default 1000).
    */
   recurrence: { horizonDays: number; maxOccurrences: number };
   /** GET /events/{id} answers of public events kept per process, up to this many bytes (ITEM_CACHE_BYTES; 0: off). */

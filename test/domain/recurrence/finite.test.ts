@@ -70,6 +70,8 @@ describe('finite rules expanded in full', () => {
       ['RRULE:FREQ=DAILY;COUNT=100000', 3000, /more than 1000 occurrences in all/],
       ['RRULE:FREQ=WEEKLY;UNTIL=29991231', 10_000, /more than 1000 occurrences in all/],
       ['RRULE:FREQ=HOURLY;UNTIL=99991231T000000Z', 3000, /more than 1000 occurrences up to 2028-11-23 12:00:00 UTC/],
+      // Every second of every day (SECONDLY and MINUTELY are refused, BYSECOND lists are not) until the year 9999.
+      [`RRULE:FREQ=DAILY;BYHOUR=${range(24)};BYMINUTE=${range(60)};BYSECOND=${range(60)};UNTIL=99991231T000000Z`, 3000, /more than 1000 occurrences up to/],
     ] as const;
     for (const [line, steps, message] of cases) {
       const counted = expandInFull(berlin, [line], HORIZON);
@@ -119,3 +121,7 @@ describe('finite rules expanded in full equal the python-dateutil fixture', () =
     });
   }
 });
+
+function range(n: number): string {
+  return Array.from({ length: n }, (_, i) => i).join(',');
+}
