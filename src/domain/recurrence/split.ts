@@ -82,7 +82,7 @@ export function splitRecurrence(split: SeriesSplit, limits: { budget?: number } 
       followingEnd = `COUNT=${rule.count - counted}`;
     } else if (rule.until !== null) {
       endsBefore = untilTest(rule, oldZone)!(splitLocal);
-      followingEnd = `UNTIL=${movedValue(rule.until, 'until')}`;
+      if (!endsBefore) followingEnd = `UNTIL=${movedValue(rule.until, 'until')}`;
     } else {
       endsBefore = false;
     }
