@@ -3,6 +3,7 @@ import { BODY_LIMIT_BYTES } from './http/body.ts';
 import type { AppDeps } from './http/context.ts';
 import { parseQueryString } from './http/params.ts';
 import type { RouteGroup } from './http/routes.ts';
+import { loggerOptions } from './log-format.ts';
 import apiRoutes from './plugins/api-routes.ts';
 import auth from './plugins/auth.ts';
 import body from './plugins/body.ts';
@@ -43,7 +44,7 @@ export interface AppOptions {
 export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise<FastifyInstance> {
   const { config, store } = deps;
   const app = Fastify({
-    logger: { level: config.logLevel },
+    logger: await loggerOptions(config),
     logController: new LogController({ disableRequestLogging: !['debug', 'trace'].includes(config.logLevel) }),
     bodyLimit: BODY_LIMIT_BYTES,
     // D31: a request whose headers and body have not all arrived within REQUEST_TIMEOUT_MS is answered 408 and closed

@@ -38,6 +38,11 @@ export interface Config {
   currencyCode: string;
   admin: { user: string; password: string } | null;
   logLevel: string;
+  /**
+   * LOG_FORMAT: `json` (pino's JSON lines), `pretty` (pino-pretty's readable lines) or `auto` (the default): pretty on
+   * a terminal when pino-pretty is installed, JSON otherwise (piped, under tests, to a log collector).
+   */
+  logFormat: LogFormat;
   /** Check every JSON response against its documented schema; a mismatch answers 500 (tests, staging). */
   validateResponses: boolean;
   /** D21: change-log rows older than this many days are pruned (CHANGES_RETENTION_DAYS, default 30). */
@@ -93,6 +98,8 @@ interface Deadlines {
   maxResponseBytes: number;
 }
 
+export type LogFormat = 'json' | 'pretty' | 'auto';
+
 export const NAMESPACE = 'calendar/events/v1';
 
 export class ConfigError extends Error {
@@ -106,6 +113,14 @@ export class ConfigError extends Error {
 type Env = Record<string, string | undefined>;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const LOG_FORMATS: readonly LogFormat[] = ['json', 'pretty', 'auto'];
+
+function readLogFormat(env: Env): LogFormat {
+  const raw = env.LOG_FORMAT === undefined || env.LOG_FORMAT === '' ? 'auto' : env.LOG_FORMAT;
+  const format = LOG_FORMATS.find((known) => known === raw);
+  if (format === undefined) throw new ConfigError('LOG_FORMAT', `must be json, pretty or auto, got "${raw}"`);
+  return format;
+}
 
 function readInteger(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
@@ -287,6 +302,7 @@ export function loadConfig(env: Env = process.env): Config {
     currencyCode,
     admin: adminUser === '' ? null : { user: adminUser, password: adminPassword },
     logLevel,
+    logFormat: readLogFormat(env),
     validateResponses: readSwitch(env, 'VALIDATE_RESPONSES'),
     changesRetentionDays: readInteger(env, 'CHANGES_RETENTION_DAYS', 30, 1, 36_500),
     itemCacheBytes: readInteger(env, 'ITEM_CACHE_BYTES', 32 * 1024 * 1024, 0, 4 * 1024 * 1024 * 1024),

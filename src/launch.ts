@@ -4,6 +4,7 @@
 import cluster from 'node:cluster';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { ConfigError, loadConfig, type Config } from './config.ts';
+import { loggerOptions } from './log-format.ts';
 import { openStore } from './store/store.ts';
 import { ensureAdmin } from './users/bootstrap.ts';
 
@@ -25,9 +26,9 @@ async function prepareDatabase(config: Config, log: FastifyBaseLogger): Promise<
 }
 
 async function runPrimary(config: Config): Promise<void> {
-  // The primary serves nothing; a Fastify instance that never listens gives it the workers' logger (the same JSON
-  // lines at the same LOG_LEVEL).
-  const log = Fastify({ logger: { level: config.logLevel } }).log;
+  // The primary serves nothing; a Fastify instance that never listens gives it the workers' logger (the same lines
+  // at the same LOG_LEVEL, in the same LOG_FORMAT).
+  const log = Fastify({ logger: await loggerOptions(config) }).log;
   await prepareDatabase(config, log);
 
   let running = 0;

@@ -22,7 +22,11 @@ export interface Started { child: ChildProcess; port: number; output: () => stri
 export async function startService(env: Record<string, string>): Promise<Started> {
   const port = await freePort();
   let output = '';
-  const child = spawn(NODE, ['src/main.ts'], { env: { ...process.env, LOG_LEVEL: 'info', ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // JSON log lines, which tests read, whatever LOG_FORMAT the shell running the tests has.
+  const child = spawn(NODE, ['src/main.ts'], {
+    env: { ...process.env, LOG_LEVEL: 'info', LOG_FORMAT: 'json', ...env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout!.on('data', (chunk) => { output += chunk; });
   child.stderr!.on('data', (chunk) => { output += chunk; });
   return { child, port, output: () => output };
