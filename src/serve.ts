@@ -2,6 +2,7 @@
 // src/launch.ts in its own process (WORKERS=1) or in each cluster worker (WORKERS>1).
 import { DateTime } from 'luxon';
 import { buildApp } from './app.ts';
+import { keepSeriesHorizons } from './background/series-horizons.ts';
 import { keepChangesPruned } from './changes/retention.ts';
 import type { Config } from './config.ts';
 import { openStore } from './store/store.ts';
@@ -24,6 +25,11 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
     onError: (error) => app.log.warn({ err: error }, 'pruning the change log failed; tried again in an hour'),
   });
   if (options.ensureAdmin) await ensureAdmin(config, store, app.log);
+  // D25: open-ended series follow the rolling horizon in the background (one process at a time), never in a read.
+  const stopHorizons = keepSeriesHorizons(store, {
+    actor: () => ({ viewer: null, now: DateTime.utc(), config }),
+    onError: (error) => app.log.warn({ err: error }, 'extending series horizons failed; tried again in an hour'),
+  });
   // D27: deliveries run after commits, off the request path (a thread of their own on PostgreSQL); one worker per
   // process, cooperating with the other processes' through the database.
   const webhooks = startWebhooks(store, config, app.log);
@@ -36,6 +42,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
     app.log.info({ signal }, 'shutting down');
     stopPruning();
     await app.close();
+    await stopHorizons();
     // After the last request: attempts in flight finish and are recorded; queued ones wait in the database.
     await webhooks.stop();
     await store.close();

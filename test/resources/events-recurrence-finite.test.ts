@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { beforeEach, it } from 'node:test';
 import ICAL from 'ical.js';
+import { runHorizonJob } from '../helpers/background.ts';
 import { describeEachDatabase } from '../helpers/harness.ts';
 
 const NOW = '2026-11-23T12:00:00Z';
@@ -99,6 +100,7 @@ describeEachDatabase('Finite series are expanded completely (D25)', (h) => {
     await h().store.db.updateTable('events').set({ recurrence: JSON.stringify(['RRULE:FREQ=DAILY;COUNT=100000']) }).where('series_id', '=', series.id).execute();
     await h().store.db.updateTable('events').set({ series_horizon_utc: '2028-11-23 12:00:00' }).where('id', '=', series.id).execute();
     h().setNow('2027-06-23T12:00:00Z');
+    assert.equal((await runHorizonJob(h(), '2027-06-23T12:00:00Z')).ran, true);
     const occurrences = await listed(series.id);
     assert.equal(occurrences.length, 935, 'December 1, 2026 to the horizon, June 22, 2029');
     assert.equal(occurrences.at(-1).start_date, '2029-06-22 07:00:00');

@@ -3,6 +3,7 @@
 // the change log; bad input that writes nothing.
 import assert from 'node:assert/strict';
 import { beforeEach, it } from 'node:test';
+import { runHorizonJob } from '../helpers/background.ts';
 import { describeEachDatabase } from '../helpers/harness.ts';
 
 const NOW = '2026-11-23T12:00:00Z';
@@ -223,15 +224,19 @@ describeEachDatabase('Recurring events (D25)', (h) => {
     assert.ok(fresh.every((event) => event.title === 'Split Me (new room)'));
   });
 
-  it('open-ended series are materialised up to the horizon, which moves forward without any write', async () => {
+  it('open-ended series are materialised up to the horizon, which the background job moves forward without any write', async () => {
     const series = await create({ title: 'Every month', start_date: '2026-12-01 19:00:00', end_date: '2026-12-01 21:00:00', timezone: 'America/New_York', recurrence: ['RRULE:FREQ=MONTHLY'] });
     const first = await occurrences(series.id);
     assert.equal(first.length, 24, 'Dec 2026 to Nov 2028: up to 730 days after 2026-11-23');
     h().setNow('2027-06-23T12:00:00Z');
-    // Whichever list comes first after the day changed (here a feed) brings the series up to the new horizon.
+    const countStored = async () => Number((await h().store.db.selectFrom('events').select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('series_id', '=', series.id).executeTakeFirstOrThrow()).n);
+    // A read never writes: the feed after the day changed leaves the series as it was.
     assert.equal((await h().request('GET', '/events.ics')).statusCode, 200);
-    const stored = await h().store.db.selectFrom('events').select((eb) => eb.fn.countAll<number | string>().as('n')).where('series_id', '=', series.id).executeTakeFirstOrThrow();
-    assert.equal(Number(stored.n), 31);
+    assert.equal(await countStored(), 24);
+    // The background job (every hour in a serving process) brings it up to the new horizon.
+    assert.deepEqual(await runHorizonJob(h(), '2027-06-23T12:00:00Z'), { ran: true, created: 7 });
+    assert.equal(await countStored(), 31);
     const later = await occurrences(series.id);
     assert.equal(later.length, 31);
     assert.deepEqual(later.slice(0, 24).map((event) => event.id), first.map((event) => event.id));
@@ -247,6 +252,7 @@ describeEachDatabase('Recurring events (D25)', (h) => {
     const first = await countStored();
     assert.ok(first > 700 && first <= 1000, `${first}`);
     h().setNow('2027-12-28T12:00:00Z');
+    assert.equal((await runHorizonJob(h(), '2027-12-28T12:00:00Z')).ran, true);
     const list = await h().request('GET', '/events', { query: { start_date: '2029-12-20', end_date: '2029-12-31' } });
     assert.equal(list.statusCode, 200, list.body);
     assert.ok(list.json().events.some((event: any) => event.series_id === series.id), 'extended up to the new horizon');

@@ -513,10 +513,10 @@ const logSeriesRow = (trx: Trx, seriesId: number) => recordChange(trx, { type: '
 
 /**
  * Open-ended series are materialised up to RECURRENCE_HORIZON_DAYS ahead; as days pass, each one whose horizon fell
- * behind is extended, here, without any client write (the new occurrences are logged as created). Run once a day per
- * process, before an event list reads.
+ * behind is extended, here, without any client write (the new occurrences are logged as created). The background job
+ * (background/series-horizons.ts) runs it; no read does. Answers how many occurrences it created.
  */
-async function extendSeriesHorizons(store: Store, actor: Actor): Promise<number> {
+export async function extendSeriesHorizons(store: Store, actor: Actor): Promise<number> {
   const due = formatWp(actor.now.toUTC().plus({ days: actor.config.recurrence.horizonDays - 1 }));
   const rows = await store.db.selectFrom('events').select('id').where('series_horizon_utc', 'is not', null).where('series_horizon_utc', '<', due).execute();
   let created = 0;
@@ -529,16 +529,6 @@ async function extendSeriesHorizons(store: Store, actor: Actor): Promise<number>
     });
   }
   return created;
-}
-
-const horizonCheckedOn = new WeakMap<Store, string>();
-
-/** {@link extendSeriesHorizons} at most once per UTC day per store (a list's only cost on other days: a map lookup). */
-export async function keepSeriesHorizons(store: Store, actor: Actor): Promise<void> {
-  const today = actor.now.toUTC().toISODate()!;
-  if (horizonCheckedOn.get(store) === today) return;
-  horizonCheckedOn.set(store, today);
-  await extendSeriesHorizons(store, actor);
 }
 
 /**
