@@ -8,8 +8,8 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { openStore } from '../src/store/store.ts';
-import { generateAppPassword } from '../src/users/secrets.ts';
-import { createAppPassword, createUser, findUserByLogin } from '../src/users/store.ts';
+import { generateAppPassword } from '../src/core/users/secrets.ts';
+import { createAppPassword, createUser, findUserByLogin } from '../src/core/users/store.ts';
 import type { BenchContext, Scenario, ScenarioModule } from './scenario.ts';
 import { seed, type SeedResult } from './seed.ts';
 

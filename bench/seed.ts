@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import { formatWp } from '../src/domain/dates/stored-format.ts';
-import { insertEventsBulk, insertOrganizersBulk, insertTermsBulk, insertVenuesBulk, firstLoad, type BulkEventInput } from '../src/import/bulk.ts';
+import { insertEventsBulk, insertOrganizersBulk, insertTermsBulk, insertVenuesBulk, firstLoad, type BulkEventInput } from '../src/core/bulk-load/bulk.ts';
 import type { Store } from '../src/store/store.ts';
 import { seededRandom } from './scenario.ts';
 

@@ -17,8 +17,8 @@ import pages, { pageAwareFrameworkErrors } from './plugins/pages.ts';
 import activity from './plugins/activity.ts';
 import readCache from './plugins/read-cache.ts';
 import responseValidation from './plugins/response-validation.ts';
-import { docsUi } from './resources/discovery/docs-ui.ts';
-import { apiRouteGroups } from './resources/index.ts';
+import { docsUi } from './api/discovery/docs-ui.ts';
+import { apiRouteGroups } from './api/index.ts';
 
 export interface AppOptions {
   /** Route groups served beside the API's own (tests; they are not in the discovery documents). */

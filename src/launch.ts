@@ -6,7 +6,7 @@ import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { loggerOptions } from './log-format.ts';
 import { openStore } from './store/store.ts';
-import { ensureAdmin } from './users/bootstrap.ts';
+import { ensureAdmin } from './core/users/bootstrap.ts';
 
 /** Workers dying this often mean they cannot run (a port in use, a broken database): stop restarting them. */
 const MAX_CRASHES = 5;

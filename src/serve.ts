@@ -2,12 +2,12 @@
 // src/launch.ts in its own process (WORKERS=1) or in each cluster worker (WORKERS>1).
 import { DateTime } from 'luxon';
 import { buildApp } from './app.ts';
-import { keepSeriesHorizons } from './background/series-horizons.ts';
-import { keepChangesPruned } from './changes/retention.ts';
+import { keepSeriesHorizons } from './core/background/series-horizons.ts';
+import { keepChangesPruned } from './core/change-log/retention.ts';
 import type { Config } from './config.ts';
 import { openStore } from './store/store.ts';
-import { ensureAdmin } from './users/bootstrap.ts';
-import { startWebhooks } from './webhooks/background.ts';
+import { ensureAdmin } from './core/users/bootstrap.ts';
+import { startWebhooks } from './core/webhooks/background.ts';
 
 export interface ServeOptions {
   /**

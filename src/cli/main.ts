@@ -4,10 +4,10 @@ import { ImportFileError } from '../ical/import.ts';
 import { runImportCommand } from '../ical/import-command.ts';
 import { ROLES, type Role } from '../domain/access.ts';
 import { openStore, type Store } from '../store/store.ts';
-import { generateAppPassword } from '../users/secrets.ts';
+import { generateAppPassword } from '../core/users/secrets.ts';
 import {
   createAppPassword, createUser, deleteUser, findAppPassword, findUserByLogin, listAppPasswords, revokeAppPassword,
-} from '../users/store.ts';
+} from '../core/users/store.ts';
 
 const USAGE = `Usage: npm run cli -- <command>
 

@@ -1,5 +1,5 @@
 // D26: when an event's iCalendar SEQUENCE grows: each time what a calendar shows as the event's "when, what, where,
-// whether" changes (RFC 5545 §3.8.7.4). Pure; resources/events/sequence.ts applies it to writes.
+// whether" changes (RFC 5545 §3.8.7.4). Pure; core/events/sequence.ts applies it to writes.
 
 /**
  * What SEQUENCE follows: the dates (and zone, all-day, and a series' RRULE/RDATE/EXDATE lines, D25), the title, the

@@ -2,9 +2,9 @@ import { createHash, createHmac, createSecretKey, randomBytes } from 'node:crypt
 import { sql } from 'kysely';
 import type { Caller, Role } from '../domain/access.ts';
 import { outsideTransaction, type Db } from '../store/store.ts';
-import { BOOTSTRAP_PASSWORD_NAME } from '../users/bootstrap.ts';
-import { dummyHash, hashGeneratedSecret, hashKind, isGeneratedShape, normalizeAppPassword, verifySecret, type HashKind } from '../users/secrets.ts';
-import { findUserByLogin, listAppPasswords, replaceAppPasswordHash, touchAppPassword } from '../users/store.ts';
+import { BOOTSTRAP_PASSWORD_NAME } from '../core/users/bootstrap.ts';
+import { dummyHash, hashGeneratedSecret, hashKind, isGeneratedShape, normalizeAppPassword, verifySecret, type HashKind } from '../core/users/secrets.ts';
+import { findUserByLogin, listAppPasswords, replaceAppPasswordHash, touchAppPassword } from '../core/users/store.ts';
 import { ApiError } from './errors.ts';
 
 const unknownUser = () => new ApiError(401, 'invalid_username', 'Unknown user name.');
@@ -203,7 +203,7 @@ function parseBasic(header: string): { login: string; secret: string } | null {
 /**
  * HTTP Basic with application passwords (D15, D29, D33).
  *
- * Generated passwords have a fast keyed hash and human-chosen ones scrypt (users/secrets.ts). A secret shaped like a
+ * Generated passwords have a fast keyed hash and human-chosen ones scrypt (core/users/secrets.ts). A secret shaped like a
  * generated password is checked against the user's hashes; any other secret only against the slow ones (a fast hash is
  * only ever made from a generated password). When no hash of the kind the secret calls for was checked (an unknown
  * user, or a user without one), a dummy of that kind is, so that an unknown user costs what a wrong password costs.

@@ -5,13 +5,13 @@ import { canAccessProtected, canEditPost, canReadPost, effectiveStatus, listVisi
 import type { Actor } from '../domain/actor.ts';
 import { formatWp } from '../domain/dates/stored-format.ts';
 import type { Db, Store } from '../store/store.ts';
-import { postLike, publicUrl } from '../resources/posts/fields.ts';
-import type { PostRow } from '../resources/posts/store.ts';
-import type { EventListPlan } from '../resources/events/list-query.ts';
-import { loadImages } from '../resources/images/images.ts';
-import { loadOrganizerIds, type EventRecord } from '../resources/events/store.ts';
-import { eventListQueries } from '../resources/events/store.ts';
-import { exdateLine, seriesExceptionIds, storedRecurrence } from '../resources/events/series.ts';
+import { postLike, publicUrl } from '../core/posts/fields.ts';
+import type { PostRow } from '../core/posts/store.ts';
+import type { EventListPlan } from '../core/events/list-query.ts';
+import { loadImages } from '../core/images/images.ts';
+import { loadOrganizerIds, type EventRecord } from '../core/events/store.ts';
+import { eventListQueries } from '../core/events/store.ts';
+import { exdateLine, seriesExceptionIds, storedRecurrence } from '../core/events/series.ts';
 import { htmlToText, type IcalEntry, type IcalEvent, type IcalStatus } from './write.ts';
 
 /** How long a trashed event stays in feeds as CANCELLED. */

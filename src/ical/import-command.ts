@@ -4,7 +4,7 @@ import cliProgress from 'cli-progress';
 import type { Config } from '../config.ts';
 import type { Role } from '../domain/access.ts';
 import type { Store } from '../store/store.ts';
-import { findUserByLogin } from '../users/store.ts';
+import { findUserByLogin } from '../core/users/store.ts';
 import { importCalendar, ImportFileError, parseCalendar, readIcsFile, type ImportReport } from './import.ts';
 
 export interface ImportCommandOptions {

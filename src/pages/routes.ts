@@ -8,11 +8,11 @@ import type { RequestContext } from '../http/context.ts';
 import { entityTag, lastModifiedHeader } from '../http/etag.ts';
 import { TooManyPasswordGuesses } from '../http/event-passwords.ts';
 import type { EncodedReply } from '../plugins/reply.ts';
-import { embeddedTermObjects, eventItemCache } from '../resources/events/item-cache.ts';
-import { organizerKind } from '../resources/organizers/kind.ts';
-import { TAXONOMIES, type TaxonomyInfo } from '../resources/terms/taxonomies.ts';
-import { venueKind } from '../resources/venues/kind.ts';
-import type { LinkedPostKind } from '../resources/linked/kind.ts';
+import { embeddedTermObjects, eventItemCache } from '../core/events/item-cache.ts';
+import { organizerKind } from '../core/organizers/kind.ts';
+import { TAXONOMIES, type TaxonomyInfo } from '../core/terms/taxonomies.ts';
+import { venueKind } from '../core/venues/kind.ts';
+import type { LinkedPostKind } from '../core/linked/kind.ts';
 import { describeWhen, monthLabel, scriptJson } from './format.ts';
 import { monthBounds, monthGrid, monthKey, neighbours, parseMonth } from './month.ts';
 import { HTML_TYPE, renderPage, type Layout } from './render.ts';
@@ -114,7 +114,7 @@ export const eventPage = (method: 'GET' | 'POST'): PageHandler => async (ctx, re
 
 /**
  * GET `/event/<slug>/`: a public event's page is the same for every reader until the event changes, so it is kept in
- * the item cache the change log keeps exact (resources/events/item-cache.ts), as GET /events/{id} is.
+ * the item cache the change log keeps exact (core/events/item-cache.ts), as GET /events/{id} is.
  */
 async function publicEventPage(ctx: RequestContext, request: FastifyRequest): Promise<EncodedReply> {
   const slug = param(request, 'slug');

@@ -1,21 +1,21 @@
 // D28: what the public pages read, through the same core as the JSON API: the event list plan and its two queries
 // (list-query.ts, events/store.ts findEventPage), the batch loaders and the serializers. Pages always read as an
 // anonymous reader (viewer null), whatever credentials came with the request: only what anyone may see.
-import { planListRequest } from '../resources/events/list-request.ts';
+import { planListRequest } from '../api/events/list-request.ts';
 import { canAccessProtected, canReadPost } from '../domain/access.ts';
 import { END_OF_DAY, formatWp, START_OF_DAY } from '../domain/dates/stored-format.ts';
 import type { RequestContext } from '../http/context.ts';
-import type { DateCondition, EventListParams } from '../resources/events/list-query.ts';
-import { blankProtectedFields } from '../resources/events/protected.ts';
-import { loadEventBundle, serializeEvent } from '../resources/events/serialize.ts';
-import { findEventPage } from '../resources/events/store.ts';
-import { sameForEveryReader } from '../resources/events/item-cache.ts';
-import type { LinkedPostKind } from '../resources/linked/kind.ts';
-import { loadLinked, serializeLinked } from '../resources/linked/serialize.ts';
-import { postHead, postLike } from '../resources/posts/fields.ts';
-import { findPostById, findPostBySlug, type PostRow } from '../resources/posts/store.ts';
-import { serializeTerms } from '../resources/terms/service.ts';
-import type { TaxonomyInfo } from '../resources/terms/taxonomies.ts';
+import type { DateCondition, EventListParams } from '../core/events/list-query.ts';
+import { blankProtectedFields } from '../core/events/protected.ts';
+import { loadEventBundle, serializeEvent } from '../core/events/serialize.ts';
+import { findEventPage } from '../core/events/store.ts';
+import { sameForEveryReader } from '../core/events/item-cache.ts';
+import type { LinkedPostKind } from '../core/linked/kind.ts';
+import { loadLinked, serializeLinked } from '../core/linked/serialize.ts';
+import { postHead, postLike } from '../core/posts/fields.ts';
+import { findPostById, findPostBySlug, type PostRow } from '../core/posts/store.ts';
+import { serializeTerms } from '../core/terms/service.ts';
+import type { TaxonomyInfo } from '../core/terms/taxonomies.ts';
 import { isRowId } from '../store/store.ts';
 import { monthBounds } from './month.ts';
 import { unlockMatches, unlockProof } from './unlock.ts';
@@ -117,7 +117,7 @@ export type EventView =
     locked: false; event: Record<string, any>; post: PostRow; unlockedWith?: 'password' | 'cookie';
     /** Unlocked by the form's password: the value of the cookie that keeps it unlocked (unlock.ts). */
     unlockProof?: string;
-    /** The page is the same for every reader until the event changes (resources/events/item-cache.ts). */
+    /** The page is the same for every reader until the event changes (core/events/item-cache.ts). */
     sameForEveryReader?: boolean;
   }
   | { locked: true; event: Record<string, any>; post: PostRow; wrongPassword: boolean };
@@ -149,7 +149,7 @@ export async function readEvent(ctx: RequestContext, slug: string, access: { pas
  * D25: the occurrences of the series `/event/<slug>/` that start on `date` (their own zone's wall-clock day), each as
  * {@link readEvent} reads it. The series' first occurrence is the event at `<slug>` itself; every other occurrence is an
  * event of its own whose slug the series gave it (`<slug>-<date>`, or `<slug>-<date>-<HHMM>` when a day has several:
- * resources/events/series.ts), tied to the series by `series_id`. An empty answer is a 404.
+ * core/events/series.ts), tied to the series by `series_id`. An empty answer is a 404.
  */
 export async function readOccurrences(
   ctx: RequestContext, slug: string, date: string, access: { cookies?: Record<string, string> } = {},

@@ -6,7 +6,7 @@
 // (`settings`), so that every process serving the database accepts the cookies of the others. It lasts for the
 // browser session.
 import { createHash, createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
-import type { PostRow } from '../resources/posts/store.ts';
+import type { PostRow } from '../core/posts/store.ts';
 import type { Store } from '../store/store.ts';
 
 const UNLOCK_COOKIE_PREFIX = 'event_unlock_';

@@ -1,8 +1,8 @@
 import fp from 'fastify-plugin';
-import { requestActivity } from '../background/activity.ts';
+import { requestActivity } from '../core/background/activity.ts';
 
 /**
- * Counts the requests in flight (background/activity.ts) from their arrival until the answer is sent (`finish`) or the
+ * Counts the requests in flight (core/background/activity.ts) from their arrival until the answer is sent (`finish`) or the
  * connection is gone (`close`, which an abandoned request gets instead), once each, so the count cannot leak.
  */
 export default fp(async (app) => {

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError } from '../http/errors.ts';
-import { isValidIdempotencyKey, MAX_KEY_LENGTH, requestFingerprint } from '../idempotency/request.ts';
-import { IdempotencyKeys, type KeyScope } from '../idempotency/store.ts';
+import { isValidIdempotencyKey, MAX_KEY_LENGTH, requestFingerprint } from '../core/idempotency/request.ts';
+import { IdempotencyKeys, type KeyScope } from '../core/idempotency/store.ts';
 import type { Store } from '../store/store.ts';
 import type { EncodedReply } from './reply.ts';
 

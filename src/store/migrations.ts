@@ -195,7 +195,7 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
         await db.schema.dropIndex('occurrences_window').execute();
       },
     },
-    // The change log (D21, src/changes/): one row per changed item per committed transaction, in commit order.
+    // The change log (D21, src/core/change-log/): one row per changed item per committed transaction, in commit order.
     '0006_changes': {
       async up(db: Kysely<any>) {
         await db.schema.createTable('changes')
@@ -223,7 +223,7 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
         await db.schema.createIndex('auth_failures_window_end').on('auth_failures').column('window_end').execute();
       },
     },
-    // D23: Idempotency-Key claims and the answers they replay (src/idempotency/), shared by every process.
+    // D23: Idempotency-Key claims and the answers they replay (src/core/idempotency/), shared by every process.
     '0008_idempotency_keys': {
       async up(db: Kysely<any>) {
         await db.schema.createTable('idempotency_keys')
@@ -253,7 +253,7 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
         await sql`create index terms_taxonomy_lower_name on terms (taxonomy, ${dialect.lower(sql.ref('name'))})`.execute(db);
       },
     },
-    // D25 recurring events (resources/events/series.ts): every occurrence of a series is an event of its own (posts,
+    // D25 recurring events (core/events/series.ts): every occurrence of a series is an event of its own (posts,
     // events and occurrences rows, as the reference's add-on keeps them), tied to its series by `series_id`.
     '0011_recurrence': {
       async up(db: Kysely<any>) {
@@ -273,7 +273,7 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
         await dialect.createSearchIndex(db);
       },
     },
-    // D27 webhooks (src/webhooks/): subscriptions with their change-log cursor, one delivery row per change and
+    // D27 webhooks (src/core/webhooks/): subscriptions with their change-log cursor, one delivery row per change and
     // subscription (unique: at least once, never twice from the log), and the attempts of each delivery.
     '0010_webhooks': {
       async up(db: Kysely<any>) {

@@ -128,7 +128,7 @@ export interface TermsTable {
   slug: string;
   description: string;
   parent_id: number;
-  /** Events with stored status `publish` that carry the term (see resources/terms/counts.ts). */
+  /** Events with stored status `publish` that carry the term (see core/terms/counts.ts). */
   published_count: Generated<number>;
 }
 
@@ -151,7 +151,7 @@ export interface AppPasswordsTable {
   name: string;
   /**
    * Generated passwords: `hmac-sha256$salt$mac`; human-chosen ones (ADMIN_PASSWORD) and those stored before D29:
-   * `scrypt$N$r$p$salt$key`. Base64url parts (users/secrets.ts).
+   * `scrypt$N$r$p$salt$key`. Base64url parts (core/users/secrets.ts).
    */
   hash: string;
   created_utc: string;
@@ -183,7 +183,7 @@ export interface DataVersionTable {
 }
 
 /**
- * The change log (D21), written only by src/changes/: one row per item changed by a committed transaction. `seq`
+ * The change log (D21), written only by src/core/change-log/: one row per item changed by a committed transaction. `seq`
  * increases in commit order (a 64-bit key; read as a JavaScript number, exact up to 2^53).
  */
 export interface ChangesTable {
@@ -192,7 +192,7 @@ export interface ChangesTable {
   id: number;
   action: 'created' | 'updated' | 'trashed' | 'restored' | 'deleted';
   /**
-   * Who could list the item before the transaction (changes/log.ts ListedBefore): its effective status then (`''`: it
+   * Who could list the item before the transaction (core/change-log/log.ts ListedBefore): its effective status then (`''`: it
    * did not exist yet) and its author; both null when the transaction changed neither.
    */
   before_status: string | null;
@@ -202,7 +202,7 @@ export interface ChangesTable {
 }
 
 /**
- * D23: one row per Idempotency-Key a user sent to a create route, written only by src/idempotency/store.ts. A row is
+ * D23: one row per Idempotency-Key a user sent to a create route, written only by src/core/idempotency/store.ts. A row is
  * `running` from the claim until the create answers; then `done` with the answer (2xx only), or deleted.
  */
 export interface IdempotencyKeysTable {
@@ -228,7 +228,7 @@ export interface IdempotencyKeysTable {
   body_base64: Generated<Flag>;
 }
 
-/** D27: a webhook subscription (src/webhooks/subscriptions.ts). */
+/** D27: a webhook subscription (src/core/webhooks/subscriptions.ts). */
 export interface WebhooksTable {
   id: Generated<number>;
   url: string;

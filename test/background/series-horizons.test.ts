@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { beforeEach, it } from 'node:test';
 import { DateTime } from 'luxon';
-import { runSeriesHorizons, SERIES_HORIZONS_SETTING } from '../../src/background/series-horizons.ts';
+import { runSeriesHorizons, SERIES_HORIZONS_SETTING } from '../../src/core/background/series-horizons.ts';
 import { runHorizonJob } from '../helpers/background.ts';
 import { describeEachDatabase } from '../helpers/harness.ts';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { coalesce, formatAt, onChangesCommitted, recordChange, type ChangeAction, type CommittedChange } from '../../src/changes/log.ts';
-import { changesRetainedAfter, latestSeq, oldestRetainedSeq, readChanges } from '../../src/changes/read.ts';
-import { insertEventsBulk, insertOrganizersBulk, insertTermsBulk, insertVenuesBulk } from '../../src/import/bulk.ts';
+import { coalesce, formatAt, onChangesCommitted, recordChange, type ChangeAction, type CommittedChange } from '../../src/core/change-log/log.ts';
+import { changesRetainedAfter, latestSeq, oldestRetainedSeq, readChanges } from '../../src/core/change-log/read.ts';
+import { insertEventsBulk, insertOrganizersBulk, insertTermsBulk, insertVenuesBulk } from '../../src/core/bulk-load/bulk.ts';
 import { afterCommit, beforeCommit } from '../../src/store/store.ts';
 import { describeEachDatabase } from '../helpers/harness.ts';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { recordChange } from '../../src/changes/log.ts';
-import { latestSeq, readChanges } from '../../src/changes/read.ts';
+import { recordChange } from '../../src/core/change-log/log.ts';
+import { latestSeq, readChanges } from '../../src/core/change-log/read.ts';
 import type { Store } from '../../src/store/store.ts';
 import { describeEachDatabase } from '../helpers/harness.ts';
 

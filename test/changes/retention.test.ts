@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { formatAt, recordChange } from '../../src/changes/log.ts';
-import { latestSeq, readChanges } from '../../src/changes/read.ts';
-import { keepChangesPruned, pruneChanges } from '../../src/changes/retention.ts';
+import { formatAt, recordChange } from '../../src/core/change-log/log.ts';
+import { latestSeq, readChanges } from '../../src/core/change-log/read.ts';
+import { keepChangesPruned, pruneChanges } from '../../src/core/change-log/retention.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { describeEachDatabase } from '../helpers/harness.ts';
 

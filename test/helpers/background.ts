@@ -1,7 +1,7 @@
 // The background jobs a serving process runs on its own (src/serve.ts), run here on demand: the harness serves through
 // app.inject and starts none of them.
 import { DateTime } from 'luxon';
-import { runSeriesHorizons, type HorizonRun } from '../../src/background/series-horizons.ts';
+import { runSeriesHorizons, type HorizonRun } from '../../src/core/background/series-horizons.ts';
 import type { Harness } from './harness.ts';
 
 /** The series-horizon job as of `iso` (the harness's fixed "now"), as serve.ts runs it every hour. */

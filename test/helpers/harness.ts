@@ -10,8 +10,8 @@ import { buildApp, type AppOptions } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import type { Role } from '../../src/domain/access.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
-import { generateAppPassword, setScryptCostForTests } from '../../src/users/secrets.ts';
-import { createAppPassword, createUser } from '../../src/users/store.ts';
+import { generateAppPassword, setScryptCostForTests } from '../../src/core/users/secrets.ts';
+import { createAppPassword, createUser } from '../../src/core/users/store.ts';
 
 export type DatabaseName = 'sqlite' | 'postgres';
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';

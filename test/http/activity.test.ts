@@ -2,7 +2,7 @@
 // request while it is served and never leaks, whether the answer was sent, failed or abandoned.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { requestActivity } from '../../src/background/activity.ts';
+import { requestActivity } from '../../src/core/background/activity.ts';
 import { describeEachDatabase } from '../helpers/harness.ts';
 
 describeEachDatabase('requests in flight', (h) => {

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import type { ApiError } from '../../src/http/errors.ts';
 import { Authenticator } from '../../src/http/auth.ts';
-import { verifySecret } from '../../src/users/secrets.ts';
+import { verifySecret } from '../../src/core/users/secrets.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { basicAuth, describeEachDatabase, type Credentials, type Harness } from '../helpers/harness.ts';
 

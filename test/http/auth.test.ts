@@ -3,9 +3,9 @@ import { createHash } from 'node:crypto';
 import { it } from 'node:test';
 import { ApiError } from '../../src/http/errors.ts';
 import { Authenticator } from '../../src/http/auth.ts';
-import { ensureAdmin } from '../../src/users/bootstrap.ts';
-import { generateAppPassword, verifySecret } from '../../src/users/secrets.ts';
-import { createAppPassword, createUser, findUserByLogin, listAppPasswords, revokeAppPassword } from '../../src/users/store.ts';
+import { ensureAdmin } from '../../src/core/users/bootstrap.ts';
+import { generateAppPassword, verifySecret } from '../../src/core/users/secrets.ts';
+import { createAppPassword, createUser, findUserByLogin, listAppPasswords, revokeAppPassword } from '../../src/core/users/store.ts';
 import { basicAuth, describeEachDatabase } from '../helpers/harness.ts';
 import { queriesDuring } from '../helpers/queries.ts';
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it, mock } from 'node:test';
-import { insertEventsBulk, insertOrganizersBulk, insertTermsBulk } from '../../src/import/bulk.ts';
+import { insertEventsBulk, insertOrganizersBulk, insertTermsBulk } from '../../src/core/bulk-load/bulk.ts';
 import { countTurnsGiven, setSliceForTests, SLICE_MS, yieldIfBusy, type TurnReason } from '../../src/store/event-loop.ts';
 import { describeEachDatabase } from '../helpers/harness.ts';
 

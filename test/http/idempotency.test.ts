@@ -2,8 +2,8 @@
 // idempotency-processes.test.ts).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { canonicalJson, isValidIdempotencyKey, requestFingerprint } from '../../src/idempotency/request.ts';
-import { CLAIM_LEASE_MS, IdempotencyKeys, KEY_RETENTION_MS } from '../../src/idempotency/store.ts';
+import { canonicalJson, isValidIdempotencyKey, requestFingerprint } from '../../src/core/idempotency/request.ts';
+import { CLAIM_LEASE_MS, IdempotencyKeys, KEY_RETENTION_MS } from '../../src/core/idempotency/store.ts';
 import { describeEachDatabase, type Credentials, type Harness } from '../helpers/harness.ts';
 import { itemsNamed, KINDS, newKey, newName } from './idempotency-support.ts';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { sql } from 'kysely';
-import { firstLoad, insertEventsBulk, insertOrganizersBulk, insertTermsBulk, insertVenuesBulk } from '../../src/import/bulk.ts';
+import { firstLoad, insertEventsBulk, insertOrganizersBulk, insertTermsBulk, insertVenuesBulk } from '../../src/core/bulk-load/bulk.ts';
 import { bulkLoadUpkeep as postgresBulkLoadUpkeep } from '../../src/store/postgres/bulk-load.ts';
 import { bulkLoadUpkeep as sqliteBulkLoadUpkeep } from '../../src/store/sqlite/bulk-load.ts';
 import { describeEachDatabase } from '../helpers/harness.ts';

@@ -11,8 +11,8 @@ import type { RequestContext } from '../../src/http/context.ts';
 import { expectedResponse, installResponseValidation, schemaProblems } from '../../src/http/response-validation.ts';
 import { endpoint, type RouteGroup } from '../../src/http/routes.ts';
 import { closedObject, component, ErrorSchema } from '../../src/http/schemas.ts';
-import { describeArg, isLiteralPattern } from '../../src/resources/discovery/namespace-index.ts';
-import { ComponentCollector, openApiPath, operationId, tagOf } from '../../src/resources/discovery/openapi.ts';
+import { describeArg, isLiteralPattern } from '../../src/api/discovery/namespace-index.ts';
+import { ComponentCollector, openApiPath, operationId, tagOf } from '../../src/api/discovery/openapi.ts';
 
 const contextAt = (iso: string) => ({ config: loadConfig({}), now: DateTime.fromISO(iso, { zone: 'utc' }) }) as unknown as RequestContext;
 

@@ -1,4 +1,4 @@
-// The per-process cache of public events' GET /events/{id} answers (resources/events/item-cache.ts): a hit answers the
+// The per-process cache of public events' GET /events/{id} answers (core/events/item-cache.ts): a hit answers the
 // same bytes without reading the event again, and every change that alters the answer, made here or by another
 // process, is seen at once (the change log drives it).
 import assert from 'node:assert/strict';
@@ -6,7 +6,7 @@ import { it } from 'node:test';
 import { describeEachDatabase } from '../helpers/harness.ts';
 import { queriesDuring } from '../helpers/queries.ts';
 import { describeOnTwoProcesses } from '../helpers/service-process.ts';
-import { eventItemCache } from '../../src/resources/events/item-cache.ts';
+import { eventItemCache } from '../../src/core/events/item-cache.ts';
 
 describeEachDatabase('public events by id from the item cache', (h) => {
   const admin = () => h().users.administrator;

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DateTime } from 'luxon';
 import type { Viewer } from '../../src/domain/access.ts';
-import { coordinateIssue, dateConditions, planEventList, searchTerms, type EventListParams } from '../../src/resources/events/list-query.ts';
+import { coordinateIssue, dateConditions, planEventList, searchTerms, type EventListParams } from '../../src/core/events/list-query.ts';
 
 /** The clock of the reference examples: 2026-11-22 04:20 UTC. */
 const NOW = DateTime.fromISO('2026-11-22T04:20:21Z');

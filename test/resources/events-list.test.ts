@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { before, beforeEach, it } from 'node:test';
 import { describeEachDatabase, type Credentials, type Harness } from '../helpers/harness.ts';
-import { POSTS_PER_READ } from '../../src/resources/posts/store.ts';
+import { POSTS_PER_READ } from '../../src/core/posts/store.ts';
 import { createEvent, EXAMPLE_NOW, eventIds } from './events-support.ts';
 import { assertInvalidParams, createLinked, queryPairs, readExample } from './support.ts';
 

@@ -2,7 +2,7 @@
 // event read and list suites).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { blankProtectedFields } from '../../src/resources/events/protected.ts';
+import { blankProtectedFields } from '../../src/core/events/protected.ts';
 
 describe('blankProtectedFields (§3.10)', () => {
   const blankCost = { currency_symbol: '', currency_position: '', currency_code: '', values: [] };

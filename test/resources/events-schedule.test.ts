@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DateTime } from 'luxon';
-import { resolveSchedule, type ScheduleInput, type StoredSchedule } from '../../src/resources/events/schedule.ts';
+import { resolveSchedule, type ScheduleInput, type StoredSchedule } from '../../src/core/events/schedule.ts';
 
 const NOW = DateTime.fromISO('2026-11-22T04:20:00Z');
 const NY = 'America/New_York';

@@ -2,10 +2,10 @@
 // would be read and never written (or written from a value never validated).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { organizerFieldArgs } from '../../src/resources/organizers/args.ts';
-import { organizerKind } from '../../src/resources/organizers/kind.ts';
-import { venueFieldArgs } from '../../src/resources/venues/schema.ts';
-import { venueKind } from '../../src/resources/venues/kind.ts';
+import { organizerFieldArgs } from '../../src/api/organizers/args.ts';
+import { organizerKind } from '../../src/core/organizers/kind.ts';
+import { venueFieldArgs } from '../../src/api/venues/args.ts';
+import { venueKind } from '../../src/core/venues/kind.ts';
 
 describe('linked kinds: fields named by the core, read by the edge', () => {
   it('names exactly the fields the edge reads, for venues and organizers', () => {

@@ -3,7 +3,7 @@
 // venue or organizer leaves; a failed write appends nothing.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { latestSeq, readChanges } from '../../src/changes/read.ts';
+import { latestSeq, readChanges } from '../../src/core/change-log/read.ts';
 import { describeEachDatabase } from '../helpers/harness.ts';
 
 type Row = [type: string, id: number, action: string];

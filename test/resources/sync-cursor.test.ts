@@ -1,9 +1,9 @@
-// D24 cursors and page shape: the pure rules of src/resources/changes/cursor.ts.
+// D24 cursors and page shape: the pure rules of src/core/sync/cursor.ts.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   appendRefs, changesPerPage, coalesceRows, cursorAt, decodeCursor, encodeCursor, LAST_ID, START_CURSOR,
-} from '../../src/resources/changes/cursor.ts';
+} from '../../src/core/sync/cursor.ts';
 
 describe('sync cursors', () => {
   it('round-trip, and are opaque base64url', () => {

@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { DateTime } from 'luxon';
-import { latestSeq } from '../../src/changes/read.ts';
-import { pruneChanges } from '../../src/changes/retention.ts';
-import { decodeCursor, encodeCursor, LAST_ID } from '../../src/resources/changes/cursor.ts';
+import { latestSeq } from '../../src/core/change-log/read.ts';
+import { pruneChanges } from '../../src/core/change-log/retention.ts';
+import { decodeCursor, encodeCursor, LAST_ID } from '../../src/core/sync/cursor.ts';
 import { describeEachDatabase, type Credentials } from '../helpers/harness.ts';
 import { queriesDuring } from '../helpers/queries.ts';
 import { createEvent } from './events-support.ts';

@@ -3,12 +3,12 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { DateTime } from 'luxon';
-import { latestSeq, readChanges } from '../../src/changes/read.ts';
+import { latestSeq, readChanges } from '../../src/core/change-log/read.ts';
 import type { Actor } from '../../src/domain/actor.ts';
 import { DomainError, InvalidFields } from '../../src/domain/errors.ts';
 import { toApiError, type ApiError } from '../../src/http/errors.ts';
-import { createTerm, removeTerm, updateTerm } from '../../src/resources/terms/service.ts';
-import { TAXONOMIES } from '../../src/resources/terms/taxonomies.ts';
+import { createTerm, removeTerm, updateTerm } from '../../src/core/terms/service.ts';
+import { TAXONOMIES } from '../../src/core/terms/taxonomies.ts';
 import { describeEachDatabase, type Credentials } from '../helpers/harness.ts';
 
 interface Row {

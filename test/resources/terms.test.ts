@@ -3,13 +3,13 @@ import { describe, it } from 'node:test';
 import { DateTime } from 'luxon';
 import { sql } from 'kysely';
 import { createRequestContext, type RequestContext } from '../../src/http/context.ts';
-import { insertPost } from '../../src/resources/posts/store.ts';
-import { countNewEvents } from '../../src/resources/terms/counts.ts';
-import { termSortDirection, termSortKey } from '../../src/resources/terms/query.ts';
+import { insertPost } from '../../src/core/posts/store.ts';
+import { countNewEvents } from '../../src/core/terms/counts.ts';
+import { termSortDirection, termSortKey } from '../../src/core/terms/query.ts';
 import {
   loadEmbeddedTerms, resolveTermsForFilter, resolveTermsForWrite, setEventTerms, type Taxonomy,
-} from '../../src/resources/terms/service.ts';
-import { uniqueTermSlug } from '../../src/resources/terms/slugs.ts';
+} from '../../src/core/terms/service.ts';
+import { uniqueTermSlug } from '../../src/core/terms/slugs.ts';
 import { describeEachDatabase, type Credentials, type Harness } from '../helpers/harness.ts';
 
 const NOW = '2026-06-01T12:00:00Z';

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { CompiledQuery, type Compilable } from 'kysely';
 import { describeEachDatabase, type Harness } from '../helpers/harness.ts';
-import { duplicateCandidates } from '../../src/resources/linked/service.ts';
-import { termsByLoweredNames } from '../../src/resources/terms/store.ts';
+import { duplicateCandidates } from '../../src/core/linked/service.ts';
+import { termsByLoweredNames } from '../../src/core/terms/store.ts';
 
 /** The plan of `query` as text; PostgreSQL is told to avoid sequential scans, so an unusable index shows as one anyway. */
 async function planOf(h: Harness, query: Compilable): Promise<string> {

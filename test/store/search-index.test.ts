@@ -3,7 +3,7 @@
 // what the scan answered (case folding beyond ASCII, terms shorter than three characters, phrases, several terms).
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { firstLoad, insertEventsBulk } from '../../src/import/bulk.ts';
+import { firstLoad, insertEventsBulk } from '../../src/core/bulk-load/bulk.ts';
 import { describeEachDatabase } from '../helpers/harness.ts';
 import { createEvent, eventIds } from '../resources/events-support.ts';
 

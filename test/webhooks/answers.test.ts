@@ -5,7 +5,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createTcpServer, type Server, type Socket } from 'node:net';
 import { it } from 'node:test';
-import { WebhookWorker } from '../../src/webhooks/worker.ts';
+import { WebhookWorker } from '../../src/core/webhooks/worker.ts';
 import { HANG_GUARD_MS } from '../helpers/eventually.ts';
 import { describeEachDatabase } from '../helpers/harness.ts';
 

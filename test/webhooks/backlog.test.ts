@@ -5,8 +5,8 @@ import { it } from 'node:test';
 import { CompiledQuery, type Insertable, type KyselyPlugin } from 'kysely';
 import type { WebhookDeliveriesTable } from '../../src/store/schema.ts';
 import type { Store } from '../../src/store/store.ts';
-import { WebhookWorker } from '../../src/webhooks/worker.ts';
-import type { Sender, SendResult } from '../../src/webhooks/send.ts';
+import { WebhookWorker } from '../../src/core/webhooks/worker.ts';
+import type { Sender, SendResult } from '../../src/core/webhooks/send.ts';
 import { describeEachDatabase } from '../helpers/harness.ts';
 
 const BACKLOG = 20_000;

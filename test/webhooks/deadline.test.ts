@@ -2,7 +2,7 @@
 // deadline (which would refuse their commits once the request's time is up).
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { WebhookWorker } from '../../src/webhooks/worker.ts';
+import { WebhookWorker } from '../../src/core/webhooks/worker.ts';
 import { describeEachDatabase } from '../helpers/harness.ts';
 import { startReceiver } from './receiver.ts';
 

@@ -1,8 +1,8 @@
 // D27 delivery from the change log to a real HTTP receiver on 127.0.0.1, signatures verified with standardwebhooks.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { readChanges } from '../../src/changes/read.ts';
-import { WebhookWorker, type WorkerOptions } from '../../src/webhooks/worker.ts';
+import { readChanges } from '../../src/core/change-log/read.ts';
+import { WebhookWorker, type WorkerOptions } from '../../src/core/webhooks/worker.ts';
 import { HANG_GUARD_MS } from '../helpers/eventually.ts';
 import { describeEachDatabase, type Harness } from '../helpers/harness.ts';
 import { startReceiver, type Behaviour, type Receiver } from './receiver.ts';

@@ -2,10 +2,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { GIVE_UP_AFTER_MS, nextAttemptAt, RETRY_DELAYS_MS } from '../../src/webhooks/schedule.ts';
-import { DEFAULT_TIMEOUT_MS } from '../../src/webhooks/send.ts';
-import { generateSecret, signature } from '../../src/webhooks/signing.ts';
-import { checkWebhookUrl, embeddedIpv4Addresses, isBlockedAddress, safeLookup, UnsafeUrlError } from '../../src/webhooks/url-safety.ts';
+import { GIVE_UP_AFTER_MS, nextAttemptAt, RETRY_DELAYS_MS } from '../../src/core/webhooks/schedule.ts';
+import { DEFAULT_TIMEOUT_MS } from '../../src/core/webhooks/send.ts';
+import { generateSecret, signature } from '../../src/core/webhooks/signing.ts';
+import { checkWebhookUrl, embeddedIpv4Addresses, isBlockedAddress, safeLookup, UnsafeUrlError } from '../../src/core/webhooks/url-safety.ts';
 
 describe('webhooks: SSRF address rules', () => {
   it('blocks loopback, private, link-local, metadata, CGNAT, multicast and their IPv6 forms', () => {

@@ -1,0 +1,111 @@
+// D26 iCalendar out: `GET /events.ics` (every filter of `GET /events`) and `GET /events/{id}.ics`. Thin: the list plan,
+// the feed's selection (ical/feed.ts) and the writer (ical/write.ts). ETag/304 and Cache-Control come from the
+// plugins as for every GET (D22, D12): the tag is the hash of the bytes, so an unchanged feed answers 304.
+import { planListRequest } from './list-request.ts';
+import { canReadPost } from '../../domain/access.ts';
+import { formatWp } from '../../domain/dates/stored-format.ts';
+import type { RequestContext } from '../../http/context.ts';
+import { ApiError, invalidParams } from '../../http/errors.ts';
+import { eventPasswordTarget, sentPassword, startPasswordGuess } from '../../http/event-passwords.ts';
+import { httpDate, NOT_MODIFIED } from '../../http/etag.ts';
+import { hasParam } from '../../http/params.ts';
+import { endpoint, type RouteGroup } from '../../http/routes.ts';
+import { feedEntries, feedWindow, selectFeed, uidHost } from '../../ical/feed.ts';
+import { writeCalendar, type CalendarHead } from '../../ical/write.ts';
+import { loadPost } from '../posts/args.ts';
+import { postLike } from '../../core/posts/fields.ts';
+import { coordinateIssue, DATE_PARAMS } from '../../core/events/list-query.ts';
+import { eventListArgs, idArg, passwordArg } from './args.ts';
+
+export const ICAL_TYPE = 'text/calendar; charset=utf-8';
+
+const head = (ctx: RequestContext, name: string): CalendarHead => ({
+  prodId: `-//${uidHost(ctx.config.siteUrl)}//calendar-events//EN`,
+  name,
+  timezone: ctx.config.siteTimezone,
+});
+
+const icsReply = (text: string, filename: string, truncated: boolean) => ({
+  type: ICAL_TYPE,
+  payload: text,
+  headers: {
+    'Content-Disposition': `inline; filename="${filename}"`,
+    ...(truncated ? { 'X-Truncated': 'true' } : {}),
+  },
+});
+
+const ICS_RESPONSE = (description: string) => ({ description, mediaType: 'text/calendar' });
+
+const feed = endpoint({
+  methods: ['GET'],
+  summary: 'Subscribe to events: the events GET /events lists, as an iCalendar feed',
+  responses: {
+    200: ICS_RESPONSE('An RFC 5545 calendar (text/calendar): every matching event from 30 days ago on (unless dates are given), at most ICAL_MAX_EVENTS (then X-Truncated: true), events trashed within 30 days as STATUS:CANCELLED.'),
+    ...NOT_MODIFIED,
+    400: { description: 'Invalid parameter.' },
+  },
+  args: eventListArgs,
+  async handler(ctx, params, raw) {
+    const issue = coordinateIssue(params);
+    if (issue) throw invalidParams(issue);
+    let plan = await planListRequest(ctx, params);
+    if (!DATE_PARAMS.some((name) => hasParam(raw, name)) && params.include === undefined) plan = feedWindow(plan, ctx);
+    // D25: a series is one VEVENT (with its rule and edited occurrences), however many of its occurrences match.
+    plan = { ...plan, collapseSeries: true };
+    const max = ctx.config.ical.maxEvents;
+    const selection = await selectFeed(ctx.store, ctx, plan, max);
+    const options = { host: uidHost(ctx.config.siteUrl), password: params.password };
+    const entries = feedEntries(ctx.store, ctx, [...selection.active, ...selection.cancelled], options, plan);
+    const { text, truncated } = await writeCalendar(head(ctx, ctx.config.siteName), entries, ctx.config.deadlines.maxResponseBytes);
+    return icsReply(text, 'events.ics', selection.truncated || truncated);
+  },
+});
+
+/** GET by id's refusals (§5.1); a password-protected event is refused later, when it is left out of the file (D26). */
+function refusal(ctx: RequestContext, post: NonNullable<Awaited<ReturnType<typeof loadPost>>>): ApiError | undefined {
+  const nowUtc = formatWp(ctx.now);
+  if (post.status === 'trash') return new ApiError(403, 'event-no-longer-available', 'This event is no longer available');
+  if (!canReadPost(ctx.viewer, 'event', postLike(post), nowUtc)) return new ApiError(403, 'event-not-accessible', 'The requested event is not accessible');
+  return undefined;
+}
+
+const single = endpoint({
+  methods: ['GET'],
+  summary: 'Get one event as an iCalendar file',
+  responses: {
+    200: ICS_RESPONSE('An RFC 5545 calendar (text/calendar) holding the event (a series: with its edited occurrences).'),
+    ...NOT_MODIFIED,
+    400: { description: 'Not an event.' },
+    403: { description: 'Trashed, not accessible, or password-protected.' },
+    404: { description: 'No such id.' },
+  },
+  args: { ...idArg, password: passwordArg },
+  async handler(ctx, params, raw) {
+    const post = await loadPost(ctx, params.id);
+    if (!post) throw new ApiError(404, 'rest-event-not-found', `Event with ID ${params.id} does not exist.`);
+    if (post.type !== 'event') throw new ApiError(400, 'rest-invalid-event-id', 'The specified ID is not a valid event.');
+    const refused = refusal(ctx, post);
+    if (refused) throw refused;
+    // D29: a password sent to a protected event is a guess, counted before it is checked (http/event-passwords.ts).
+    const guess = post.password !== '' && sentPassword(params.password) ? await startPasswordGuess(ctx, eventPasswordTarget(post.id)) : undefined;
+    const options = { host: uidHost(ctx.config.siteUrl), password: params.password };
+    const entries = [];
+    for await (const entry of feedEntries(ctx.store, ctx, [post.id], options)) entries.push(entry);
+    await guess?.settle(entries.length > 0);
+    if (entries.length === 0) {
+      throw new ApiError(403, 'event-password-protected', 'The requested event is not accessible without a password');
+    }
+    const { text } = await writeCalendar(head(ctx, post.title), entries);
+    const reply = icsReply(text, `${post.slug || 'event'}.ics`, false);
+    // D22: Last-Modified where the item has a modified_utc.
+    const modified = httpDate(post.modified_utc);
+    return modified === undefined ? reply : { ...reply, headers: { ...reply.headers, 'Last-Modified': modified } };
+  },
+});
+
+export function feedRoutes(): RouteGroup[] {
+  return [
+    { path: '/events.ics', pattern: '/events.ics', endpoints: [feed] },
+    { path: '/events/:id(^\\d+).ics', pattern: '/events/(?P<id>\\d+).ics', endpoints: [single] },
+  ];
+}

@@ -1,0 +1,49 @@
+// Reading the change log (D21) for sync, webhooks and feeds. Seqs of committed rows increase in commit order with no
+// gap behind a reader (log.ts): a reader that remembers the last seq it saw and asks for larger ones misses nothing,
+// except what retention pruned (see changesRetainedAfter).
+import type { Db } from '../../store/store.ts';
+import type { CommittedChange } from './log.ts';
+
+export interface ReadChangesOptions {
+  /** Only changes with a larger seq (0: from the oldest retained). */
+  afterSeq: number;
+  /** At most this many, the oldest first. */
+  limit: number;
+}
+
+/** Committed changes with seq > `afterSeq`, in seq order, at most `limit`. */
+export async function readChanges(db: Db, options: ReadChangesOptions): Promise<CommittedChange[]> {
+  const rows = await db.selectFrom('changes').select(['seq', 'type', 'id', 'action', 'before_status', 'before_author', 'at'])
+    .where('seq', '>', options.afterSeq)
+    .orderBy('seq')
+    .limit(options.limit)
+    .execute();
+  return rows.map((row) => ({
+    seq: Number(row.seq), type: row.type, id: row.id, action: row.action,
+    before: row.before_status === null ? null : { status: row.before_status, authorId: row.before_author ?? 0 }, at: row.at,
+  }));
+}
+
+/** The largest seq committed so far, 0 when nothing was ever logged (retention always keeps the newest row). */
+export async function latestSeq(db: Db): Promise<number> {
+  const row = await db.selectFrom('changes').select((eb) => eb.fn.max('seq').as('seq')).executeTakeFirst();
+  return Number(row?.seq ?? 0);
+}
+
+/** The smallest seq still in the log, null when it is empty. */
+export async function oldestRetainedSeq(db: Db): Promise<number | null> {
+  const row = await db.selectFrom('changes').select((eb) => eb.fn.min('seq').as('seq')).executeTakeFirst();
+  return row?.seq == null ? null : Number(row.seq);
+}
+
+/**
+ * Whether the log still holds every change after `afterSeq`: false when retention pruned some, and a reader resuming
+ * from `afterSeq` must start over from the current state. Ask it *after* reading the changes: pruning only ever
+ * removes the oldest rows, so a true answer then covers what was read.
+ */
+export async function changesRetainedAfter(db: Db, afterSeq: number): Promise<boolean> {
+  const oldest = await oldestRetainedSeq(db);
+  // Retention keeps the newest row, so an empty log never had one. Seqs may skip numbers (a rolled-back PostgreSQL
+  // transaction used some), so a reader just before the oldest retained row is the furthest back known to be safe.
+  return oldest === null || afterSeq >= oldest - 1;
+}

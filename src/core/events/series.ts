@@ -1,0 +1,580 @@
+// D25 recurring events, kept the way the reference's add-on keeps them: every occurrence is an event of its own (its
+// posts, events and occurrences rows, its venue, organizers and terms), tied to the series by `events.series_id`. The
+// series is its first occurrence's row, which holds the RFC 5545 lines; every other occurrence is materialised from it
+// here, and nowhere else. Lists, filters, totals, sync, webhooks, feeds and pages therefore see occurrences without
+// any code of their own, and a list page stays one indexed query however many occurrences there are.
+//
+// An occurrence edited on its own (an exception) records the fields edited on it in `overrides`: series edits leave
+// those alone. A cancelled occurrence is trashed with the `cancelled` override and its start becomes an EXDATE.
+import { DateTime } from 'luxon';
+import { sql, type Insertable, type Updateable } from 'kysely';
+import { recordChange, recordChanges, type ChangeAction } from '../change-log/log.ts';
+import type { Actor } from '../../domain/actor.ts';
+import { basicUtc, formatWp, parseWp, utcToLocal } from '../../domain/dates/stored-format.ts';
+import { timezoneAbbr } from '../../domain/dates/zones.ts';
+import { invalidField } from '../../domain/errors.ts';
+import {
+  expandRecurrence, parseRecurrence, RECURRENCE_ERROR_CODE, splitRecurrence, type Expansion, type OccurrenceTimes, type ParsedRecurrence,
+  type SeriesStart,
+} from '../../domain/recurrence/index.ts';
+import { assignUniqueSlugs, trashedSlug, untrashedSlug } from '../../domain/slugs.ts';
+import { chunks } from '../../store/chunks.ts';
+import type { EventsTable, PostsTable } from '../../store/schema.ts';
+import { isUniqueViolation, type Db, type Store, type Trx } from '../../store/store.ts';
+import { rebuildOccurrences, refreshListing } from '../occurrences/store.ts';
+import { nowStamp } from '../posts/fields.ts';
+import { claimPost, listedBefore } from '../posts/lifecycle.ts';
+import { changeSlug, insertPost, type PostRow } from '../posts/store.ts';
+import type { EventSchedule } from './schedule.ts';
+import type { EventRow } from './store.ts';
+
+/** The override that marks a cancelled occurrence (DELETE on its id): trashed, and its start is an EXDATE. */
+export const CANCELLED = 'cancelled';
+
+/** What an exception may override, by the input fields that set it (D25 "Writing"). */
+const OVERRIDE_OF_INPUT: Record<string, string> = {
+  title: 'title', description: 'description', excerpt: 'excerpt', password: 'password', author: 'author', image: 'image',
+  status: 'status', date: 'date', date_utc: 'date', cost: 'cost', website: 'website', show_map: 'show_map',
+  show_map_link: 'show_map_link', hide_from_listings: 'hide_from_listings', sticky: 'sticky', featured: 'featured',
+  venue: 'venue', organizer: 'organizer', categories: 'categories', tags: 'tags',
+  start_date: 'dates', end_date: 'dates', all_day: 'dates', timezone: 'dates',
+};
+
+/** The columns each override (or series-wide field) covers on the posts and events rows. */
+const POST_COLUMNS: Record<string, ReadonlyArray<keyof PostsTable>> = {
+  title: ['title'], description: ['content'], excerpt: ['excerpt'], password: ['password'], author: ['author_id'],
+  image: ['image_id'], status: ['status'], date: ['date_local', 'date_utc'],
+};
+const EVENT_COLUMNS: Record<string, ReadonlyArray<keyof EventsTable>> = {
+  cost: ['cost_values', 'currency_symbol', 'currency_position'], website: ['website'], show_map: ['show_map'],
+  show_map_link: ['show_map_link'], hide_from_listings: ['hide_from_listings'], sticky: ['sticky'], featured: ['featured'],
+  venue: ['venue_id'],
+};
+
+/** The overrides an occurrence write sets: one per field it sent. */
+export function overridesOf(input: Record<string, unknown>): string[] {
+  return [...new Set(Object.keys(input).flatMap((key) => (OVERRIDE_OF_INPUT[key] === undefined ? [] : [OVERRIDE_OF_INPUT[key]])))];
+}
+
+export const storedOverrides = (event: Pick<EventRow, 'overrides'>): string[] => (event.overrides === '' ? [] : JSON.parse(event.overrides) as string[]);
+export const storedRecurrence = (event: Pick<EventRow, 'recurrence'>): string[] => (event.recurrence === '' ? [] : JSON.parse(event.recurrence) as string[]);
+
+/** Is this row an occurrence of a series other than the series' own (first) one? */
+export const isOccurrence = (event: Pick<EventRow, 'id' | 'series_id'>) => event.series_id !== null && event.series_id !== event.id;
+
+const seriesStart = (schedule: Pick<EventSchedule, 'timezone' | 'allDay' | 'startLocal' | 'endLocal'>): SeriesStart => ({
+  timezone: schedule.timezone, allDay: schedule.allDay, startLocal: schedule.startLocal, endLocal: schedule.endLocal,
+});
+
+/** D25's 400 on `recurrence`: rest_invalid_param with details.recurrence.code rest_invalid_recurrence. */
+export const invalidRecurrence = (message: string) =>
+  invalidField('recurrence', { code: RECURRENCE_ERROR_CODE, message, data: { param: 'recurrence' } });
+
+/** A `recurrence` input read against the series' schedule: null for a single event ([] or ""); 400 when invalid. */
+export function readRecurrence(input: unknown, schedule: EventSchedule): ParsedRecurrence | null {
+  const parsed = parseRecurrence(input, seriesStart(schedule));
+  if (!parsed.ok) throw invalidRecurrence(`${parsed.line}: ${parsed.message}`);
+  return parsed.recurrence;
+}
+
+/**
+ * How far a series is materialised: RECURRENCE_HORIZON_DAYS from now, or from its start when it starts later (a
+ * series that begins in three years still has its first two years of occurrences).
+ */
+function horizonOf(actor: Actor, startUtc: string): string {
+  const now = actor.now.toUTC();
+  const start = DateTime.fromSQL(startUtc, { zone: 'utc' });
+  return formatWp((start > now ? start : now).plus({ days: actor.config.recurrence.horizonDays }));
+}
+
+type SeriesSchedule = Pick<EventSchedule, 'timezone' | 'allDay' | 'startLocal' | 'endLocal' | 'startUtc'>;
+
+/**
+ * The occurrences of a series being written (400 past RECURRENCE_MAX_OCCURRENCES in all): every one of its finite
+ * rules (COUNT or UNTIL) and extra dates (RDATE), however far ahead, those of open-ended rules up to the horizon; and
+ * how far that is when the series goes on.
+ */
+export function expandSeries(actor: Actor, recurrence: ParsedRecurrence, schedule: SeriesSchedule) {
+  const horizonUtc = horizonOf(actor, schedule.startUtc);
+  const expansion = expandRecurrence(recurrence, seriesStart(schedule), {
+    horizonUtc, maxOccurrences: actor.config.recurrence.maxOccurrences, completeFiniteRules: true,
+  });
+  return materialised(expansion, horizonUtc);
+}
+
+/** What {@link syncSeries} materialises of an expansion (a 400 when it failed), and the horizon to extend it to later. */
+function materialised(expansion: Expansion, horizonUtc: string) {
+  if (!expansion.ok) throw invalidRecurrence(expansion.message);
+  return { occurrences: expansion.occurrences, horizonUtc: expansion.complete ? null : horizonUtc };
+}
+
+/**
+ * The most occurrences a stored rule is expanded to. RECURRENCE_MAX_OCCURRENCES is checked when a rule is written; as
+ * days pass, the horizon moves and an open-ended series outgrows it (a daily one by a day a day): following it must
+ * not fail, nor fail the list that brings the series up to the horizon.
+ */
+const STORED_RULE_CEILING = 100_000;
+
+/** A series' own schedule, as its row stores it. */
+const storedScheduleOf = (series: EventRow) => ({
+  timezone: series.timezone, allDay: series.all_day === 1, startLocal: series.start_local, endLocal: series.end_local, startUtc: series.start_utc,
+});
+
+/** A series' stored lines, parsed (they were checked when written). */
+function parseStored(series: EventRow): ParsedRecurrence {
+  const parsed = parseRecurrence(storedRecurrence(series), seriesStart(storedScheduleOf(series)));
+  if (!parsed.ok || parsed.recurrence === null) throw invalidRecurrence(parsed.ok ? 'recurrence: empty' : `${parsed.line}: ${parsed.message}`);
+  return parsed.recurrence;
+}
+
+/**
+ * The occurrences of a series' stored rule, as {@link expandSeries} gives them; past RECURRENCE_MAX_OCCURRENCES, up to
+ * the horizon only, with STORED_RULE_CEILING: an open-ended series that outgrew the maximum as days passed, or a
+ * finite rule stored before finite rules were materialised in full (which may hold far more), goes on as it was.
+ */
+function expandStored(actor: Actor, series: EventRow) {
+  const recurrence = parseStored(series);
+  const schedule = storedScheduleOf(series);
+  const horizonUtc = horizonOf(actor, schedule.startUtc);
+  const start = seriesStart(schedule);
+  const whole = expandRecurrence(recurrence, start, { horizonUtc, maxOccurrences: actor.config.recurrence.maxOccurrences, completeFiniteRules: true });
+  return materialised(whole.ok ? whole : expandRecurrence(recurrence, start, { horizonUtc, maxOccurrences: STORED_RULE_CEILING }), horizonUtc);
+}
+
+interface SeriesMember {
+  id: number;
+  occurrenceStartUtc: string;
+  overrides: string[];
+  status: string;
+  /** With `status`, who may list it (the change log's ListedBefore). */
+  authorId: number;
+  publishedUtc: string;
+  slug: string;
+  startLocal: string;
+  endLocal: string;
+  allDay: boolean;
+  timezone: string;
+}
+
+/** The series' occurrences other than its own row. */
+async function seriesMembers(trx: Trx, seriesId: number): Promise<SeriesMember[]> {
+  const rows = await trx.selectFrom('events').innerJoin('posts', 'posts.id', 'events.id')
+    .select(['events.id', 'events.occurrence_start_utc', 'events.overrides', 'posts.status', 'posts.author_id', 'posts.date_utc', 'posts.slug',
+      'events.start_local', 'events.end_local', 'events.all_day', 'events.timezone'])
+    .where('events.series_id', '=', seriesId).where('events.id', '!=', seriesId)
+    .execute();
+  return rows.map((row) => ({
+    id: row.id, occurrenceStartUtc: row.occurrence_start_utc ?? '', overrides: storedOverrides(row), status: row.status,
+    authorId: row.author_id, publishedUtc: row.date_utc, slug: row.slug, startLocal: row.start_local, endLocal: row.end_local, allDay: row.all_day === 1, timezone: row.timezone,
+  }));
+}
+
+/** Members logged with who could list each before this write (read before it changed them). */
+function logMembers(trx: Trx, actor: Actor, members: readonly SeriesMember[], action: ChangeAction): void {
+  for (const member of members) recordChange(trx, { type: 'event', id: member.id, action, before: listedBefore(member, actor.now) });
+}
+
+/** What a series write did to its occurrences, for the answer and the change log (already logged). */
+export interface SeriesOutcome {
+  created: number[];
+  updated: number[];
+  deleted: number[];
+}
+
+/**
+ * Brings a series' occurrences in line with its own row (after a create, or an edit of its rule or dates, or when the
+ * horizon moves): occurrences whose original start is still in the series keep their ids, exceptions and, unless
+ * their dates were edited, follow the new times; the others are deleted (a cancelled one stays cancelled); new
+ * starts get new occurrences, copied from the series. Everything is logged.
+ */
+export async function syncSeries(trx: Trx, store: Store, actor: Actor, seriesId: number): Promise<SeriesOutcome> {
+  const outcome: SeriesOutcome = { created: [], updated: [], deleted: [] };
+  const series = await trx.selectFrom('events').selectAll().where('id', '=', seriesId).executeTakeFirstOrThrow();
+  const { occurrences, horizonUtc } = expandStored(actor, series);
+  await trx.updateTable('events').set({ series_horizon_utc: horizonUtc, occurrence_start_utc: series.start_utc }).where('id', '=', seriesId).execute();
+
+  const members = new Map((await seriesMembers(trx, seriesId)).map((member) => [member.occurrenceStartUtc, member]));
+  const wanted: OccurrenceTimes[] = [];
+  const kept = new Set<number>();
+  const movedRows: Array<{ id: number; values: Record<string, unknown> }> = [];
+  for (const times of occurrences) {
+    if (times.startUtc === series.start_utc) continue;
+    const member = members.get(times.startUtc);
+    if (member === undefined) {
+      wanted.push(times);
+      continue;
+    }
+    kept.add(member.id);
+    if (member.overrides.includes(CANCELLED)) continue;
+    const moved = !member.overrides.includes('dates')
+      && (member.startLocal !== times.startLocal || member.endLocal !== times.endLocal || member.timezone !== series.timezone || member.allDay !== (series.all_day === 1));
+    if (moved) {
+      movedRows.push({ id: member.id, values: occurrenceDates(series, times) });
+      outcome.updated.push(member.id);
+    }
+  }
+  const deleted: SeriesMember[] = [];
+  for (const member of members.values()) {
+    if (kept.has(member.id)) continue;
+    // A cancelled occurrence outside the series stays what it is (trashed); any other is gone with its start.
+    if (member.overrides.includes(CANCELLED)) continue;
+    deleted.push(member);
+  }
+  outcome.deleted = deleted.map((member) => member.id);
+  await deletePosts(trx, outcome.deleted);
+  await updateEachRow(trx, 'events', movedRows);
+  outcome.created = await materialise(trx, store, actor, series, wanted);
+  await rebuildOccurrences(trx, outcome.updated);
+  // New times change nobody's right to list an occurrence.
+  recordChanges(trx, 'event', outcome.updated, 'updated');
+  logMembers(trx, actor, deleted, 'deleted');
+  return outcome;
+}
+
+/** Rows that each get their own values (the same columns), in one `CASE id` statement per 100 rows. */
+async function updateEachRow(trx: Trx, table: 'events', rows: ReadonlyArray<{ id: number; values: Record<string, unknown> }>): Promise<void> {
+  for (const chunk of chunks(rows, ROWS_PER_CASE)) {
+    const set: Record<string, unknown> = {};
+    for (const column of Object.keys(chunk[0].values)) {
+      // PostgreSQL types a CASE of parameters as text: integers are cast back.
+      const type = typeof chunk[0].values[column] === 'number' ? sql.raw('integer') : sql.raw('text');
+      set[column] = sql`cast(case ${sql.ref('id')} ${sql.join(chunk.map(({ id, values }) => sql`when ${id} then ${values[column]}`), sql` `)} end as ${type})`;
+    }
+    await trx.updateTable(table).set(set).where('id', 'in', chunk.map(({ id }) => id)).execute();
+  }
+}
+
+/** An occurrence's schedule columns: its own times, the series' zone (its abbreviation at that start) and kind. */
+function occurrenceDates(series: EventRow, times: OccurrenceTimes): Updateable<EventsTable> {
+  return {
+    timezone: series.timezone,
+    timezone_abbr: timezoneAbbr(series.timezone, parseWp(times.startLocal, series.timezone)),
+    all_day: series.all_day,
+    start_local: times.startLocal,
+    end_local: times.endLocal,
+    start_utc: times.startUtc,
+    end_utc: times.endUtc,
+  };
+}
+
+/**
+ * A new occurrence's slug base: the series' slug and its local date, with the time too when the series has several
+ * occurrences on one day (the page `/event/<slug>/` of an occurrence is then its own).
+ */
+function slugBases(seriesSlug: string, times: readonly OccurrenceTimes[]): string[] {
+  const perDay = new Map<string, number>();
+  for (const { startLocal } of times) perDay.set(startLocal.slice(0, 10), (perDay.get(startLocal.slice(0, 10)) ?? 0) + 1);
+  const base = untrashedSlug(seriesSlug);
+  return times.map(({ startLocal }) => {
+    const day = startLocal.slice(0, 10);
+    return perDay.get(day)! > 1 ? `${base}-${day}-${startLocal.slice(11, 13)}${startLocal.slice(14, 16)}` : `${base}-${day}`;
+  });
+}
+
+/** Slugs among `candidates` that events already use, one query per 500. */
+async function takenAmong(trx: Trx, candidates: readonly string[]): Promise<Set<string>> {
+  const taken = new Set<string>();
+  for (const chunk of chunks(candidates)) {
+    const rows = await trx.selectFrom('posts').select('slug').where('type', '=', 'event').where('slug', 'in', chunk).execute();
+    for (const row of rows) taken.add(row.slug);
+  }
+  return taken;
+}
+
+/**
+ * New occurrences of a series at `times`, copied from the series' rows (post, event, organizers, terms) in a few
+ * statements whatever their number; logged as created. Their ids come from the shared post sequence (D1b).
+ */
+async function materialise(trx: Trx, store: Store, actor: Actor, series: EventRow, times: readonly OccurrenceTimes[]): Promise<number[]> {
+  if (times.length === 0) return [];
+  const seriesId = series.id;
+  const post = await trx.selectFrom('posts').selectAll().where('id', '=', seriesId).executeTakeFirstOrThrow();
+  const stamp = nowStamp(actor.now, actor.config.siteTimezone);
+  const bases = slugBases(post.slug, times);
+  const trashed = post.status === 'trash';
+  const slugs = assignUniqueSlugs(bases.map((base) => (trashed ? trashedSlug(base) : base)), await takenAmong(trx, bases.flatMap((base) => [base, trashedSlug(base)])));
+  const postRows: Insertable<PostsTable>[] = times.map((_, index) => ({
+    type: 'event', author_id: post.author_id, status: post.status, status_before_trash: post.status_before_trash, slug: slugs[index],
+    title: post.title, content: post.content, excerpt: post.excerpt, password: post.password, image_id: post.image_id,
+    parent_id: post.parent_id, date_local: post.date_local, date_utc: post.date_utc, modified_local: stamp.local, modified_utc: stamp.utc,
+  }));
+  const ids = await insertPostsOrRetry(trx, store, postRows);
+  const { id: _id, series_id: _series, overrides: _overrides, series_horizon_utc: _horizon, occurrence_start_utc: _start, ...copied } = series;
+  await store.insertRows(trx, 'events', times.map((occurrence, index) => ({
+    ...copied, ...occurrenceDates(series, occurrence), id: ids[index], series_id: seriesId, occurrence_start_utc: occurrence.startUtc, overrides: '',
+    // D26: the series' UID and import digest name the series (its own row); an occurrence is found by its start.
+    ical_uid: null, ical_hash: null, ical_sequence: 0,
+  }) as Insertable<EventsTable>));
+  for (const chunk of chunks(ids)) {
+    await copyOrganizers(trx, seriesId, chunk);
+    await copyTerms(trx, seriesId, chunk, ['event_category', 'event_tag']);
+  }
+  await rebuildOccurrences(trx, ids);
+  recordChanges(trx, 'event', ids, 'created');
+  return ids;
+}
+
+/**
+ * The posts rows, inserted together; should a concurrent writer take one of their slugs meanwhile (the unique index
+ * refuses the whole statement), each is inserted on its own with the next free slug.
+ */
+async function insertPostsOrRetry(trx: Trx, store: Store, rows: Insertable<PostsTable>[]): Promise<number[]> {
+  await sql`savepoint materialise`.execute(trx);
+  try {
+    const ids = await store.insertRowsReturningIds(trx, 'posts', rows);
+    await sql`release savepoint materialise`.execute(trx);
+    return ids;
+  } catch (error) {
+    await sql`rollback to savepoint materialise`.execute(trx);
+    if (!isUniqueViolation(error)) throw error;
+  }
+  const ids: number[] = [];
+  for (const { slug, ...row } of rows) ids.push((await insertPost(trx, row as never, slug)).id);
+  return ids;
+}
+
+async function copyOrganizers(trx: Trx, seriesId: number, ids: readonly number[]): Promise<void> {
+  await trx.deleteFrom('event_organizers').where('event_id', 'in', ids).execute();
+  await trx.insertInto('event_organizers').columns(['event_id', 'organizer_id', 'position'])
+    .expression((eb) => eb.selectFrom('events').crossJoin('event_organizers')
+      .select(['events.id', 'event_organizers.organizer_id', 'event_organizers.position'])
+      .where('event_organizers.event_id', '=', seriesId).where('events.id', 'in', ids))
+    .execute();
+}
+
+async function copyTerms(trx: Trx, seriesId: number, ids: readonly number[], taxonomies: ReadonlyArray<'event_category' | 'event_tag'>): Promise<void> {
+  if (taxonomies.length === 0) return;
+  const ofTaxonomies = (eb: any) => eb.selectFrom('terms').select('terms.id').where('terms.taxonomy', 'in', taxonomies);
+  await trx.deleteFrom('event_terms').where('event_id', 'in', ids).where('term_id', 'in', ofTaxonomies).execute();
+  await trx.insertInto('event_terms').columns(['event_id', 'term_id'])
+    .expression((eb) => eb.selectFrom('events').crossJoin('event_terms')
+      .select(['events.id', 'event_terms.term_id'])
+      .where('event_terms.event_id', '=', seriesId).where('events.id', 'in', ids)
+      .where('event_terms.term_id', 'in', ofTaxonomies(eb)))
+    .execute();
+}
+
+/**
+ * After a write of the series' own row: the `fields` it changed (overridesOf the input, without its dates) are copied
+ * onto every occurrence that did not edit that field itself, with the series' lines; cancelled occurrences are left
+ * alone. Logged as updated.
+ */
+export async function copySeriesFields(trx: Trx, actor: Actor, seriesId: number, fields: readonly string[], alreadyLogged: ReadonlySet<number>): Promise<void> {
+  const members = (await seriesMembers(trx, seriesId)).filter((member) => !member.overrides.includes(CANCELLED));
+  if (members.length === 0) return;
+  const stamp = nowStamp(actor.now, actor.config.siteTimezone);
+  // Members with the same overrides take the same copy: usually one group, all of them.
+  const groups = new Map<string, { fields: string[]; ids: number[] }>();
+  for (const member of members) {
+    const key = JSON.stringify(member.overrides);
+    const group = groups.get(key) ?? { fields: fields.filter((field) => !member.overrides.includes(field)), ids: [] };
+    group.ids.push(member.id);
+    groups.set(key, group);
+  }
+  const series = await trx.selectFrom('posts').innerJoin('events', 'events.id', 'posts.id').selectAll().where('posts.id', '=', seriesId).executeTakeFirstOrThrow();
+  for (const { fields: copied, ids } of groups.values()) {
+    const postSet: Record<string, unknown> = { modified_local: stamp.local, modified_utc: stamp.utc };
+    const eventSet: Record<string, unknown> = { recurrence: series.recurrence };
+    for (const field of copied) {
+      for (const column of POST_COLUMNS[field] ?? []) postSet[column] = series[column as keyof typeof series];
+      for (const column of EVENT_COLUMNS[field] ?? []) eventSet[column] = series[column as keyof typeof series];
+    }
+    for (const chunk of chunks(ids)) {
+      await trx.updateTable('posts').set(postSet).where('id', 'in', chunk).execute();
+      await trx.updateTable('events').set(eventSet).where('id', 'in', chunk).execute();
+      if (copied.includes('organizer')) await copyOrganizers(trx, seriesId, chunk);
+      await copyTerms(trx, seriesId, chunk, [
+        ...(copied.includes('categories') ? ['event_category' as const] : []),
+        ...(copied.includes('tags') ? ['event_tag' as const] : []),
+      ]);
+    }
+  }
+  await refreshListing(trx, members.map((member) => member.id));
+  // The status, author or publication date copied may change who lists them.
+  logMembers(trx, actor, members.filter((member) => !alreadyLogged.has(member.id)), 'updated');
+}
+
+/**
+ * The whole series to the trash with the series' row (already trashed): every occurrence that is not already
+ * trashed, with the `__trashed` slug. Logged as trashed.
+ */
+export async function trashSeriesMembers(trx: Trx, actor: Actor, seriesId: number): Promise<void> {
+  const stamp = nowStamp(actor.now, actor.config.siteTimezone);
+  const members = (await seriesMembers(trx, seriesId)).filter((member) => member.status !== 'trash');
+  const ids = members.map((member) => member.id);
+  for (const chunk of chunks(ids)) {
+    // The right-hand side reads the row as it was: each keeps its own status to restore.
+    await trx.updateTable('posts').set({ status: 'trash', status_before_trash: sql.ref('status'), modified_local: stamp.local, modified_utc: stamp.utc })
+      .where('id', 'in', chunk).execute();
+  }
+  await renameSlugs(trx, members, trashedSlug);
+  await refreshListing(trx, members.map((member) => member.id));
+  logMembers(trx, actor, members, 'trashed');
+}
+
+/** The series restored with its row: every trashed occurrence but the cancelled ones takes the series' status. */
+export async function restoreSeriesMembers(trx: Trx, actor: Actor, seriesId: number, status: string): Promise<void> {
+  const stamp = nowStamp(actor.now, actor.config.siteTimezone);
+  const members = (await seriesMembers(trx, seriesId)).filter((member) => member.status === 'trash' && !member.overrides.includes(CANCELLED));
+  const ids = members.map((member) => member.id);
+  for (const chunk of chunks(ids)) {
+    await trx.updateTable('posts').set({ status, status_before_trash: '', modified_local: stamp.local, modified_utc: stamp.utc })
+      .where('id', 'in', chunk).execute();
+  }
+  await renameSlugs(trx, members, untrashedSlug);
+  await refreshListing(trx, ids);
+  logMembers(trx, actor, members, 'restored');
+}
+
+/**
+ * Each member's slug renamed (to or from its `__trashed` form): the free ones in a few statements, one CASE per 100
+ * rows; the taken ones (or all of a chunk a concurrent writer got in the way of) one at a time, numbered as usual.
+ */
+async function renameSlugs(trx: Trx, members: readonly SeriesMember[], rename: (slug: string) => string): Promise<void> {
+  const wanted = members.map((member) => ({ member, slug: rename(member.slug) })).filter(({ member, slug }) => slug !== member.slug);
+  const taken = await takenAmong(trx, wanted.map(({ slug }) => slug));
+  const oneByOne = wanted.filter(({ slug }) => taken.has(slug));
+  const free = wanted.filter(({ slug }) => !taken.has(slug));
+  for (const chunk of chunks(free, ROWS_PER_CASE)) {
+    await sql`savepoint rename_slugs`.execute(trx);
+    try {
+      await trx.updateTable('posts')
+        .set({ slug: sql<string>`case ${sql.ref('id')} ${sql.join(chunk.map(({ member, slug }) => sql`when ${member.id} then ${slug}`), sql` `)} end` })
+        .where('id', 'in', chunk.map(({ member }) => member.id)).execute();
+      await sql`release savepoint rename_slugs`.execute(trx);
+    } catch (error) {
+      await sql`rollback to savepoint rename_slugs`.execute(trx);
+      if (!isUniqueViolation(error)) throw error;
+      oneByOne.push(...chunk);
+    }
+  }
+  for (const { member, slug } of oneByOne) await changeSlug(trx, { id: member.id, type: 'event', slug: member.slug } as PostRow, slug);
+}
+
+/** Rows per CASE statement: two parameters a row and column, far below every limit. */
+const ROWS_PER_CASE = 100;
+
+/** Every id in the series, its own row first. */
+async function seriesIds(trx: Trx, seriesId: number): Promise<number[]> {
+  const rows = await trx.selectFrom('events').select('id').where('series_id', '=', seriesId).where('id', '!=', seriesId).execute();
+  return [seriesId, ...rows.map((row) => row.id)];
+}
+
+/** The whole series gone for good: its occurrences (its own row is deleted by the caller). */
+export async function deleteSeriesMembers(trx: Trx, actor: Actor, seriesId: number): Promise<void> {
+  const members = await seriesMembers(trx, seriesId);
+  await deletePosts(trx, members.map((member) => member.id));
+  logMembers(trx, actor, members, 'deleted');
+}
+
+/**
+ * Posts gone for good, one DELETE per 500 (posts/store.ts deletePost, for many): their events, occurrences, organizer
+ * links and terms go with them by the foreign keys' cascades. Not logged: the callers log them.
+ */
+async function deletePosts(trx: Trx, ids: readonly number[]): Promise<void> {
+  for (const chunk of chunks(ids)) await trx.deleteFrom('posts').where('id', 'in', chunk).execute();
+}
+
+/** The EXDATE value of an occurrence's original start: the UTC instant, or the day of an all-day series. */
+export function exdateLine(occurrenceStartUtc: string, series: Pick<EventRow, 'all_day' | 'timezone'>): string {
+  if (series.all_day === 1) return `EXDATE;VALUE=DATE:${utcToLocal(occurrenceStartUtc, series.timezone).slice(0, 10).replace(/-/g, '')}`;
+  return `EXDATE:${basicUtc(occurrenceStartUtc)}`;
+}
+
+/** A series' lines with `line` added (cancel) or removed (restore of a cancelled occurrence), on every row of it. */
+export async function setExdate(trx: Trx, seriesId: number, occurrenceStartUtc: string, present: boolean): Promise<void> {
+  const series = await trx.selectFrom('events').selectAll().where('id', '=', seriesId).executeTakeFirstOrThrow();
+  const line = exdateLine(occurrenceStartUtc, series);
+  const lines = storedRecurrence(series).filter((existing) => existing !== line);
+  if (present) lines.push(line);
+  await trx.updateTable('events').set({ recurrence: JSON.stringify(lines) }).where('series_id', '=', seriesId).execute();
+  // Every occurrence shows the series' lines: each one changed.
+  recordChanges(trx, 'event', await seriesIds(trx, seriesId), 'updated');
+}
+
+/**
+ * Before any write of an event: when it is an occurrence, its series' post row is claimed first, as a write of the
+ * series claims it, so that series-wide writes and writes of one occurrence take turns and always lock in the same
+ * order (series, then occurrence): no deadlock.
+ */
+export async function lockSeriesOf(trx: Trx, id: number): Promise<void> {
+  const row = await trx.selectFrom('events').select(['id', 'series_id']).where('id', '=', id).executeTakeFirst();
+  if (row && isOccurrence(row)) await claimPost(trx, row.series_id!);
+}
+
+/** The occurrence's overrides with `added` (and without `removed`). */
+export async function setOverrides(trx: Trx, event: EventRow, added: readonly string[], removed: readonly string[] = []): Promise<void> {
+  const overrides = [...new Set([...storedOverrides(event), ...added])].filter((field) => !removed.includes(field)).sort();
+  await trx.updateTable('events').set({ overrides: overrides.length === 0 ? '' : JSON.stringify(overrides) }).where('id', '=', event.id).execute();
+}
+
+/** Logs an update of the series' own row when nothing else did (its rule changed without a post write). */
+const logSeriesRow = (trx: Trx, seriesId: number) => recordChange(trx, { type: 'event', id: seriesId, action: 'updated' });
+
+/**
+ * Open-ended series are materialised up to RECURRENCE_HORIZON_DAYS ahead; as days pass, each one whose horizon fell
+ * behind is extended, here, without any client write (the new occurrences are logged as created). The background job
+ * (core/background/series-horizons.ts) runs it; no read does. Answers how many occurrences it created.
+ */
+export async function extendSeriesHorizons(store: Store, actor: Actor): Promise<number> {
+  const due = formatWp(actor.now.toUTC().plus({ days: actor.config.recurrence.horizonDays - 1 }));
+  const rows = await store.db.selectFrom('events').select('id').where('series_horizon_utc', 'is not', null).where('series_horizon_utc', '<', due).execute();
+  let created = 0;
+  for (const { id } of rows) {
+    created += await store.transaction(async (trx) => {
+      if (!await claimPost(trx, id)) return 0;
+      const series = await trx.selectFrom('events').select('id').where('id', '=', id).where('series_horizon_utc', '<', due).executeTakeFirst();
+      if (!series) return 0;
+      return (await syncSeries(trx, store, actor, id)).created.length;
+    });
+  }
+  return created;
+}
+
+/**
+ * D25 `scope=following` on occurrence `occurrence`, to start again at `newStart`: the series ends before it, and the
+ * occurrence becomes the first of a new series (keeping its id) with the rest of the old rule moved with it
+ * (splitRecurrence: the COUNT left, an UNTIL moved as the start moved) or the `recurrence` sent. Its later
+ * occurrences are new; the old series' later ones, exceptions included, are gone, as in Google Calendar's "this and
+ * following events". Extra dates (RDATE) stay with the old series. The caller then applies the sent fields to the
+ * occurrence and makes it a series with the lines returned.
+ */
+export async function splitSeries(
+  trx: Trx, store: Store, actor: Actor, occurrence: EventRow, newStart: Pick<EventSchedule, 'timezone' | 'allDay' | 'startLocal'>,
+): Promise<string[]> {
+  const seriesId = occurrence.series_id!;
+  const series = await trx.selectFrom('events').selectAll().where('id', '=', seriesId).executeTakeFirstOrThrow();
+  const split = splitRecurrence({
+    recurrence: parseStored(series), series: seriesStart(storedScheduleOf(series)), occurrenceStartUtc: occurrence.occurrence_start_utc!, newStart,
+  });
+  if (!split.ok) throw invalidRecurrence(split.message);
+
+  // The occurrence leaves the old series first, so that ending the old series does not delete it.
+  await trx.updateTable('events').set({ series_id: occurrence.id, overrides: '', occurrence_start_utc: occurrence.start_utc })
+    .where('id', '=', occurrence.id).execute();
+  await trx.updateTable('events').set({ recurrence: JSON.stringify(split.before) }).where('id', '=', seriesId).execute();
+  const outcome = await syncSeries(trx, store, actor, seriesId);
+  await copySeriesFields(trx, actor, seriesId, [], new Set([...outcome.created, ...outcome.updated, ...outcome.deleted]));
+  logSeriesRow(trx, seriesId);
+  return split.following;
+}
+
+
+/**
+ * The occurrences of these series that were edited on their own (not merely cancelled: a cancellation is an EXDATE
+ * of the series), by series: what an iCalendar feed writes as RECURRENCE-ID components. One query.
+ */
+export async function seriesExceptionIds(db: Db, seriesIds: readonly number[]): Promise<Map<number, number[]>> {
+  const exceptions = new Map<number, number[]>();
+  if (seriesIds.length === 0) return exceptions;
+  const rows = await db.selectFrom('events').select(['id', 'series_id', 'overrides'])
+    .where('series_id', 'in', [...new Set(seriesIds)]).whereRef('id', '!=', 'series_id').where('overrides', '!=', '')
+    .orderBy('occurrence_start_utc').execute();
+  for (const row of rows) {
+    if (storedOverrides(row).includes(CANCELLED)) continue;
+    const list = exceptions.get(row.series_id!) ?? [];
+    list.push(row.id);
+    exceptions.set(row.series_id!, list);
+  }
+  return exceptions;
+}

@@ -1,0 +1,167 @@
+// The one post lifecycle of events, venues and organizers: create, merge-update, trash, restore and permanent delete,
+// each appending to the change log in its own transaction. What differs per kind (an event's schedule and links, a
+// venue's meta row) is done by the kind's service around these steps.
+//
+// Every write to an existing item first claims its row: on PostgreSQL the row stays locked until the transaction
+// ends, so a concurrent write of the same item waits and then works on what the first one committed (no lost
+// update, one 410 of two simultaneous trashes); on SQLite the claim takes the write lock at once.
+import { canUploadFiles, effectiveStatus, scaleBackStatus, type PostLike, type Viewer } from '../../domain/access.ts';
+import type { Actor } from '../../domain/actor.ts';
+import { formatWp } from '../../domain/dates/stored-format.ts';
+import { DomainError, invalidField, notAllowed } from '../../domain/errors.ts';
+import { trashedSlug } from '../../domain/slugs.ts';
+import { recordChange, type ChangeAction, type ListedBefore } from '../change-log/log.ts';
+import type { Trx } from '../../store/store.ts';
+import { readImageInput, resolveImage } from '../images/images.ts';
+import { nowStamp, postLike, scheduleStatus, type PublicationDate } from './fields.ts';
+import { changeSlug, deletePost, insertPost, restorePost, trashPost, updatePost, type NewPost, type PostRow } from './store.ts';
+import type { Updateable } from 'kysely';
+import type { PostsTable } from '../../store/schema.ts';
+import type { DateTime } from 'luxon';
+
+export type LifecyclePostType = 'event' | 'venue' | 'organizer';
+
+/**
+ * What a surface may check inside a write's transaction, once the item is claimed and before anything changes (D22:
+ * `If-Match` compared with the item as the caller would read it now); it throws to refuse the write.
+ */
+export interface WriteOptions {
+  precondition?: (trx: Trx) => Promise<void>;
+}
+
+/** Who could list the item as `row` stands, for the change log (D24): read before a write changes it. */
+export const listedBefore = (post: PostLike, now: DateTime): ListedBefore => ({ status: effectiveStatus(post, formatWp(now)), authorId: post.authorId });
+
+/** The current row, locked until the transaction ends; undefined when there is no such post (any more). */
+export async function claimPost(trx: Trx, id: number): Promise<PostRow | undefined> {
+  return trx.updateTable('posts').set((eb) => ({ id: eb.ref('id') })).where('id', '=', id).returningAll().executeTakeFirst();
+}
+
+/** {@link claimPost} for a write that needs the item: a post deleted meanwhile is a 404 of the kind's own. */
+export async function claimExisting(trx: Trx, id: number, notFound: () => Error): Promise<PostRow> {
+  const row = await claimPost(trx, id);
+  if (!row) throw notFound();
+  return row;
+}
+
+/**
+ * The start of every write to an existing item: its row claimed, the caller's right checked again on the row as it
+ * now is (it may have changed since the request read it), then the surface's precondition.
+ */
+export async function claimForWrite(
+  trx: Trx, actor: Actor, id: number, may: (viewer: Viewer, post: PostLike, nowUtc: string) => boolean, notFound: () => Error, options: WriteOptions,
+): Promise<PostRow> {
+  const row = await claimExisting(trx, id, notFound);
+  if (!may(actor.viewer, postLike(row), formatWp(actor.now))) throw notAllowed();
+  await options.precondition?.(trx);
+  return row;
+}
+
+/** The status a write asks for, after the caller's rights (contributors submit for review) and the schedule. */
+function requestedStatus(actor: Actor, status: string | undefined, publishedUtc: string): string {
+  return scheduleStatus(scaleBackStatus(actor.viewer, status), publishedUtc, actor.now);
+}
+
+export interface NewPostInput extends Omit<NewPost, 'type' | 'date_local' | 'date_utc' | 'modified_local' | 'modified_utc' | 'status'> {
+  type: LifecyclePostType;
+  /** As sent (undefined: the default), scaled back and scheduled here. */
+  status: string | undefined;
+  published: PublicationDate | undefined;
+  slugBase: string;
+  /** The `image` field as sent, if it was. */
+  image?: unknown;
+}
+
+/** A new post with a unique slug and its image, logged as created. */
+export async function createPost(trx: Trx, actor: Actor, input: NewPostInput): Promise<PostRow> {
+  const { type, status, published: sentPublished, slugBase, image, ...columns } = input;
+  const stamp = nowStamp(actor.now, actor.config.siteTimezone);
+  const published = sentPublished ?? stamp;
+  let row = await insertPost(trx, {
+    ...columns,
+    type,
+    status: requestedStatus(actor, status, published.utc),
+    date_local: published.local,
+    date_utc: published.utc,
+    modified_local: stamp.local,
+    modified_utc: stamp.utc,
+  }, slugBase);
+  const imageId = await writeImage(trx, actor, image, row.author_id);
+  if (imageId) {
+    await updatePost(trx, row.id, { image_id: imageId });
+    row = { ...row, image_id: imageId };
+  }
+  recordChange(trx, { type, id: row.id, action: 'created' });
+  return row;
+}
+
+/** The image id an `image` field asks for: undefined when none was sent, null to clear it. */
+async function writeImage(trx: Trx, actor: Actor, image: unknown, authorId: number): Promise<number | null | undefined> {
+  if (image === undefined) return undefined;
+  const input = readImageInput(image);
+  // A URL adds an image record: media only those who may upload files add (every surface, not only the API's checks).
+  if (input && 'url' in input && !canUploadFiles(actor.viewer)) throw invalidField('image');
+  return input ? resolveImage(trx, input, authorId, nowStamp(actor.now, actor.config.siteTimezone)) : undefined;
+}
+
+export interface PostUpdate {
+  /** The posts columns to set (postChanges: only what was sent, `modified` always). */
+  changes: Updateable<PostsTable>;
+  /** A status as sent, if it was. */
+  status?: string;
+  /** A new slug base, if one was sent. */
+  slugBase?: string;
+  image?: unknown;
+}
+
+/** What the kind does when one of its items goes to the trash (venues and organizers leave their events). */
+export type OnTrash = (trx: Trx, row: PostRow) => Promise<void>;
+
+/**
+ * D2, a merge onto the claimed `row`: only what was sent changes; `modified` always advances; a trash status trashes,
+ * a non-trash status restores a trashed item. Logged as updated, trashed or restored.
+ */
+export async function updatePostRow(trx: Trx, actor: Actor, type: LifecyclePostType, row: PostRow, update: PostUpdate, onTrash?: OnTrash): Promise<void> {
+  const changes = { ...update.changes };
+  const imageId = await writeImage(trx, actor, update.image, row.author_id);
+  if (imageId !== undefined) changes.image_id = imageId;
+  await updatePost(trx, row.id, changes);
+
+  const status = update.status === undefined
+    ? undefined
+    : requestedStatus(actor, update.status, (changes.date_utc as string | undefined) ?? row.date_utc);
+  const staysTrashed = row.status === 'trash' && (status === undefined || status === 'trash');
+  let current: PostRow = row;
+  if (update.slugBase !== undefined) {
+    current = { ...row, slug: await changeSlug(trx, row, staysTrashed ? trashedSlug(update.slugBase) : update.slugBase) };
+  }
+  let action: ChangeAction = 'updated';
+  if (status === 'trash' && row.status !== 'trash') {
+    await trashPost(trx, current, nowStamp(actor.now, actor.config.siteTimezone));
+    await onTrash?.(trx, current);
+    action = 'trashed';
+  } else if (row.status === 'trash' && status !== undefined && status !== 'trash') {
+    await restorePost(trx, current, status);
+    action = 'restored';
+  } else if (status !== undefined && status !== 'trash') {
+    await updatePost(trx, row.id, { status });
+  }
+  recordChange(trx, { type, id: row.id, action, before: listedBefore(postLike(row), actor.now) });
+}
+
+/**
+ * §5.4/§7.4: the claimed `row` to the trash with the `__trashed` slug. The claim waited for any concurrent write of
+ * it, so of two simultaneous trashes exactly one succeeds and the other finds it trashed: `gone`.
+ */
+export async function trashClaimedPost(trx: Trx, actor: Actor, type: LifecyclePostType, row: PostRow, gone: () => DomainError, onTrash?: OnTrash): Promise<void> {
+  if (row.status === 'trash') throw gone();
+  await trashPost(trx, row, nowStamp(actor.now, actor.config.siteTimezone));
+  await onTrash?.(trx, row);
+  recordChange(trx, { type, id: row.id, action: 'trashed', before: listedBefore(postLike(row), actor.now) });
+}
+
+/** D18: the claimed `row` gone for good (its own rows follow by cascade); logged as deleted. */
+export async function deletePostForever(trx: Trx, actor: Actor, type: LifecyclePostType, row: PostRow): Promise<void> {
+  await deletePost(trx, row.id);
+  recordChange(trx, { type, id: row.id, action: 'deleted', before: listedBefore(postLike(row), actor.now) });
+}

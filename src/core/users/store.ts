@@ -1,0 +1,110 @@
+import { isRowId, type Db, type Store } from '../../store/store.ts';
+import type { Role } from '../../domain/access.ts';
+import { hashGeneratedSecret, hashSecret, isGeneratedShape } from './secrets.ts';
+import { recordChange } from '../change-log/log.ts';
+import { reassignListingAuthor } from '../occurrences/store.ts';
+import { listedBefore } from '../posts/lifecycle.ts';
+import { DateTime } from 'luxon';
+
+export interface UserRow {
+  id: number;
+  login: string;
+  role: Role;
+  display_name: string;
+  created_utc: string;
+}
+
+export interface AppPasswordRow {
+  id: number;
+  user_id: number;
+  name: string;
+  hash: string;
+  created_utc: string;
+  last_used_utc: string | null;
+}
+
+const nowUtc = () => new Date().toISOString().slice(0, 19).replace('T', ' ');
+
+export async function findUserByLogin(db: Db, login: string): Promise<UserRow | undefined> {
+  return (await db.selectFrom('users').selectAll().where('login', '=', login).executeTakeFirst()) as UserRow | undefined;
+}
+
+export async function findUserById(db: Db, id: number): Promise<UserRow | undefined> {
+  if (!isRowId(id)) return undefined;
+  return (await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst()) as UserRow | undefined;
+}
+
+export async function countUsers(db: Db): Promise<number> {
+  const row = await db.selectFrom('users').select(db.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+export async function createUser(db: Db, login: string, role: Role, displayName = login): Promise<UserRow> {
+  return (await db.insertInto('users')
+    .values({ login, role, display_name: displayName, created_utc: nowUtc() })
+    .returningAll()
+    .executeTakeFirstOrThrow()) as UserRow;
+}
+
+export async function setUserRole(db: Db, id: number, role: Role): Promise<void> {
+  await db.updateTable('users').set({ role }).where('id', '=', id).execute();
+}
+
+/** Deletes a user; whatever they authored passes to `heirId` first, in one transaction. */
+export async function deleteUser(store: Store, id: number, heirId: number): Promise<void> {
+  await store.transaction(async (trx) => {
+    const reassigned = await trx.updateTable('posts').set({ author_id: heirId }).where('author_id', '=', id)
+      .returning(['id', 'type', 'status', 'date_utc']).execute();
+    // Their `author` changed: sync clients and webhooks hear of every event, venue and organizer concerned, and who
+    // could list each one before is the deleted user's.
+    const now = DateTime.utc();
+    for (const post of reassigned) {
+      if (post.type !== 'event' && post.type !== 'venue' && post.type !== 'organizer') continue;
+      const before = listedBefore({ authorId: id, status: post.status, publishedUtc: post.date_utc }, now);
+      recordChange(trx, { type: post.type, id: post.id, action: 'updated', before });
+    }
+    await reassignListingAuthor(trx, id, heirId);
+    await trx.deleteFrom('app_passwords').where('user_id', '=', id).execute();
+    await trx.deleteFrom('users').where('id', '=', id).execute();
+  });
+}
+
+/**
+ * Stores an application password (D29): a `generated` one (from generateAppPassword) with the fast keyed hash, a
+ * human-`chosen` one (ADMIN_PASSWORD) with scrypt. A secret that does not have the generated shape is always hashed
+ * with scrypt, whatever it is called.
+ */
+export async function createAppPassword(db: Db, userId: number, name: string, secret: string,
+  kind: 'generated' | 'chosen' = 'generated'): Promise<AppPasswordRow> {
+  const hash = kind === 'generated' && isGeneratedShape(secret) ? hashGeneratedSecret(secret) : await hashSecret(secret);
+  return (await db.insertInto('app_passwords')
+    .values({ user_id: userId, name, hash, created_utc: nowUtc(), last_used_utc: null })
+    .returningAll()
+    .executeTakeFirstOrThrow()) as AppPasswordRow;
+}
+
+export async function listAppPasswords(db: Db, userId: number): Promise<AppPasswordRow[]> {
+  return (await db.selectFrom('app_passwords').selectAll().where('user_id', '=', userId).orderBy('id').execute()) as AppPasswordRow[];
+}
+
+export async function findAppPassword(db: Db, id: number): Promise<AppPasswordRow | undefined> {
+  return (await db.selectFrom('app_passwords').selectAll().where('id', '=', id).executeTakeFirst()) as AppPasswordRow | undefined;
+}
+
+export async function revokeAppPassword(db: Db, id: number): Promise<boolean> {
+  const result = await db.deleteFrom('app_passwords').where('id', '=', id).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+export async function touchAppPassword(db: Db, id: number, at: string): Promise<void> {
+  await db.updateTable('app_passwords').set({ last_used_utc: at }).where('id', '=', id).execute();
+}
+
+/**
+ * Replaces a password's hash (an upgrade to the fast hash), only if it is still `previous`: a revocation or another
+ * process's upgrade meanwhile wins. True when this call replaced it.
+ */
+export async function replaceAppPasswordHash(db: Db, id: number, previous: string, hash: string): Promise<boolean> {
+  const result = await db.updateTable('app_passwords').set({ hash }).where('id', '=', id).where('hash', '=', previous).executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}

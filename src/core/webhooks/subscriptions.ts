@@ -1,0 +1,95 @@
+// D27 webhook subscriptions: the `webhooks` table. A new subscription starts at the change log's latest seq (it hears
+// about changes committed after it was created); a paused one (active=false) does not collect deliveries, and on
+// resuming it starts again from the latest seq.
+import { latestSeq } from '../change-log/read.ts';
+import { formatAt } from '../change-log/log.ts';
+import type { Db, Store } from '../../store/store.ts';
+import type { WebhooksTable } from '../../store/schema.ts';
+import { generateSecret } from './signing.ts';
+import type { Selectable } from 'kysely';
+
+const ITEM_TYPES = ['event', 'venue', 'organizer', 'category', 'tag'] as const;
+const ACTIONS = ['created', 'updated', 'trashed', 'restored', 'deleted'] as const;
+/** Every event type a subscription may select, `*` aside. */
+export const EVENT_TYPES: readonly string[] = ITEM_TYPES.flatMap((type) => ACTIONS.map((action) => `${type}.${action}`));
+export const ALL_EVENTS = '*';
+
+type WebhookRow = Selectable<WebhooksTable>;
+
+export interface Subscription {
+  id: number;
+  url: string;
+  events: string[];
+  active: boolean;
+  description: string;
+  created: string;
+  modified: string;
+}
+
+export const toSubscription = (row: WebhookRow): Subscription => ({
+  id: row.id,
+  url: row.url,
+  events: JSON.parse(row.events) as string[],
+  active: row.active === 1,
+  description: row.description,
+  created: row.created_utc,
+  modified: row.modified_utc,
+});
+
+/** Whether a subscription selecting `events` wants `eventType`. */
+export const selects = (events: readonly string[], eventType: string) => events.includes(ALL_EVENTS) || events.includes(eventType);
+
+/** The first entry of `events` that is not an event type, if any. */
+export const unknownEventType = (events: readonly string[]) => events.find((event) => event !== ALL_EVENTS && !EVENT_TYPES.includes(event));
+
+export const findWebhook = (db: Db, id: number) => db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst();
+
+export const listWebhooks = (db: Db) => db.selectFrom('webhooks').selectAll().orderBy('id').execute();
+
+interface NewSubscription {
+  url: string;
+  events: string[];
+  active: boolean;
+  description: string;
+}
+
+/** Creates a subscription; returns it with its secret (the only time the secret leaves the service). */
+export async function createWebhook(store: Store, input: NewSubscription, now: Date): Promise<{ row: WebhookRow; secret: string }> {
+  const secret = generateSecret();
+  const at = formatAt(now);
+  const row = await store.transaction(async (trx) => {
+    const cursor = await latestSeq(trx);
+    return trx.insertInto('webhooks').values({
+      url: input.url,
+      events: JSON.stringify([...new Set(input.events)]),
+      active: input.active ? 1 : 0,
+      description: input.description,
+      secret,
+      cursor,
+      created_utc: at,
+      modified_utc: at,
+    }).returningAll().executeTakeFirstOrThrow();
+  });
+  return { row, secret };
+}
+
+export async function updateWebhook(store: Store, id: number, input: Partial<NewSubscription>, now: Date): Promise<WebhookRow | undefined> {
+  return store.transaction(async (trx) => {
+    const current = await findWebhook(trx, id);
+    if (!current) return undefined;
+    const resuming = input.active === true && current.active === 0;
+    return trx.updateTable('webhooks').set({
+      ...(input.url !== undefined ? { url: input.url } : {}),
+      ...(input.events !== undefined ? { events: JSON.stringify([...new Set(input.events)]) } : {}),
+      ...(input.active !== undefined ? { active: input.active ? 1 : 0 } : {}),
+      ...(input.description !== undefined ? { description: input.description } : {}),
+      ...(resuming ? { cursor: await latestSeq(trx) } : {}),
+      modified_utc: formatAt(now),
+    }).where('id', '=', id).returningAll().executeTakeFirst();
+  });
+}
+
+/** Its deliveries and their attempts go with it (foreign keys on delete cascade). */
+export function deleteWebhook(store: Store, id: number): Promise<WebhookRow | undefined> {
+  return store.transaction((trx) => trx.deleteFrom('webhooks').where('id', '=', id).returningAll().executeTakeFirst());
+}

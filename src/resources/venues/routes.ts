@@ -1,4 +1,0 @@
-import { linkedPostRoutes, type ListFilter } from '../linked/routes.ts';
-import { venueKind } from './kind.ts';
-
-export const venueRoutes = (listFilters: ListFilter[] = []) => linkedPostRoutes(venueKind, listFilters);
