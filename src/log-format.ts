@@ -6,7 +6,7 @@ type LogStream = NonNullable<FastifyLoggerOptions['stream']>;
 /** Makes a stream that prints pino's JSON lines readably on standard output. */
 type PrettyPrinter = () => LogStream;
 
-/** pino-pretty, an optional dependency: undefined when it is not installed. */
+/** pino-pretty (a dependency; a deployment may still prune it): undefined when it is not installed. */
 async function importPinoPretty(): Promise<PrettyPrinter | undefined> {
   try {
     const { default: pinoPretty } = await import('pino-pretty');
@@ -31,8 +31,7 @@ export async function prettyLogStream(
   const prettyPrinter = await loadPrettyPrinter();
   if (prettyPrinter) return prettyPrinter();
   if (format === 'pretty') {
-    throw new ConfigError('LOG_FORMAT', 'is pretty, but pino-pretty is not installed: npm install pino-pretty (an optional '
-      + 'dependency, which --omit=optional leaves out), or LOG_FORMAT=json');
+    throw new ConfigError('LOG_FORMAT', 'is pretty, but pino-pretty is not installed: npm install pino-pretty, or LOG_FORMAT=json');
   }
   return undefined;
 }
