@@ -1,6 +1,6 @@
 // D28: how public pages word dates, times, zones and links. Pure functions of the API's own objects (§3.1), so a page
 // shows exactly what the API serialised, only worded for people.
-import { basicUtc } from '../domain/dates/stored-format.ts';
+import { basicUtc, utcToLocal } from '../domain/dates/stored-format.ts';
 
 const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
@@ -28,7 +28,7 @@ const timeLabel = (wp: string) => wp.slice(11, 16);
 export interface When {
   /** e.g. `Tuesday 10 March 2027, 09:00 – 17:00`. */
   text: string;
-  /** e.g. `Europe/Rome (CET)`, or `UTC`. */
+  /** e.g. `Europe/Rome (CET)`, or `UTC`; "" for an all-day event, which has no times to place in a zone. */
   zone: string;
   /** The day the event starts and the day it ends (`YYYY-MM-DD`). */
   startDay: string;
@@ -47,12 +47,71 @@ export function lastDay(startLocal: string, endLocal: string): string {
   return endDay;
 }
 
+/**
+ * English locales whose zone names ICU gives as letters where the American and British ones give `GMT+11`: Sydney is
+ * AEDT in en-AU, Kolkata IST in en-IN, Nairobi EAT in en-KE. Across these locales no zone has two different letter
+ * names, so the first one found is the name.
+ */
+const NAMING_LOCALES = ['en-AU', 'en-NZ', 'en-IN', 'en-CA', 'en-IE', 'en-ZA', 'en-KE', 'en-SG', 'en-HK', 'en-PH', 'en-NG', 'en-PK'];
+const GMT_OFFSET = /^(GMT|UTC)[+-]/;
+const letterNames = new Map<string, string>();
+/** Zones × offsets a site uses are few; the bound only keeps a stream of odd zones from growing the map. */
+const MAX_LETTER_NAMES = 1000;
+
+/**
+ * The abbreviation a page shows for an event's zone: the API's own (`timezone_abbr`, e.g. `CET`), unless that is a
+ * GMT offset for a named (IANA) zone: then the letter name some English locale gives at `utcInstant` (`AEDT`), else
+ * none, so that the zone is named by its IANA id alone ("Australia/Sydney" reads better than "GMT+11").
+ */
+export function readableAbbreviation(timezone: string, abbreviation: string, utcInstant: string): string {
+  if (!GMT_OFFSET.test(abbreviation) || !timezone.includes('/') || timezone.startsWith('Etc/')) return abbreviation;
+  const key = `${timezone}|${abbreviation}`;
+  let name = letterNames.get(key);
+  if (name === undefined) {
+    name = '';
+    const instant = new Date(`${utcInstant.replace(' ', 'T')}Z`);
+    for (const locale of NAMING_LOCALES) {
+      let short: string | undefined;
+      try {
+        short = new Intl.DateTimeFormat(locale, { timeZone: timezone, timeZoneName: 'short' }).formatToParts(instant).find((part) => part.type === 'timeZoneName')?.value;
+      } catch {
+        break; // Not a zone Intl knows: the IANA id alone.
+      }
+      if (short !== undefined && /^[A-Z]{2,5}$/.test(short)) {
+        name = short;
+        break;
+      }
+    }
+    if (letterNames.size >= MAX_LETTER_NAMES) letterNames.clear();
+    letterNames.set(key, name);
+  }
+  return name;
+}
+
 export function zoneLabel(timezone: string, abbreviation: string): string {
   const zone = timezone === '' ? 'UTC' : timezone;
   return abbreviation === '' || abbreviation === zone ? zone : `${zone} (${abbreviation})`;
 }
 
-export function describeWhen(event: { start_date: string; end_date: string; all_day: boolean | null; timezone: string; timezone_abbr: string }): When {
+/**
+ * The zone a month entry names, when the site's clock would not show the event's start time (an event in Rome on a
+ * site in Berlin needs none: both clocks read 19:30). Undefined for all-day events, which have no time.
+ */
+export function monthEntryZone(event: {
+  all_day: boolean | null; start_date: string; utc_start_date: string; timezone: string; timezone_abbr: string;
+}, siteZone: string): { tag: string; name: string } | undefined {
+  if (event.all_day || utcToLocal(event.utc_start_date, siteZone) === event.start_date) return undefined;
+  return { tag: zoneTag(event.timezone, event.timezone_abbr, event.utc_start_date), name: event.timezone === '' ? 'UTC' : event.timezone };
+}
+
+/** The short name of a zone on a month entry: its abbreviation (`CET`, `AEDT`), else its IANA id. */
+export function zoneTag(timezone: string, abbreviation: string, utcInstant: string): string {
+  return readableAbbreviation(timezone, abbreviation, utcInstant) || (timezone === '' ? 'UTC' : timezone);
+}
+
+export function describeWhen(event: {
+  start_date: string; end_date: string; utc_start_date: string; all_day: boolean | null; timezone: string; timezone_abbr: string;
+}): When {
   const start = event.start_date;
   const end = event.end_date;
   const startDay = event.start_date.slice(0, 10);
@@ -65,7 +124,8 @@ export function describeWhen(event: { start_date: string; end_date: string; all_
   } else {
     text = `${dayLabel(start)}, ${timeLabel(start)} – ${dayLabel(end)}, ${timeLabel(end)}`;
   }
-  return { text, zone: zoneLabel(event.timezone, event.timezone_abbr), startDay, endDay };
+  const zone = event.all_day ? '' : zoneLabel(event.timezone, readableAbbreviation(event.timezone, event.timezone_abbr, event.utc_start_date));
+  return { text, zone, startDay, endDay };
 }
 
 /** Character references decoded (numeric ones and amp, lt, gt, quot, apos, nbsp): the text an escaped value stands for. */

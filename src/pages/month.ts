@@ -51,12 +51,19 @@ export interface MonthEvent {
   startLocal: string;
   endLocal: string;
   allDay: boolean;
+  /**
+   * The event's zone, short (`CET`) and in full (`Europe/Rome`), when its clock is not the site's at its start: its
+   * start time is then read in that zone. Undefined when the site's clock shows the same time.
+   */
+  zone?: { tag: string; name: string };
 }
 
 export interface DayEntry<E extends MonthEvent = MonthEvent> {
   event: E;
   /** The event's start time on its first day (`09:00`), "All day", or "continued" on the days after. */
   label: string;
+  /** With a start time of another zone than the site's: that zone (see {@link MonthEvent.zone}). */
+  zone?: { tag: string; name: string };
   /** Whether the event began on an earlier day / goes on to a later one. */
   continued: boolean;
   continues: boolean;
@@ -101,9 +108,11 @@ export function monthGrid<E extends MonthEvent>(year: number, month: number, eve
     for (const day of days.values()) {
       if (day.date < firstDay || day.date > finalDay) continue;
       const continued = day.date > firstDay;
+      const timed = !continued && !event.allDay;
       day.entries.push({
         event,
         label: continued ? 'continued' : event.allDay ? 'All day' : event.startLocal.slice(11, 16),
+        zone: timed ? event.zone : undefined,
         continued,
         continues: day.date < finalDay,
       });

@@ -13,7 +13,7 @@ import { organizerKind } from '../core/organizers/kind.ts';
 import { TAXONOMIES, type TaxonomyInfo } from '../core/terms/taxonomies.ts';
 import { venueKind } from '../core/venues/kind.ts';
 import type { LinkedPostKind } from '../core/linked/kind.ts';
-import { describeWhen, monthLabel, scriptJson } from './format.ts';
+import { describeWhen, monthEntryZone, monthLabel, scriptJson } from './format.ts';
 import { monthBounds, monthGrid, monthKey, neighbours, parseMonth } from './month.ts';
 import { HTML_TYPE, renderPage, type Layout } from './render.ts';
 import {
@@ -277,7 +277,7 @@ export const monthPage: PageHandler = async (ctx, request) => {
   const list = await listMonth(ctx, year, month);
   const cards = list.events.map(({ event }) => ({
     id: event.id as number, title: event.title as string, url: pathOf(event.url), startLocal: event.start_date as string,
-    endLocal: event.end_date as string, allDay: event.all_day === true,
+    endLocal: event.end_date as string, allDay: event.all_day === true, zone: monthEntryZone(event as never, ctx.config.siteTimezone),
   }));
   const key = monthKey(year, month);
   const name = monthLabel(key);
@@ -295,6 +295,7 @@ export const monthPage: PageHandler = async (ctx, request) => {
     more: list.total > MONTH_MAX_EVENTS ? list.total - MONTH_MAX_EVENTS : 0,
     feed,
     listHref: `${base}/events/`,
+    siteZone: ctx.config.siteTimezone,
   }, {
     ...layoutBase(ctx.config, `Events in ${name}`, canonical),
     feeds: [{ title: feed.title, url: feed.url }],

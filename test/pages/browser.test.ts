@@ -201,6 +201,43 @@ describe('public pages in Chromium (D28)', { skip: AVAILABLE ? false : 'Chromium
     await page.close();
   });
 
+  it('names the zone of a month entry whose clock is not the site\'s, and says which zone the month\'s times are in', async () => {
+    const page = await open(`/events/month/${site.month}/`);
+    // The site is in UTC; the concert is at 19:30 in Rome. (Counted first: a missing element fails at once.)
+    assert.equal(await page.locator('.month-zone').count(), 1);
+    assert.match(await page.locator('.month-zone').innerText(), /Times are in UTC unless another zone is named\./);
+    const concert = page.locator('li.entry').filter({ hasText: 'Evening Concert' });
+    assert.equal((await concert.locator('.time').innerText()).trim(), '19:30 CET');
+    assert.equal(await concert.locator('.time abbr').getAttribute('title'), 'Europe/Rome');
+    const script = page.locator('li.entry').filter({ hasText: 'alert(1)' });
+    assert.equal((await script.locator('.time').innerText()).trim(), '09:00', 'a site-zone entry needs no zone');
+    // The festival's later days read "continued", with no zone.
+    assert.deepEqual(await page.locator('li.entry.continued').filter({ hasText: 'Three Day Festival' }).locator('.time').allInnerTexts(), ['continued', 'continued']);
+    await page.close();
+  });
+
+  it('words zones by name: no "Times are in" for an all-day event, Sydney as AEDT rather than a GMT offset', async () => {
+    const create = async (body: Record<string, unknown>) => {
+      const response = await h.request('POST', '/events', { as: h.users.administrator, body });
+      assert.equal(response.statusCode, 201, response.body);
+      return response.json();
+    };
+    const allDay = await create({ title: 'Open Day', start_date: `${site.month}-08 00:00:00`, end_date: `${site.month}-08 23:59:59`, all_day: true, timezone: 'Europe/Berlin' });
+    const sydney = await create({ title: 'Harbour Lights', start_date: '2030-01-15 19:00:00', end_date: '2030-01-15 21:00:00', timezone: 'Australia/Sydney' });
+    assert.equal(sydney.timezone_abbr, 'GMT+11', 'the API keeps its own abbreviation');
+    const day = await open(pathOf(allDay.url));
+    assert.match(await day.locator('.when').innerText(), /all day/);
+    assert.equal(await day.getByText('Times are in').count(), 0, 'an all-day event has no times');
+    await day.close();
+    const harbour = await open(pathOf(sydney.url));
+    assert.equal(await harbour.locator('p.zone').innerText(), 'Times are in Australia/Sydney (AEDT).');
+    await harbour.close();
+    const list = await open('/events/');
+    const card = list.locator('li.card').filter({ hasText: 'Open Day' });
+    assert.match(await card.locator('.when').innerText(), /all day$/, 'a card of an all-day event names no zone');
+    await list.close();
+  });
+
   it('unlocks a password-protected event with the posted password, and keeps it unlocked', async () => {
     const page = await open(pathOf(site.secret.url));
     assert.equal(await page.getByText('The secret programme').count(), 0);

@@ -1,7 +1,9 @@
 // D28's pure parts: the month grid, date wording, calendar links and script-safe JSON.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { addDays, dayLabel, describeWhen, googleCalendarLink, lastDay, plainText, scriptJson, venueAddress } from '../../src/pages/format.ts';
+import {
+  addDays, dayLabel, describeWhen, googleCalendarLink, lastDay, monthEntryZone, plainText, readableAbbreviation, scriptJson, venueAddress,
+} from '../../src/pages/format.ts';
 import { monthBounds, monthGrid, neighbours, parseMonth } from '../../src/pages/month.ts';
 
 describe('month view planning', () => {
@@ -52,17 +54,38 @@ describe('month view planning', () => {
 
 describe('page wording', () => {
   it('words dates in the event zone, naming it', () => {
-    const base = { timezone: 'Europe/Rome', timezone_abbr: 'CET', all_day: false };
+    const base = { timezone: 'Europe/Rome', timezone_abbr: 'CET', all_day: false, utc_start_date: '2027-03-10 18:30:00' };
     assert.deepEqual(describeWhen({ ...base, start_date: '2027-03-10 19:30:00', end_date: '2027-03-10 22:00:00' }),
       { text: 'Wednesday 10 March 2027, 19:30 – 22:00', zone: 'Europe/Rome (CET)', startDay: '2027-03-10', endDay: '2027-03-10' });
     assert.equal(describeWhen({ ...base, start_date: '2027-03-10 10:00:00', end_date: '2027-03-12 18:00:00' }).text,
       'Wednesday 10 March 2027, 10:00 – Friday 12 March 2027, 18:00');
     assert.equal(describeWhen({ ...base, all_day: true, start_date: '2027-03-10 00:00:00', end_date: '2027-03-10 23:59:59' }).text,
       'Wednesday 10 March 2027, all day');
-    assert.equal(describeWhen({ timezone: 'UTC', timezone_abbr: 'UTC', all_day: null, start_date: '2027-03-10 09:00:00', end_date: '2027-03-10 09:00:00' }).zone, 'UTC');
+    assert.equal(describeWhen({ timezone: 'UTC', timezone_abbr: 'UTC', all_day: null, start_date: '2027-03-10 09:00:00', end_date: '2027-03-10 09:00:00', utc_start_date: '2027-03-10 09:00:00' }).zone, 'UTC');
     assert.equal(lastDay('2027-03-10 22:00:00', '2027-03-11 00:00:00'), '2027-03-10');
     assert.equal(addDays('2028-02-28', 1), '2028-02-29');
     assert.equal(dayLabel('1970-01-01'), 'Thursday 1 January 1970');
+  });
+
+  it('names zones by letters or by their IANA id, never by a GMT offset; an all-day event names none', () => {
+    assert.equal(readableAbbreviation('Australia/Sydney', 'GMT+11', '2030-01-15 08:00:00'), 'AEDT');
+    assert.equal(readableAbbreviation('Australia/Sydney', 'GMT+10', '2030-07-15 08:00:00'), 'AEST');
+    assert.equal(readableAbbreviation('Asia/Kolkata', 'GMT+5:30', '2030-07-15 08:00:00'), 'IST');
+    assert.equal(readableAbbreviation('Asia/Tokyo', 'GMT+9', '2030-07-15 08:00:00'), '', 'no English letters for Tokyo: the id alone');
+    assert.equal(readableAbbreviation('Europe/Rome', 'CET', '2030-01-15 08:00:00'), 'CET');
+    assert.equal(readableAbbreviation('UTC+5', 'UTC+5', '2030-01-15 08:00:00'), 'UTC+5', 'an offset the event was given stays');
+    const sydney = { timezone: 'Australia/Sydney', timezone_abbr: 'GMT+11', all_day: false, start_date: '2030-01-15 19:00:00', end_date: '2030-01-15 21:00:00', utc_start_date: '2030-01-15 08:00:00' };
+    assert.equal(describeWhen(sydney).zone, 'Australia/Sydney (AEDT)');
+    assert.equal(describeWhen({ ...sydney, timezone: 'Asia/Tokyo', timezone_abbr: 'GMT+9' }).zone, 'Asia/Tokyo');
+    assert.equal(describeWhen({ ...sydney, all_day: true }).zone, '');
+  });
+
+  it('names the zone of a month entry only when the site clock would show another time', () => {
+    const rome = { timezone: 'Europe/Rome', timezone_abbr: 'CET', all_day: false, start_date: '2027-03-10 19:30:00', utc_start_date: '2027-03-10 18:30:00' };
+    assert.deepEqual(monthEntryZone(rome, 'UTC'), { tag: 'CET', name: 'Europe/Rome' });
+    assert.equal(monthEntryZone(rome, 'Europe/Berlin'), undefined, 'Berlin\'s clock reads 19:30 too');
+    assert.equal(monthEntryZone({ ...rome, all_day: true }, 'UTC'), undefined);
+    assert.deepEqual(monthEntryZone({ ...rome, timezone: 'Asia/Tokyo', timezone_abbr: 'GMT+9', start_date: '2027-03-11 03:30:00' }, 'UTC'), { tag: 'Asia/Tokyo', name: 'Asia/Tokyo' });
   });
 
   it('builds Google Calendar template links with UTC times, or whole days (end exclusive)', () => {
