@@ -18,7 +18,7 @@ import { monthBounds, monthGrid, monthKey, neighbours, parseMonth } from './mont
 import { HTML_TYPE, renderPage, type Layout } from './render.ts';
 import {
   badAddress, checkSlug, listEvents, listMonth, MONTH_MAX_EVENTS, notFound, PageError, parsePage, permalink, readEvent, readLinked,
-  readOccurrences, readTerm, type EventPage, type EventView, type PageFilters,
+  readOccurrences, readTerm, type EventPage, type EventView, type PageFilters, type PageLink,
 } from './service.ts';
 import { parseCookies, unlockCookie } from './unlock.ts';
 import { basePath, cardView, eventView, feedOf, pagerView, pathOf, summaryOf, venueView, type Feed } from './views.ts';
@@ -48,11 +48,11 @@ const layoutBase = (config: Config, title: string, canonical: string): Layout =>
 const apiRootHeader = (config: Config, path: string): Record<string, string> =>
   ({ 'X-TEC-API-ROOT': `${config.apiRoot}${path.replace(/[^A-Za-z0-9\-._~%/?=&]/g, encodeURIComponent)}` });
 
-/** The page for a 4xx/5xx; `noindex`, canonical at the address asked for. */
-export function errorPage(config: Config, status: number, heading: string, message: string, path: string): EncodedReply {
+/** The page for a 4xx/5xx; `noindex`, canonical at the address asked for; `link`: where to go instead. */
+export function errorPage(config: Config, status: number, heading: string, message: string, path: string, link?: PageLink): EncodedReply {
   const base = basePath(config);
   const canonical = absolute(config, path.startsWith('/') ? path : `/${path}`);
-  return html(status, renderPage('error', { status, heading, message, home: `${base}/events/` }, { ...layoutBase(config, heading, canonical), noindex: true }));
+  return html(status, renderPage('error', { status, heading, message, link, home: `${base}/events/` }, { ...layoutBase(config, heading, canonical), noindex: true }));
 }
 
 /** Inside the site the Location is site-relative (RFC 9110 §10.2.2 allows it); `?p=` sends the item's absolute `url`. */

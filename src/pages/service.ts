@@ -17,18 +17,33 @@ import { findPostById, findPostBySlug, type PostRow } from '../core/posts/store.
 import { serializeTerms } from '../core/terms/service.ts';
 import type { TaxonomyInfo } from '../core/terms/taxonomies.ts';
 import { isRowId } from '../store/store.ts';
+import { trashedSlug } from '../domain/slugs.ts';
+import { CANCELLED, storedOverrides } from '../core/events/series.ts';
+import { decodeEntities } from './format.ts';
+import { pathOf } from './views.ts';
 import { monthBounds } from './month.ts';
 import { unlockMatches, unlockProof } from './unlock.ts';
 import { eventPasswordTarget, guessPassword } from '../http/event-passwords.ts';
 
-/** A page that cannot be shown: 400 (the address cannot name a page) or 404 (it names none anyone may see). */
+/** Where an error page sends the reader instead (the series of a cancelled date). */
+export interface PageLink {
+  href: string;
+  text: string;
+}
+
+/**
+ * A page that cannot be shown: 400 (the address cannot name a page), 404 (it names none anyone may see) or 410 (it
+ * named a date of a series that was cancelled).
+ */
 export class PageError extends Error {
-  readonly status: 400 | 404;
+  readonly status: 400 | 404 | 410;
   readonly heading: string;
-  constructor(status: 400 | 404, heading: string, message: string) {
+  readonly link?: PageLink;
+  constructor(status: 400 | 404 | 410, heading: string, message: string, link?: PageLink) {
     super(message);
     this.status = status;
     this.heading = heading;
+    this.link = link;
   }
 }
 
@@ -129,7 +144,11 @@ export type EventView =
  */
 export async function readEvent(ctx: RequestContext, slug: string, access: { password?: unknown; cookies?: Record<string, string> } = {}): Promise<EventView> {
   const post = await findPostBySlug(ctx.store.db, 'event', checkSlug(slug));
-  if (!post || !canReadPost(null, 'event', postLike(post), nowUtc(ctx))) throw notFound('There is no public event at this address.');
+  if (!post || !canReadPost(null, 'event', postLike(post), nowUtc(ctx))) {
+    // A cancelled occurrence took the `__trashed` suffix: its former address says so (410) rather than 404.
+    const trashed = post ?? await findPostBySlug(ctx.store.db, 'event', trashedSlug(slug));
+    throw (trashed && await cancelledOccurrence(ctx, trashed)) ?? notFound('There is no public event at this address.');
+  }
   const bundle = await loadEventBundle(ctx.store.db, ctx, [post.id], [post]);
   if (!bundle.records.has(post.id)) throw notFound('There is no public event at this address.');
   const event = serializeEvent(ctx, bundle, post.id, { single: true });
@@ -161,7 +180,8 @@ export async function readOccurrences(
   const series = await findPostBySlug(ctx.store.db, 'event', slug);
   if (!series) throw notFound('There is no public event at this address.');
   // The series' events that start that day, through the series index (a slug pattern would scan every event).
-  const candidates = await ctx.store.db.selectFrom('events').innerJoin('posts', 'posts.id', 'events.id').select('posts.slug')
+  const candidates = await ctx.store.db.selectFrom('events').innerJoin('posts', 'posts.id', 'events.id')
+    .select(['posts.id', 'posts.slug', 'posts.status', 'events.series_id', 'events.overrides'])
     .where((eb) => eb.or([eb('events.id', '=', series.id), eb('events.series_id', '=', series.id)]))
     .where('events.start_local', '>=', `${date} ${START_OF_DAY}`).where('events.start_local', '<=', `${date} ${END_OF_DAY}`)
     .execute();
@@ -173,8 +193,29 @@ export async function readOccurrences(
     });
     if (view) views.push(view);
   }
-  if (views.length === 0) throw notFound('This event has no public occurrence on that day.');
+  if (views.length === 0) {
+    const cancelled = candidates.some((candidate) => isCancelled(candidate)) && canReadPost(null, 'event', postLike(series), nowUtc(ctx));
+    throw cancelled ? cancelledError(ctx, series) : notFound('This event has no public occurrence on that day.');
+  }
   return views.sort((a, b) => String(a.event.start_date).localeCompare(String(b.event.start_date)));
+}
+
+/** An occurrence cancelled on its own (D25: trashed with the `cancelled` override), not one trashed with its series. */
+const isCancelled = (row: { id: number; status: string; series_id: number | null; overrides: string }) =>
+  row.status === 'trash' && row.series_id !== null && row.series_id !== row.id && storedOverrides(row).includes(CANCELLED);
+
+const cancelledError = (ctx: RequestContext, series: PostRow) => new PageError(410, 'This date was cancelled',
+  'This date of the series was cancelled. Its other dates are on the series\' page.',
+  { href: pathOf(postHead(ctx.config, series, ctx.now).url as string), text: `See ${decodeEntities(series.title)}` });
+
+/** The 410 of `post` when it is a cancelled occurrence of a series anyone may read; undefined otherwise. */
+async function cancelledOccurrence(ctx: RequestContext, post: PostRow): Promise<PageError | undefined> {
+  if (post.status !== 'trash') return undefined;
+  const event = await ctx.store.db.selectFrom('events').select(['id', 'series_id', 'overrides']).where('id', '=', post.id).executeTakeFirst();
+  if (!event || !isCancelled({ ...event, status: post.status })) return undefined;
+  const series = await findPostById(ctx.store.db, event.series_id!);
+  if (!series || !canReadPost(null, 'event', postLike(series), nowUtc(ctx))) return undefined;
+  return cancelledError(ctx, series);
 }
 
 /** A venue or organizer as GET by slug answers anonymous readers (json_ld included); 404 unless published. */

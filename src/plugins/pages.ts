@@ -63,8 +63,8 @@ const pages: FastifyPluginAsync<PagesOptions> = async (app: FastifyInstance, { d
     try {
       return await handler(anonymous(request.ctx), request);
     } catch (error) {
-      // 400 and 404 pages are answers like any other (and cached like them); anything else goes to the error handler.
-      if (error instanceof PageError) return errorPage(config, error.status, error.heading, error.message, requestPath(request.url));
+      // 400, 404 and 410 pages are answers like any other (and cached like them); anything else goes to the error handler.
+      if (error instanceof PageError) return errorPage(config, error.status, error.heading, error.message, requestPath(request.url), error.link);
       throw error;
     }
   });

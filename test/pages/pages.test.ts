@@ -219,6 +219,35 @@ describeEachDatabase('public pages (D28)', (h) => {
     assert.ok(page.body.includes(`${site.month}-06T08:00:00`));
   });
 
+  it('answers 410 with a link to the series for a cancelled occurrence, at both of its addresses', async () => {
+    const created = await h().request('POST', '/events', {
+      as: h().users.administrator,
+      body: { title: 'Weekly Choir', start_date: `${site.month}-02 18:00:00`, end_date: `${site.month}-02 19:30:00`, recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'] },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const series = created.json();
+    const date = `${site.month}-09`;
+    const found = await get(`${pathOf(series.url)}${date}/`);
+    assert.equal(found.statusCode, 302);
+    const ownPath = String(found.headers.location);
+    const occurrence = (await h().request('GET', `/events/by-slug/${ownPath.split('/')[2]}`)).json();
+    assert.equal(occurrence.series_id, series.id);
+    const cancelled = await h().request('DELETE', `/events/${occurrence.id}`, { as: h().users.administrator });
+    assert.equal(cancelled.statusCode, 200, cancelled.body);
+    for (const url of [`${pathOf(series.url)}${date}/`, ownPath]) {
+      const response = await get(url);
+      assertPage(response, 410);
+      assert.match(response.body, /<h1>This date was cancelled<\/h1>/, url);
+      assert.ok(response.body.includes(`href="${pathOf(series.url)}"`), `${url}: links to the series`);
+      assert.ok(response.body.includes('<meta name="robots" content="noindex">'), url);
+    }
+    // The series' other dates are as they were; a whole series trashed is gone (404), not cancelled.
+    assert.equal((await get(`${pathOf(series.url)}${site.month}-16/`)).statusCode, 302);
+    assert.equal((await h().request('DELETE', `/events/${series.id}`, { as: h().users.administrator })).statusCode, 200);
+    assertPage(await get(`${pathOf(series.url)}${date}/`), 404);
+    assertPage(await get(ownPath), 404);
+  });
+
   it('redirects ?p=<id> to the public page of a published item, else 404', async () => {
     for (const item of [site.concert, site.venue, site.organizer]) {
       const response = await get(`/?p=${item.id}`);
