@@ -56,6 +56,12 @@ export interface Config {
   /** GET /events/{id} answers of public events kept per process, up to this many bytes (ITEM_CACHE_BYTES; 0: off). */
   itemCacheBytes: number;
   /**
+   * D28: the most URLs one sitemap file lists (SITEMAP_URLS_PER_FILE, default and most 10,000): past that,
+   * /sitemap.xml is an index of numbered files. 10,000 of the longest page addresses (200-character slugs, every
+   * character percent-escaped) stay within the 50 MB a sitemap may weigh, and well within its 50,000 URLs.
+   */
+  sitemapUrlsPerFile: number;
+  /**
    * D29: failed authentications allowed a minute per (client address, login) and per client address
    * (AUTH_FAILURES_PER_LOGIN, AUTH_FAILURES_PER_ADDRESS); 0 turns that limit off.
    */
@@ -306,6 +312,7 @@ export function loadConfig(env: Env = process.env): Config {
     validateResponses: readSwitch(env, 'VALIDATE_RESPONSES'),
     changesRetentionDays: readInteger(env, 'CHANGES_RETENTION_DAYS', 30, 1, 36_500),
     itemCacheBytes: readInteger(env, 'ITEM_CACHE_BYTES', 32 * 1024 * 1024, 0, 4 * 1024 * 1024 * 1024),
+    sitemapUrlsPerFile: readInteger(env, 'SITEMAP_URLS_PER_FILE', 10_000, 1, 10_000),
     recurrence: {
       horizonDays: readInteger(env, 'RECURRENCE_HORIZON_DAYS', 730, 1, 36_500),
       maxOccurrences: readInteger(env, 'RECURRENCE_MAX_OCCURRENCES', 1000, 1, 100_000),

@@ -18,8 +18,9 @@ import { monthBounds, monthGrid, monthKey, neighbours, parseMonth } from './mont
 import { HTML_TYPE, renderPage, type Layout } from './render.ts';
 import {
   badAddress, checkSlug, listEvents, listMonth, MONTH_MAX_EVENTS, notFound, PageError, parsePage, permalink, readEvent, readLinked,
-  readOccurrences, readTerm, type EventPage, type EventView, type PageFilters, type PageLink,
+  readOccurrences, readTerm, sitemapCounts, sitemapEntries, type EventPage, type EventView, type PageFilters, type PageLink,
 } from './service.ts';
+import { robotsTxt, SITEMAP_TYPE, sitemapFiles, sitemapIndexXml, urlsetXml } from './sitemap.ts';
 import { parseCookies, unlockCookie } from './unlock.ts';
 import { basePath, cardView, eventView, feedOf, pagerView, pathOf, summaryOf, venueView, type Feed } from './views.ts';
 
@@ -318,6 +319,45 @@ export const rootPage: PageHandler = async (ctx, request) => {
 export const unknownPage: PageHandler = async () => {
   throw notFound();
 };
+
+/** `/robots.txt`: every page may be read, and the sitemap is where. */
+export const robotsPage: PageHandler = async (ctx) =>
+  ({ status: 200, headers: {}, type: 'text/plain; charset=utf-8', payload: robotsTxt(ctx.config.siteUrl, basePath(ctx.config)) });
+
+const sitemapReply = (payload: string): EncodedReply => ({ status: 200, headers: {}, type: SITEMAP_TYPE, payload });
+
+/** `/sitemap.xml`: every public page, or, past SITEMAP_URLS_PER_FILE of them, the index of `/sitemap-<n>.xml`. */
+export const sitemapPage: PageHandler = async (ctx) => {
+  const counts = await sitemapCounts(ctx);
+  const perFile = ctx.config.sitemapUrlsPerFile;
+  const files = sitemapFiles(counts.reduce((sum, { count }) => sum + count, 0), perFile);
+  if (files > 0) return sitemapReply(sitemapIndexXml(Array.from({ length: files }, (_, index) => `${ctx.config.siteUrl}/sitemap-${index + 1}.xml`)));
+  return sitemapReply(urlsetXml(await sitemapEntries(ctx, counts, 0, perFile)));
+};
+
+/** `/sitemap-<n>.xml`: the n-th file of the sitemap index (404 when /sitemap.xml is no index, or has fewer). */
+export const sitemapFilePage: PageHandler = async (ctx, request) => {
+  const number = param(request, 'number');
+  if (!/^[1-9]\d{0,5}$/.test(number)) throw notFound();
+  const counts = await sitemapCounts(ctx);
+  const perFile = ctx.config.sitemapUrlsPerFile;
+  if (Number(number) > sitemapFiles(counts.reduce((sum, { count }) => sum + count, 0), perFile)) throw notFound();
+  return sitemapReply(urlsetXml(await sitemapEntries(ctx, counts, (Number(number) - 1) * perFile, perFile)));
+};
+
+const FAVICON = readFileSync(new URL('./assets/favicon.svg', import.meta.url));
+const FAVICON_TAG = entityTag('image/svg+xml', FAVICON);
+
+/** The site's icon, a small SVG every page links to. */
+export const favicon: PageHandler = async () => ({
+  status: 200,
+  headers: { ETag: FAVICON_TAG, 'Cache-Control': 'public, max-age=86400' },
+  type: 'image/svg+xml',
+  payload: FAVICON,
+});
+
+/** Browsers ask for `/favicon.ico` where a page names no icon: the SVG is the icon. */
+export const faviconIco: PageHandler = async (ctx) => redirect(ctx.config, 301, `${basePath(ctx.config)}/favicon.svg`);
 
 const STYLESHEET = readFileSync(new URL('./assets/pages.css', import.meta.url));
 const STYLESHEET_TAG = entityTag('text/css; charset=utf-8', STYLESHEET);

@@ -17,6 +17,11 @@ import { findPostById, findPostBySlug, type PostRow } from '../core/posts/store.
 import { serializeTerms } from '../core/terms/service.ts';
 import type { TaxonomyInfo } from '../core/terms/taxonomies.ts';
 import { isRowId } from '../store/store.ts';
+import { hasEffectiveStatus } from '../core/posts/visibility.ts';
+import { publicTermUrl } from '../core/terms/serialize.ts';
+import { loadHierarchy } from '../core/terms/store.ts';
+import { TAXONOMIES } from '../core/terms/taxonomies.ts';
+import type { SitemapEntry } from './sitemap.ts';
 import { trashedSlug } from '../domain/slugs.ts';
 import { CANCELLED, storedOverrides } from '../core/events/series.ts';
 import { decodeEntities } from './format.ts';
@@ -236,6 +241,67 @@ export async function readTerm(ctx: RequestContext, info: TaxonomyInfo, slug: st
   const row = await ctx.store.db.selectFrom('terms').selectAll().where('taxonomy', '=', info.taxonomy).where('slug', '=', slug).executeTakeFirst();
   if (!row) throw notFound(`There is no ${info.hierarchical ? 'category' : 'tag'} at this address.`);
   return (await serializeTerms(ctx.store.db, ctx, info, [row]))[0];
+}
+
+/**
+ * D28's sitemap lists the pages anyone may read and robots may index, kind by kind in this order, each by id: published
+ * events without a password that are not hidden from listings, published venues and organizers, and the category and
+ * tag pages that list a published event. A password form is `noindex`, and a hidden event asked not to be listed.
+ */
+const SITEMAP_KINDS = ['event', 'venue', 'organizer', 'event_category', 'event_tag'] as const;
+type SitemapKind = (typeof SITEMAP_KINDS)[number];
+type PostKind = Extract<SitemapKind, 'event' | 'venue' | 'organizer'>;
+type TermKind = Exclude<SitemapKind, PostKind>;
+
+const isTermKind = (kind: SitemapKind): kind is TermKind => kind === 'event_category' || kind === 'event_tag';
+
+const sitemapTerms = (ctx: RequestContext, taxonomy: TermKind) =>
+  ctx.store.db.selectFrom('terms').where('taxonomy', '=', taxonomy).where('published_count', '>', 0);
+
+function sitemapPosts(ctx: RequestContext, type: PostKind) {
+  const db = ctx.store.db;
+  const posts = db.selectFrom('posts').where('posts.type', '=', type).where('posts.password', '=', '')
+    .where((eb) => hasEffectiveStatus(eb, ['publish'], nowUtc(ctx)));
+  return type === 'event'
+    ? posts.where('posts.id', 'not in', db.selectFrom('events').select('events.id').where('events.hide_from_listings', '=', 1))
+    : posts;
+}
+
+/** How many URLs of each kind the sitemap lists (one query per kind), in the sitemap's order. */
+export function sitemapCounts(ctx: RequestContext): Promise<Array<{ kind: SitemapKind; count: number }>> {
+  return Promise.all(SITEMAP_KINDS.map(async (kind) => {
+    const query = isTermKind(kind) ? sitemapTerms(ctx, kind) : sitemapPosts(ctx, kind);
+    const row = await (query as ReturnType<typeof sitemapTerms>).select((eb) => eb.fn.countAll<number | string>().as('total')).executeTakeFirstOrThrow();
+    return { kind, count: Number(row.total) };
+  }));
+}
+
+/** The sitemap's URLs from position `offset` (0-based, across the kinds in order), at most `limit` of them. */
+export async function sitemapEntries(
+  ctx: RequestContext, counts: ReadonlyArray<{ kind: SitemapKind; count: number }>, offset: number, limit: number,
+): Promise<SitemapEntry[]> {
+  const entries: SitemapEntry[] = [];
+  let skip = offset;
+  for (const { kind, count } of counts) {
+    const wanted = limit - entries.length;
+    if (wanted === 0) break;
+    if (skip >= count) {
+      skip -= count;
+      continue;
+    }
+    if (isTermKind(kind)) {
+      const rows = await sitemapTerms(ctx, kind).selectAll().orderBy('id').limit(wanted).offset(skip).execute();
+      const info = TAXONOMIES[kind];
+      const hierarchy = info.hierarchical ? await loadHierarchy(ctx.store.db, rows.map((row) => row.parent_id)) : new Map();
+      entries.push(...rows.map((row) => ({ url: publicTermUrl(ctx.config, info, row, hierarchy) })));
+    } else {
+      const rows = await sitemapPosts(ctx, kind).select(['posts.slug', 'posts.modified_utc']).orderBy('posts.id').limit(wanted).offset(skip).execute();
+      // D1: the pretty permalink of a published item.
+      entries.push(...rows.map((row) => ({ url: `${ctx.config.siteUrl}/${kind}/${row.slug}/`, modifiedUtc: row.modified_utc })));
+    }
+    skip = 0;
+  }
+  return entries;
 }
 
 /** `?p=<id>`: the public page of a published event, venue or organizer; undefined for anything else. */

@@ -3,8 +3,8 @@ import type { Config } from '../config.ts';
 import type { AppDeps } from '../http/context.ts';
 import { PageError, anonymous } from '../pages/service.ts';
 import {
-  currentMonthPage, errorPage, eventPage, requestPath, linkedPage, monthPage, occurrencePage, PAGE_KINDS, rootPage, stylesheet, termPage, unknownPage,
-  upcomingPage, type PageHandler,
+  currentMonthPage, errorPage, eventPage, favicon, faviconIco, requestPath, linkedPage, monthPage, occurrencePage, PAGE_KINDS, robotsPage, rootPage,
+  sitemapFilePage, sitemapPage, stylesheet, termPage, unknownPage, upcomingPage, type PageHandler,
 } from '../pages/routes.ts';
 import { hasUnlockCookie } from '../pages/unlock.ts';
 import { runWithDeadline } from '../store/deadline.ts';
@@ -100,6 +100,11 @@ const pages: FastifyPluginAsync<PagesOptions> = async (app: FastifyInstance, { d
   app.get('/events/category/*', read(termPage(PAGE_KINDS.category)));
   app.get('/events/tag/:slug', read(termPage(PAGE_KINDS.tag)));
   app.get('/assets/pages.css', read(stylesheet));
+  app.get('/favicon.svg', read(favicon));
+  app.get('/favicon.ico', read(faviconIco));
+  app.get('/robots.txt', read(robotsPage));
+  app.get('/sitemap.xml', read(sitemapPage));
+  app.get('/sitemap-:number.xml', read(sitemapFilePage));
   for (const prefix of ['/event', '/venue', '/organizer', '/event/*', '/venue/*', '/organizer/*', '/events/*']) app.get(prefix, read(unknownPage));
 };
 

@@ -8,6 +8,9 @@ import { page, pathOf, seedSite, type Site } from './support.ts';
 
 const HTML = 'text/html; charset=utf-8';
 
+/** The addresses a sitemap (or sitemap index) lists, unescaped. */
+const locsOf = (xml: string) => [...xml.matchAll(/<loc>([^<]*)<\/loc>/g)].map(([, loc]) => loc.replace(/&amp;/g, '&'));
+
 describeEachDatabase('public pages (D28)', (h) => {
   let site: Site;
   before(async () => {
@@ -248,6 +251,45 @@ describeEachDatabase('public pages (D28)', (h) => {
     assertPage(await get(ownPath), 404);
   });
 
+  it('serves robots.txt naming the sitemap, and a sitemap of the public pages only, every URL escaped for XML', async () => {
+    const robots = await get('/robots.txt');
+    assert.equal(robots.statusCode, 200);
+    assert.equal(robots.headers['content-type'], 'text/plain; charset=utf-8');
+    assert.match(robots.body, /^User-agent: \*\nAllow: \/\n/m);
+    assert.ok(robots.body.includes(`\nSitemap: ${h().config.siteUrl}/sitemap.xml\n`), robots.body);
+
+    const sitemap = await get('/sitemap.xml');
+    assert.equal(sitemap.statusCode, 200, sitemap.body);
+    assert.equal(sitemap.headers['content-type'], 'application/xml; charset=utf-8');
+    assert.match(sitemap.body, /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<urlset xmlns="http:\/\/www\.sitemaps\.org\/schemas\/sitemap\/0\.9">/);
+    assert.doesNotMatch(sitemap.body, /&(?!amp;|lt;|gt;|quot;|apos;)/, 'no bare ampersand');
+    const locs = locsOf(sitemap.body);
+    const root = h().config.siteUrl;
+    for (const url of [site.concert.url, site.festival.url, site.venue.url, site.organizer.url,
+      `${root}/events/category/music/`, `${root}/events/category/music/jazz-nights/`, `${root}/events/tag/outdoor/`]) {
+      assert.ok(locs.includes(url), `${url} listed`);
+    }
+    for (const item of [site.draft, site.secret, site.hidden]) {
+      assert.ok(!locs.some((loc) => loc.includes(`/${item.slug}/`)), `${item.slug} not listed`);
+    }
+    assert.equal(new Set(locs).size, locs.length, 'each page once');
+    assert.match(sitemap.body, /<url><loc>[^<]+<\/loc><lastmod>\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00<\/lastmod><\/url>/);
+    assertPage(await get('/sitemap-1.xml'), 404);
+  });
+
+  it('links a small SVG icon from every page and serves it', async () => {
+    const body = (await get('/events/')).body;
+    assert.ok(body.includes('<link rel="icon" href="/favicon.svg" type="image/svg+xml">'));
+    const icon = await get('/favicon.svg');
+    assert.equal(icon.statusCode, 200);
+    assert.equal(icon.headers['content-type'], 'image/svg+xml');
+    assert.match(icon.body, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    assert.ok(icon.rawPayload.length < 2048, `${icon.rawPayload.length} bytes`);
+    const ico = await get('/favicon.ico');
+    assert.equal(ico.statusCode, 301);
+    assert.equal(ico.headers.location, '/favicon.svg');
+  });
+
   it('redirects ?p=<id> to the public page of a published item, else 404', async () => {
     for (const item of [site.concert, site.venue, site.organizer]) {
       const response = await get(`/?p=${item.id}`);
@@ -331,3 +373,37 @@ describeEachDatabase('public pages (D28)', (h) => {
     }
   });
 });
+
+describeEachDatabase('sitemap paging (D28)', (h) => {
+  let site: Site;
+  before(async () => {
+    site = await seedSite(h());
+  });
+
+  it('makes /sitemap.xml an index of numbered files past SITEMAP_URLS_PER_FILE, together listing every public page once', async () => {
+    const index = await page(h(), 'GET', '/sitemap.xml');
+    assert.equal(index.statusCode, 200);
+    assert.match(index.body, /<sitemapindex xmlns="http:\/\/www\.sitemaps\.org\/schemas\/sitemap\/0\.9">/);
+    const files = locsOf(index.body);
+    assert.ok(files.length >= 3, files.join(' '));
+    assert.deepEqual(files, files.map((_, n) => `${h().config.siteUrl}/sitemap-${n + 1}.xml`));
+    const locs: string[] = [];
+    for (const file of files) {
+      const part = await page(h(), 'GET', new URL(file).pathname);
+      assert.equal(part.statusCode, 200, file);
+      assert.match(part.body, /<urlset /);
+      const listed = locsOf(part.body);
+      assert.ok(listed.length >= 1 && listed.length <= 3, `${file}: ${listed.length} URLs`);
+      locs.push(...listed);
+    }
+    assert.equal(new Set(locs).size, locs.length, 'each page once');
+    for (const url of [site.concert.url, site.festival.url, site.script.url, site.venue.url, site.organizer.url, `${h().config.siteUrl}/events/tag/outdoor/`]) {
+      assert.ok(locs.includes(url), url);
+    }
+    assert.ok(!locs.some((loc) => loc.includes(site.draft.slug) || loc.includes(site.secret.slug)));
+    for (const missing of [`/sitemap-${files.length + 1}.xml`, '/sitemap-0.xml', '/sitemap-x.xml']) {
+      const response = await page(h(), 'GET', missing);
+      assert.equal(response.statusCode, 404, missing);
+    }
+  });
+}, { SITEMAP_URLS_PER_FILE: '3' });

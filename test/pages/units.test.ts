@@ -5,6 +5,7 @@ import {
   addDays, dayLabel, describeWhen, googleCalendarLink, lastDay, monthEntryZone, plainText, readableAbbreviation, scriptJson, venueAddress,
 } from '../../src/pages/format.ts';
 import { monthBounds, monthGrid, neighbours, parseMonth } from '../../src/pages/month.ts';
+import { robotsTxt, sitemapFiles, sitemapUrl, urlsetXml } from '../../src/pages/sitemap.ts';
 
 describe('month view planning', () => {
   it('reads YYYY-MM within 1970–2100 (404 outside, 400 when malformed)', () => {
@@ -113,5 +114,25 @@ describe('page wording', () => {
     assert.equal(venueAddress({ address: '1 Main St', city: 'Springfield', zip: '62701', stateprovince: 'IL', country: 'United States' }),
       '1 Main St, 62701 Springfield, IL, United States');
     assert.equal(plainText('<p>One &#8217;two&#8217;</p><p>Three&nbsp;four</p>'), 'One ’two’\nThree four');
+  });
+});
+
+describe('sitemap and robots.txt', () => {
+  it('percent-escapes and XML-escapes every address', () => {
+    assert.equal(sitemapUrl("https://example.com/event/caf\u00e9/?a=1&b='2'"), 'https://example.com/event/caf%C3%A9/?a=1&amp;b=%272%27');
+    const xml = urlsetXml([{ url: 'https://example.com/x&y/', modifiedUtc: '2027-03-10 18:30:00' }, { url: 'https://example.com/events/tag/a/' }]);
+    assert.ok(xml.includes('<url><loc>https://example.com/x&amp;y/</loc><lastmod>2027-03-10T18:30:00+00:00</lastmod></url>'));
+    assert.ok(xml.includes('<url><loc>https://example.com/events/tag/a/</loc></url>'));
+  });
+
+  it('needs numbered files only past the URLs one file may hold, and never more than an index may list', () => {
+    assert.equal(sitemapFiles(0, 10_000), 0);
+    assert.equal(sitemapFiles(10_000, 10_000), 0);
+    assert.equal(sitemapFiles(10_001, 10_000), 2);
+    assert.equal(sitemapFiles(10 ** 12, 1), 50_000);
+  });
+
+  it('allows the pages under the site\'s path and names the sitemap', () => {
+    assert.equal(robotsTxt('https://example.com/calendar', '/calendar'), 'User-agent: *\nAllow: /calendar/\n\nSitemap: https://example.com/calendar/sitemap.xml\n');
   });
 });
