@@ -1,6 +1,7 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import { createCaches, type AppCaches } from './caches.ts';
 import { BODY_LIMIT_BYTES } from './http/body.ts';
-import type { AppDeps } from './http/context.ts';
+import type { AppDeps, AppSetup } from './http/context.ts';
 import { parseQueryString } from './http/params.ts';
 import type { RouteGroup } from './http/routes.ts';
 import { loggerOptions } from './log-format.ts';
@@ -25,9 +26,18 @@ export interface AppOptions {
   extraRouteGroups?: RouteGroup[];
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The caches this app made when it was built (src/caches.ts), for diagnostics and tests. */
+    caches: AppCaches;
+  }
+}
+
 /**
- * The Fastify instance and its plugins, in order. Cross-cutting plugins (fastify-plugin, so their hooks, handlers
- * and decorators apply to every route) come first, the routes last:
+ * The Fastify instance and its plugins, in order. Its caches are made first, once, from the Config (src/caches.ts),
+ * and handed to the plugins and routes that use them; requests reach theirs through `ctx.caches`.
+ * Cross-cutting plugins (fastify-plugin, so their hooks, handlers and decorators apply to every route) come first, the
+ * routes last:
  * 1. errors: the one error and not-found handler, so whatever fails later is answered in the contract's shape;
  * 2. body: the JSON and form parsers (anything else is 415);
  * 3. auth: the first onRequest hook, so credentials are checked before anything else and `request.ctx` exists for
@@ -41,8 +51,10 @@ export interface AppOptions {
  *    hash of the bytes that leave, and a 304 or 412 replaces them there, after the read cache;
  * 8. the routes: the API route table, the documentation UI, the public pages (D28, HTML errors of their own), /health.
  */
-export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise<FastifyInstance> {
-  const { config, store } = deps;
+export async function buildApp(setup: AppSetup, options: AppOptions = {}): Promise<FastifyInstance> {
+  const { config, store } = setup;
+  const caches = createCaches(config, store);
+  const deps: AppDeps = { ...setup, caches };
   const app = Fastify({
     logger: await loggerOptions(config),
     logController: new LogController({ disableRequestLogging: !['debug', 'trace'].includes(config.logLevel) }),
@@ -68,18 +80,19 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
     clientErrorHandler: answerClientError(config),
   });
 
+  app.decorate('caches', caches);
   await app.register(errors);
   await app.register(activity);
   await app.register(body);
-  await app.register(auth, { deps });
+  await app.register(auth, { deps, authenticator: caches.credentials });
   await app.register(cors, { config });
   await app.register(headers);
-  await app.register(readCache, { store });
+  await app.register(readCache, { store, cache: caches.responses });
   await app.register(idempotency, { store });
   if (config.validateResponses) await app.register(responseValidation);
   await app.register(conditional);
 
-  await app.register(apiRoutes, { deps, groups: [...apiRouteGroups(deps), ...(options.extraRouteGroups ?? [])] });
+  await app.register(apiRoutes, { deps, groups: [...apiRouteGroups(caches.icalEntries), ...(options.extraRouteGroups ?? [])] });
   await app.register(docsUi, { config });
   await app.register(pages, { deps });
   await app.register(health, { store });

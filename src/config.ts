@@ -61,6 +61,10 @@ export interface Config {
    * character percent-escaped) stay within the 50 MB a sitemap may weigh, and well within its 50,000 URLs.
    */
   sitemapUrlsPerFile: number;
+  /** Anonymous GET answers kept per process for up to a second, up to this many bytes (READ_CACHE_BYTES; 0: off). */
+  readCacheBytes: number;
+  /** iCalendar VEVENT texts kept per process, up to this many characters (ICAL_CACHE_BYTES; 0: off). */
+  icalCacheBytes: number;
   /**
    * D29: failed authentications allowed a minute per (client address, login) and per client address
    * (AUTH_FAILURES_PER_LOGIN, AUTH_FAILURES_PER_ADDRESS); 0 turns that limit off.
@@ -313,6 +317,8 @@ export function loadConfig(env: Env = process.env): Config {
     changesRetentionDays: readInteger(env, 'CHANGES_RETENTION_DAYS', 30, 1, 36_500),
     itemCacheBytes: readInteger(env, 'ITEM_CACHE_BYTES', 32 * 1024 * 1024, 0, 4 * 1024 * 1024 * 1024),
     sitemapUrlsPerFile: readInteger(env, 'SITEMAP_URLS_PER_FILE', 10_000, 1, 10_000),
+    readCacheBytes: readInteger(env, 'READ_CACHE_BYTES', 16 * 1024 * 1024, 0, 4 * 1024 * 1024 * 1024),
+    icalCacheBytes: readInteger(env, 'ICAL_CACHE_BYTES', 48 * 1024 * 1024, 0, 4 * 1024 * 1024 * 1024),
     recurrence: {
       horizonDays: readInteger(env, 'RECURRENCE_HORIZON_DAYS', 730, 1, 36_500),
       maxOccurrences: readInteger(env, 'RECURRENCE_MAX_OCCURRENCES', 1000, 1, 100_000),

@@ -83,6 +83,18 @@ describe('configuration', () => {
     }
   });
 
+  it('reads the sizes of the caches, validated like the others', () => {
+    const defaults = loadConfig({});
+    assert.deepEqual([defaults.itemCacheBytes, defaults.readCacheBytes, defaults.icalCacheBytes], [32 * 1024 * 1024, 16 * 1024 * 1024, 48 * 1024 * 1024]);
+    const set = loadConfig({ ITEM_CACHE_BYTES: '1000', READ_CACHE_BYTES: '0', ICAL_CACHE_BYTES: '65536' });
+    assert.deepEqual([set.itemCacheBytes, set.readCacheBytes, set.icalCacheBytes], [1000, 0, 65536]);
+    for (const name of ['ITEM_CACHE_BYTES', 'READ_CACHE_BYTES', 'ICAL_CACHE_BYTES']) {
+      rejects({ [name]: '-1' }, name);
+      rejects({ [name]: 'lots' }, name);
+      rejects({ [name]: String(5 * 1024 * 1024 * 1024) }, name);
+    }
+  });
+
   it('reads the D31 deadlines and response budget, validated like the others', () => {
     assert.deepEqual(loadConfig({}).deadlines, { requestMs: 30_000, statementMs: 30_000, maxResponseBytes: 16 * 1024 * 1024 });
     assert.deepEqual(loadConfig({ REQUEST_TIMEOUT_MS: '5000' }).deadlines, { requestMs: 5000, statementMs: 5000, maxResponseBytes: 16 * 1024 * 1024 });

@@ -1,5 +1,5 @@
-import type { AppDeps } from '../http/context.ts';
 import type { RouteGroup } from '../http/routes.ts';
+import type { WrittenEntries } from '../ical/write.ts';
 import { discoveryRoutes } from './discovery/routes.ts';
 import { organizerEventFilters, venueEventFilters } from './events/linked-filters.ts';
 import { eventRoutes } from './events/routes.ts';
@@ -11,9 +11,12 @@ import { changeRoutes } from './changes/routes.ts';
 import { modifiedListFilter } from './changes/modified-filter.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 
-/** Every route group under the namespace, in the order the discovery index lists them (§13). */
-export function apiRouteGroups(_deps: AppDeps): RouteGroup[] {
+/**
+ * Every route group under the namespace, in the order the discovery index lists them (§13). `icalEntries`: the
+ * process's VEVENT texts, for the feeds (src/caches.ts).
+ */
+export function apiRouteGroups(icalEntries: WrittenEntries): RouteGroup[] {
   // The discovery routes describe the whole table, themselves included, when they are asked.
-  const groups: RouteGroup[] = [...discoveryRoutes(() => groups), ...eventRoutes(), ...feedRoutes(), ...venueRoutes([...venueEventFilters(), modifiedListFilter()]), ...organizerRoutes([...organizerEventFilters(), modifiedListFilter()]), ...termRoutes('event_category'), ...termRoutes('event_tag'), ...changeRoutes(), ...webhookRoutes()];
+  const groups: RouteGroup[] = [...discoveryRoutes(() => groups), ...eventRoutes(), ...feedRoutes(icalEntries), ...venueRoutes([...venueEventFilters(), modifiedListFilter()]), ...organizerRoutes([...organizerEventFilters(), modifiedListFilter()]), ...termRoutes('event_category'), ...termRoutes('event_tag'), ...changeRoutes(), ...webhookRoutes()];
   return groups;
 }

@@ -1,16 +1,37 @@
 import type { DateTime } from 'luxon';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
+import type { EventItemCache } from '../core/events/item-cache.ts';
+import type { EmbeddedTermSnapshots } from '../core/terms/embedded-cache.ts';
 import type { Viewer } from '../domain/access.ts';
 import type { Store } from '../store/store.ts';
+import type { FailureLimiter } from './auth.ts';
 import type { TagCondition } from './etag.ts';
 
 /** What the application is built from; tests swap the clock. */
-export interface AppDeps {
+export interface AppSetup {
   config: Config;
   store: Store;
   /** The current instant, in UTC. */
   clock: () => DateTime;
+}
+
+/**
+ * The process's caches a request may reach, made once at start from the Config (src/caches.ts, docs/caches.md): no
+ * handler makes one of its own.
+ */
+export interface RequestCaches {
+  /** Public events' GET /events/{id} answers and pages (ITEM_CACHE_BYTES). */
+  eventItems: EventItemCache;
+  /** The term objects events embed; the core reads it through the actor it is given (`TermReader`). */
+  embeddedTerms: EmbeddedTermSnapshots;
+  /** D29: event-password guesses (http/event-passwords.ts). */
+  passwordGuesses: FailureLimiter;
+}
+
+/** What the plugins and every request are given: the setup, and the caches buildApp made from it. */
+export interface AppDeps extends AppSetup {
+  caches: RequestCaches;
 }
 
 /** Everything a validator, permission rule or handler may need for one request. */

@@ -4,9 +4,8 @@
 // counted by the same FailureLimiter, in the same table, windows and limits as failed logins:
 // AUTH_FAILURES_PER_LOGIN per (client address, event) and per (client address, event list), and
 // AUTH_FAILURES_PER_ADDRESS per client address, failed logins included. Past a limit every guess is refused (429)
-// without being checked, the right password included, until the window ends.
-import type { Store } from '../store/store.ts';
-import { FailureLimiter } from './auth.ts';
+// without being checked, the right password included, until the window ends. The limiter is made once per process
+// (src/caches.ts) and reached through `ctx.caches.passwordGuesses`.
 import type { RequestContext } from './context.ts';
 import { ApiError } from './errors.ts';
 
@@ -29,14 +28,6 @@ export class TooManyPasswordGuesses extends ApiError {
   }
 }
 
-const limiters = new WeakMap<Store, FailureLimiter>();
-
-function limiterOf(ctx: RequestContext): FailureLimiter {
-  let limiter = limiters.get(ctx.store);
-  if (!limiter) limiters.set(ctx.store, limiter = new FailureLimiter(ctx.store.db, ctx.config.authFailures));
-  return limiter;
-}
-
 /** A guess counted as wrong until {@link PasswordGuess.settle} says it opened something. */
 export interface PasswordGuess {
   settle(opened: boolean): Promise<void>;
@@ -47,7 +38,7 @@ export interface PasswordGuess {
  * guesses cannot overtake the limit, D33), or throws {@link TooManyPasswordGuesses} when a limit is reached.
  */
 export async function startPasswordGuess(ctx: RequestContext, target: string): Promise<PasswordGuess> {
-  const limiter = limiterOf(ctx);
+  const limiter = ctx.caches.passwordGuesses;
   const reservation = await limiter.reserve(ctx.clientAddress, target);
   if ('retryAfter' in reservation) throw new TooManyPasswordGuesses(reservation.retryAfter);
   return {

@@ -3,7 +3,8 @@
  * any process commits) and for at most one second of the application clock, since answers also depend on the time
  * (default date windows, relative dates, scheduled items going live). Authenticated requests are never cached.
  * The key is the caller's (plugins/read-cache.ts: the URL and the request headers an answer may depend on); an
- * answer is kept whole, whatever its type: JSON, iCalendar, HTML, or a 304 without a body.
+ * answer is kept whole, whatever its type: JSON, iCalendar, HTML, or a 304 without a body. The process makes one at
+ * start (src/caches.ts), bounded by READ_CACHE_BYTES.
  */
 export interface CachedReply {
   status: number;
@@ -22,8 +23,8 @@ interface Entry extends CachedReply {
 }
 
 export const MAX_CACHED_AGE_MS = 1000;
-/** The memory the cache may hold, whatever mix of small and large answers (and long URLs) it sees. */
-const MAX_TOTAL_BYTES = 16 * 1024 * 1024;
+/** READ_CACHE_BYTES's default, for a cache made without a configuration (unit tests). */
+const DEFAULT_MAX_BYTES = 16 * 1024 * 1024;
 const MAX_PAYLOAD_BYTES = 256 * 1024;
 /** A rough cost of an entry besides its payload and key, so that many bodiless or tiny answers stay bounded too. */
 const ENTRY_OVERHEAD_BYTES = 256;
@@ -37,6 +38,12 @@ export class ResponseCache {
   /** Answers being computed, so that simultaneous misses of one key (e.g. when an entry expires) compute it once. */
   readonly #computing = new Map<string, Promise<CachedReply>>();
   #bytes = 0;
+  /** The memory the cache may hold, whatever mix of small and large answers (and long URLs) it sees; 0 keeps nothing. */
+  readonly maxBytes: number;
+
+  constructor(maxBytes = DEFAULT_MAX_BYTES) {
+    this.maxBytes = maxBytes;
+  }
 
   /** The cached answer for `key`, or the one `compute` gives (shared by every request that misses meanwhile). */
   answer(key: string, version: string, nowMs: number, compute: () => Promise<CachedReply>): CachedReply | Promise<CachedReply> {
@@ -68,12 +75,14 @@ export class ResponseCache {
   set(key: string, version: string, nowMs: number, reply: CachedReply): void {
     if ((reply.payload?.length ?? 0) > MAX_PAYLOAD_BYTES) return;
     const size = sizeOf(key, reply);
+    // Larger than the whole bound (a small READ_CACHE_BYTES, or 0): it would push out everything and still not fit.
+    if (size > this.maxBytes) return;
     const previous = this.#entries.get(key);
     if (previous) this.#delete(key, previous);
     // Oldest first: a Map iterates in insertion order. Entries past their second can never be served again, so they
     // go whatever the room: answers to varied URLs, each asked once, would otherwise sit in memory up to the bound.
     for (const [oldKey, oldEntry] of this.#entries) {
-      if (this.#bytes + size <= MAX_TOTAL_BYTES && nowMs >= oldEntry.at && nowMs - oldEntry.at < MAX_CACHED_AGE_MS) break;
+      if (this.#bytes + size <= this.maxBytes && nowMs >= oldEntry.at && nowMs - oldEntry.at < MAX_CACHED_AGE_MS) break;
       this.#delete(oldKey, oldEntry);
     }
     this.#entries.set(key, { ...reply, version, at: nowMs, size });

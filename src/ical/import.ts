@@ -11,6 +11,7 @@ import { sql, type SqlBool } from 'kysely';
 import ICAL from 'ical.js';
 import { DateTime, IANAZone } from 'luxon';
 import { findIana } from 'windows-iana';
+import { createCaches } from '../caches.ts';
 import type { Config } from '../config.ts';
 import { canReadPost, canUploadFiles, type Viewer } from '../domain/access.ts';
 import { formatWp } from '../domain/dates/stored-format.ts';
@@ -357,8 +358,10 @@ export async function importCalendar(store: Store, config: Config, calendar: Par
   const report: ImportReport = { created: [], updated: [], unchanged: [], refused: [...calendar.refused] };
   const host = uidHost(config.siteUrl);
   let done = 0;
+  // An import runs in a command's process, without the service's: it makes its caches once, as buildApp does.
+  const deps = { config, store, clock: () => DateTime.utc(), caches: createCaches(config, store) };
   for (const unit of calendar.units) {
-    const ctx = createRequestContext({ config, store, clock: () => DateTime.utc() }, options.viewer, noLog);
+    const ctx = createRequestContext(deps, options.viewer, noLog);
     try {
       const outcome = await importUnit(ctx, calendar, unit, host);
       report[outcome].push(unit.uid);

@@ -207,14 +207,22 @@ const stringifyComponent = (component: JComponent) =>
 /**
  * VEVENT texts by the data they were written from (the entry as JSON, its description standing for itself through its
  * last-modified stamp: any change is another key, so a hit is what writing would give). Calendar apps poll the same feeds over and over; a feed of 10,000
- * unchanged events then costs no writing at all. Bounded by bytes, oldest first out.
+ * unchanged events then costs no writing at all. Bounded by characters (ICAL_CACHE_BYTES), oldest first out. One per
+ * process, made at start (src/caches.ts): the key names an event by its UID, which two databases served by one process
+ * could share.
  */
-class WrittenEntries {
+export class WrittenEntries {
   readonly #entries = new Map<string, string>();
   #bytes = 0;
+  /** The characters of keys and texts kept at most; 0 keeps nothing. */
   readonly maxBytes: number;
   constructor(maxBytes: number) {
     this.maxBytes = maxBytes;
+  }
+
+  /** The characters of the keys and texts kept (for tests and diagnostics). */
+  get bytes(): number {
+    return this.#bytes;
   }
 
   get(key: string): string | undefined {
@@ -239,20 +247,19 @@ class WrittenEntries {
   }
 }
 
-const written = new WrittenEntries(48 * 1024 * 1024);
-
-/** The VEVENTs of one entry (a series, then its edited occurrences), and the zones they use. */
-function writeEntry(entry: IcalEntry): { text: string; zones: ZoneBlock[] } {
-  // The description is left out of the key: it changes only with a write, which moves `modifiedUtc` (in the key).
-  const key = JSON.stringify(entry, (name, value) => (name === 'html' || name === 'description' ? undefined : value));
+/** The VEVENTs of one entry (a series, then its edited occurrences), and the zones they use; from `written` if it has them. */
+function writeEntry(entry: IcalEntry, written: WrittenEntries | undefined): { text: string; zones: ZoneBlock[] } {
+  const events = [entry.event, ...(entry.exceptions ?? [])];
   const used = new Map<string, ZoneBlock>();
-  const cached = written.get(key);
+  // The description is left out of the key: it changes only with a write, which moves `modifiedUtc` (in the key).
+  const key = written === undefined ? '' : JSON.stringify(entry, (name, value) => (name === 'html' || name === 'description' ? undefined : value));
+  const cached = written?.get(key);
   if (cached !== undefined) {
-    for (const event of [entry.event, ...(entry.exceptions ?? [])]) zonesOf(event, used);
+    for (const event of events) zonesOf(event, used);
     return { text: cached, zones: [...used.values()] };
   }
-  const text = [entry.event, ...(entry.exceptions ?? [])].map((event) => stringifyComponent(veventOf(event, used))).join('\r\n');
-  written.set(key, text);
+  const text = events.map((event) => stringifyComponent(veventOf(event, used))).join('\r\n');
+  written?.set(key, text);
   return { text, zones: [...used.values()] };
 }
 
@@ -273,9 +280,11 @@ const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 /**
  * The VCALENDAR of `entries`: every VEVENT (a series then its edited occurrences), then a VTIMEZONE for every zone
  * used, all in one text. `budget` bounds the bytes (D31): entries that would not fit are left out, and `truncated`
- * says so.
+ * says so. VEVENTs written before are taken from `written` (the process's, for the feeds), and kept there.
  */
-export async function writeCalendar(head: CalendarHead, entries: Iterable<IcalEntry> | AsyncIterable<IcalEntry>, budget = Number.POSITIVE_INFINITY): Promise<{ text: string; truncated: boolean }> {
+export async function writeCalendar(
+  head: CalendarHead, entries: Iterable<IcalEntry> | AsyncIterable<IcalEntry>, budget = Number.POSITIVE_INFINITY, written?: WrittenEntries,
+): Promise<{ text: string; truncated: boolean }> {
   const zones = new Map<string, ZoneBlock>();
   const site = zoneBlock(head.timezone);
   if (site) zones.set(site.tzid, site);
@@ -284,7 +293,7 @@ export async function writeCalendar(head: CalendarHead, entries: Iterable<IcalEn
   let truncated = false;
   let count = 0;
   for await (const entry of entries) {
-    const { text, zones: used } = writeEntry(entry);
+    const { text, zones: used } = writeEntry(entry, written);
     const size = Buffer.byteLength(text) + 2;
     if (bytes + size > budget) {
       truncated = true;

@@ -8,7 +8,7 @@ import type { RequestContext } from '../http/context.ts';
 import { entityTag, lastModifiedHeader } from '../http/etag.ts';
 import { TooManyPasswordGuesses } from '../http/event-passwords.ts';
 import type { EncodedReply } from '../plugins/reply.ts';
-import { embeddedTermObjects, eventItemCache } from '../core/events/item-cache.ts';
+import { embeddedTermObjects } from '../core/events/item-cache.ts';
 import { organizerKind } from '../core/organizers/kind.ts';
 import { TAXONOMIES, type TaxonomyInfo } from '../core/terms/taxonomies.ts';
 import { venueKind } from '../core/venues/kind.ts';
@@ -119,7 +119,7 @@ export const eventPage = (method: 'GET' | 'POST'): PageHandler => async (ctx, re
  */
 async function publicEventPage(ctx: RequestContext, request: FastifyRequest): Promise<EncodedReply> {
   const slug = param(request, 'slug');
-  const cache = eventItemCache(ctx.store, ctx.config.itemCacheBytes);
+  const cache = ctx.caches.eventItems;
   const key = `page:${slug}`;
   const found = await cache.lookup(key, ctx);
   if ('hit' in found) return { status: 200, ...found.hit };

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
 import { formatWp } from '../domain/dates/stored-format.ts';
-import { Authenticator } from '../http/auth.ts';
+import type { Authenticator } from '../http/auth.ts';
 import { createRequestContext, type AppDeps, type RequestContext } from '../http/context.ts';
 
 declare module 'fastify' {
@@ -12,14 +12,15 @@ declare module 'fastify' {
 
 export interface AuthOptions {
   deps: AppDeps;
+  /** The process's (src/caches.ts): it remembers verified credentials between requests. */
+  authenticator: Authenticator;
 }
 
 /**
  * D15: credentials are checked before anything else, on every route (unknown ones included). A bad credential is
  * 401 (or 429) at once, through the error handler; a good one or none gives `request.ctx`.
  */
-export default fp<AuthOptions>(async (app, { deps }) => {
-  const authenticator = new Authenticator(deps.store.db, deps.config.authFailures);
+export default fp<AuthOptions>(async (app, { deps, authenticator }) => {
   app.decorateRequest('ctx', null as unknown as RequestContext);
   app.addHook('onRequest', async (request) => {
     const viewer = await authenticator.authenticate(request.headers.authorization, request.ip, formatWp(deps.clock()));

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { ResponseCache, type CachedReply } from '../http/response-cache.ts';
+import type { CachedReply, ResponseCache } from '../http/response-cache.ts';
 import type { Store } from '../store/store.ts';
 import type { EncodedReply } from './reply.ts';
 
@@ -17,6 +17,8 @@ declare module 'fastify' {
 
 export interface ReadCacheOptions {
   store: Store;
+  /** The process's (src/caches.ts), bounded by READ_CACHE_BYTES. */
+  cache: ResponseCache;
 }
 
 /**
@@ -47,8 +49,7 @@ const toCached = (encoded: EncodedReply): CachedReply => ({
   payload: typeof encoded.payload === 'string' ? Buffer.from(encoded.payload) : encoded.payload,
 });
 
-export default fp<ReadCacheOptions>(async (app, { store }) => {
-  const cache = new ResponseCache();
+export default fp<ReadCacheOptions>(async (app, { store, cache }) => {
   app.decorate('readThrough', async (request: FastifyRequest, compute: () => Promise<EncodedReply>): Promise<EncodedReply> => {
     if (request.ctx.viewer !== null || sendsPassword(request)) return compute();
     const version = await store.dataVersion();

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { resolveZone, decodeText, ImportFileError, parseCalendar } from '../../src/ical/import.ts';
 import { sequenceChanges, type SequenceFields } from '../../src/domain/ical-sequence.ts';
-import { dayAfter, htmlToText, writeCalendar, zoneBlock, type IcalEvent } from '../../src/ical/write.ts';
+import { dayAfter, htmlToText, writeCalendar, WrittenEntries, zoneBlock, type IcalEvent } from '../../src/ical/write.ts';
 import { byUid, parseFeed, prop } from './support.ts';
 
 const base: SequenceFields = { title: 'A', status: 'publish', start_local: '2027-01-01 10:00:00', end_local: '2027-01-01 11:00:00', timezone: 'UTC', all_day: 0, venue_id: null };
@@ -46,6 +46,18 @@ describe('iCalendar units (D26)', () => {
     assert.equal(cut.truncated, true);
     const kept = parseFeed(cut.text).events.length;
     assert.ok(kept > 0 && kept < 20, String(kept));
+  });
+
+  it('keeps the VEVENTs it writes in the memo it is given, within the memo\'s bound, and writes the same text', async () => {
+    const entries = Array.from({ length: 200 }, (_, index) => ({ event: event({ uid: `${index}@example.org` }) }));
+    const unmemoised = (await writeCalendar(head, entries)).text;
+    const memo = new WrittenEntries(64 * 1024);
+    assert.equal((await writeCalendar(head, entries, Number.POSITIVE_INFINITY, memo)).text, unmemoised);
+    assert.ok(memo.bytes > 0 && memo.bytes <= 64 * 1024, `${memo.bytes} characters kept`);
+    assert.equal((await writeCalendar(head, entries, Number.POSITIVE_INFINITY, memo)).text, unmemoised, 'written again, partly from the memo');
+    const off = new WrittenEntries(0);
+    assert.equal((await writeCalendar(head, entries, Number.POSITIVE_INFINITY, off)).text, unmemoised);
+    assert.equal(off.bytes, 0, 'a memo of 0 keeps nothing');
   });
 
   it('reads zone names as IANA, Windows (Outlook) or a VTIMEZONE location, and refuses what is not text', () => {

@@ -6,11 +6,12 @@ import { it } from 'node:test';
 import { describeEachDatabase } from '../helpers/harness.ts';
 import { queriesDuring } from '../helpers/queries.ts';
 import { describeOnTwoProcesses } from '../helpers/service-process.ts';
-import { eventItemCache } from '../../src/core/events/item-cache.ts';
+import { DateTime } from 'luxon';
+import { buildApp } from '../../src/app.ts';
 
 describeEachDatabase('public events by id from the item cache', (h) => {
   const admin = () => h().users.administrator;
-  const cacheSize = () => eventItemCache(h().store, h().config.itemCacheBytes).size;
+  const cacheSize = () => h().app.caches.eventItems.size;
   const get = (id: number, query?: Record<string, string>) => h().request('GET', `/events/${id}`, { query });
   const patch = async (path: string, body: Record<string, unknown>) => {
     const response = await h().request('PATCH', path, { as: admin(), body });
@@ -96,6 +97,30 @@ describeOnTwoProcesses('the item cache follows writes of another process', (h, s
       });
       assert.equal(written.status, 200);
       assert.equal(((await (await fetch(url(two, `/events/${created.id}`))).json()) as { title: string }).title, `Round ${round}`);
+    }
+  });
+});
+
+describeEachDatabase('the item cache of each app, sized by its own configuration', (h) => {
+  it('keeps answers by the ITEM_CACHE_BYTES its app was built with, whatever another app on the same store has', async () => {
+    const withoutCache = await buildApp({ config: { ...h().config, itemCacheBytes: 0 }, store: h().store, clock: () => DateTime.utc() });
+    try {
+      await withoutCache.ready();
+      const created = await h().request('POST', '/events', {
+        as: h().users.administrator,
+        body: { title: 'Sized by its app', status: 'publish', start_date: '2027-08-01 20:00:00', end_date: '2027-08-01 22:00:00' },
+      });
+      assert.equal(created.statusCode, 201, created.body);
+      // A new query string each time, so that no answer comes from the read cache, which keys by URL.
+      let request = 0;
+      const get = (app: typeof withoutCache) => app.inject({ method: 'GET', url: `${h().api}/events/${created.json().id}?request=${++request}` });
+      // The app without a cache asks first: were the cache one per store, made by its first caller, no app would keep anything.
+      assert.equal((await get(withoutCache)).statusCode, 200);
+      assert.equal((await get(h().app)).statusCode, 200);
+      assert.ok(await queriesDuring(h().store, () => get(h().app)) <= 2, 'the app with a cache answers from it');
+      assert.ok(await queriesDuring(h().store, () => get(withoutCache)) > 2, 'the app without one reads the event every time');
+    } finally {
+      await withoutCache.close();
     }
   });
 });

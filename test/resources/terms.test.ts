@@ -99,7 +99,7 @@ async function insertEvent(h: Harness, options: EventOptions = {}): Promise<numb
 
 function contextFor(h: Harness, user: Credentials | null): RequestContext {
   return createRequestContext(
-    { config: h.config, store: h.store, clock: () => DateTime.fromISO(NOW, { zone: 'utc' }) },
+    { config: h.config, store: h.store, clock: () => DateTime.fromISO(NOW, { zone: 'utc' }), caches: h.app.caches },
     user && { id: user.id, role: user.role },
     h.app.log,
   );

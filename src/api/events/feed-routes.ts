@@ -11,7 +11,7 @@ import { httpDate, NOT_MODIFIED } from '../../http/etag.ts';
 import { hasParam } from '../../http/params.ts';
 import { endpoint, type RouteGroup } from '../../http/routes.ts';
 import { feedEntries, feedWindow, selectFeed, uidHost } from '../../ical/feed.ts';
-import { writeCalendar, type CalendarHead } from '../../ical/write.ts';
+import { writeCalendar, type CalendarHead, type WrittenEntries } from '../../ical/write.ts';
 import { loadPost } from '../posts/args.ts';
 import { postLike } from '../../core/posts/fields.ts';
 import { coordinateIssue, DATE_PARAMS } from '../../core/events/list-query.ts';
@@ -36,7 +36,8 @@ const icsReply = (text: string, filename: string, truncated: boolean) => ({
 
 const ICS_RESPONSE = (description: string) => ({ description, mediaType: 'text/calendar' });
 
-const feed = endpoint({
+/** `written`: the process's VEVENT texts (src/caches.ts), which feeds polled over and over mostly repeat. */
+const feed = (written: WrittenEntries) => endpoint({
   methods: ['GET'],
   summary: 'Subscribe to events: the events GET /events lists, as an iCalendar feed',
   responses: {
@@ -56,7 +57,7 @@ const feed = endpoint({
     const selection = await selectFeed(ctx.store, ctx, plan, max);
     const options = { host: uidHost(ctx.config.siteUrl), password: params.password };
     const entries = feedEntries(ctx.store, ctx, [...selection.active, ...selection.cancelled], options, plan);
-    const { text, truncated } = await writeCalendar(head(ctx, ctx.config.siteName), entries, ctx.config.deadlines.maxResponseBytes);
+    const { text, truncated } = await writeCalendar(head(ctx, ctx.config.siteName), entries, ctx.config.deadlines.maxResponseBytes, written);
     return icsReply(text, 'events.ics', selection.truncated || truncated);
   },
 });
@@ -69,7 +70,7 @@ function refusal(ctx: RequestContext, post: NonNullable<Awaited<ReturnType<typeo
   return undefined;
 }
 
-const single = endpoint({
+const single = (written: WrittenEntries) => endpoint({
   methods: ['GET'],
   summary: 'Get one event as an iCalendar file',
   responses: {
@@ -95,7 +96,7 @@ const single = endpoint({
     if (entries.length === 0) {
       throw new ApiError(403, 'event-password-protected', 'The requested event is not accessible without a password');
     }
-    const { text } = await writeCalendar(head(ctx, post.title), entries);
+    const { text } = await writeCalendar(head(ctx, post.title), entries, Number.POSITIVE_INFINITY, written);
     const reply = icsReply(text, `${post.slug || 'event'}.ics`, false);
     // D22: Last-Modified where the item has a modified_utc.
     const modified = httpDate(post.modified_utc);
@@ -103,9 +104,9 @@ const single = endpoint({
   },
 });
 
-export function feedRoutes(): RouteGroup[] {
+export function feedRoutes(written: WrittenEntries): RouteGroup[] {
   return [
-    { path: '/events.ics', pattern: '/events.ics', endpoints: [feed] },
-    { path: '/events/:id(^\\d+).ics', pattern: '/events/(?P<id>\\d+).ics', endpoints: [single] },
+    { path: '/events.ics', pattern: '/events.ics', endpoints: [feed(written)] },
+    { path: '/events/:id(^\\d+).ics', pattern: '/events/(?P<id>\\d+).ics', endpoints: [single(written)] },
   ];
 }

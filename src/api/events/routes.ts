@@ -27,7 +27,7 @@ import { findEventPage } from '../../core/events/store.ts';
 import { EVENT_LIST_PASSWORD_TARGET, eventPasswordTarget, guessPassword, sentPassword, startPasswordGuess } from '../../http/event-passwords.ts';
 import { syncCursorHeader } from '../changes/header.ts';
 import { JSON_TYPE } from '../../http/content-types.ts';
-import { embeddedTermObjects, eventItemCache, sameForEveryReader } from '../../core/events/item-cache.ts';
+import { embeddedTermObjects, sameForEveryReader } from '../../core/events/item-cache.ts';
 
 const notFound = (id: number) => new ApiError(404, 'rest-event-not-found', `Event with ID ${id} does not exist.`);
 const notAnEvent = () => new ApiError(400, 'rest-invalid-event-id', 'The specified ID is not a valid event.');
@@ -219,9 +219,7 @@ function itemEndpoints(key: 'id' | 'slug'): Endpoint<any>[] {
       async handler(ctx, params, raw) {
         // By id without a password or context, a public event's answer is the same for everyone who may read it: it
         // is served from, and kept in, the per-process item cache, which the change log keeps exact (item-cache.ts).
-        const cache = key === 'id' && raw.password === undefined && raw.context === undefined
-          ? eventItemCache(ctx.store, ctx.config.itemCacheBytes)
-          : undefined;
+        const cache = key === 'id' && raw.password === undefined && raw.context === undefined ? ctx.caches.eventItems : undefined;
         const cacheKey = `api:${params.id as number}`;
         const found = await cache?.lookup(cacheKey, ctx);
         if (found && 'hit' in found) return found.hit;

@@ -5,11 +5,12 @@
 // those of the venues, organizers and terms it embeds), so following the log is exact; a log that retention pruned
 // past this process's position clears everything. The one exception is the count each embedded term carries, which
 // other events' writes and the clock (a scheduled event coming due) move: an answer is served only while the term
-// objects it was built from are still the current ones (terms/embedded-cache.ts).
+// objects it was built from are still the current ones (terms/embedded-cache.ts). The process makes one at start
+// (src/caches.ts), sized by ITEM_CACHE_BYTES; the API's and the pages' handlers reach it through `ctx.caches`.
 import { changesRetainedAfter, latestSeq, readChanges } from '../change-log/read.ts';
 import type { Actor } from '../../domain/actor.ts';
 import type { Store } from '../../store/store.ts';
-import { embeddedTermsCurrent } from '../terms/embedded-cache.ts';
+import type { EmbeddedTermSnapshots } from '../terms/embedded-cache.ts';
 import type { EventBundle } from './serialize.ts';
 
 export interface CachedEvent {
@@ -42,11 +43,15 @@ export class EventItemCache {
   #catchingUp: Promise<void> | undefined;
 
   private readonly store: Store;
-  private readonly maxBytes: number;
+  /** ITEM_CACHE_BYTES: the payloads kept at most; 0 keeps nothing. */
+  readonly maxBytes: number;
+  /** The snapshot the embedded terms of the answers kept here come from, checked on every hit. */
+  private readonly terms: EmbeddedTermSnapshots;
 
-  constructor(store: Store, maxBytes: number) {
+  constructor(store: Store, maxBytes: number, terms: EmbeddedTermSnapshots) {
     this.store = store;
     this.maxBytes = maxBytes;
+    this.terms = terms;
   }
 
   /**
@@ -60,7 +65,7 @@ export class EventItemCache {
     const seq = this.#seq;
     const stored = this.#entries.get(key);
     if (!stored) return { seq };
-    const current = await embeddedTermsCurrent(this.store, reader, stored.terms);
+    const current = await this.terms.current(reader, stored.terms);
     // Forgotten meanwhile (a catch-up ran during the check): not to be brought back.
     if (this.#entries.get(key) !== stored) return { seq };
     if (!current) {
@@ -145,18 +150,6 @@ export class EventItemCache {
     this.#keysOfEvent.clear();
     this.#bytes = 0;
   }
-}
-
-const caches = new WeakMap<Store, EventItemCache>();
-
-/** The process's cache of public events for `store` (ITEM_CACHE_BYTES; 0 turns it off). */
-export function eventItemCache(store: Store, maxBytes: number): EventItemCache {
-  let cache = caches.get(store);
-  if (!cache) {
-    cache = new EventItemCache(store, maxBytes);
-    caches.set(store, cache);
-  }
-  return cache;
 }
 
 /**

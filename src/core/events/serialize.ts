@@ -10,6 +10,7 @@ import type { LinkedPostKind } from '../linked/kind.ts';
 import { loadLinked, serializeLinked, type LinkedRecord } from '../linked/serialize.ts';
 import { organizerKind } from '../organizers/kind.ts';
 import { globalId, postHead, postLike } from '../posts/fields.ts';
+import type { TermReader } from '../terms/embedded-cache.ts';
 import { loadEmbeddedTerms } from '../terms/service.ts';
 import { venueKind } from '../venues/kind.ts';
 import { renderedText, type PostRow } from '../posts/store.ts';
@@ -27,8 +28,11 @@ export interface EventBundle {
   terms: Awaited<ReturnType<typeof loadEmbeddedTerms>>;
 }
 
-/** `known`: posts of these events the caller already read (see loadEventRecords). */
-export async function loadEventBundle(db: Db, actor: Actor, ids: readonly number[], known: readonly PostRow[] = []): Promise<EventBundle> {
+/**
+ * `known`: posts of these events the caller already read (see loadEventRecords). The embedded terms come from the
+ * snapshot the actor brings, if any (a request's context does: terms/embedded-cache.ts).
+ */
+export async function loadEventBundle(db: Db, actor: Actor & TermReader, ids: readonly number[], known: readonly PostRow[] = []): Promise<EventBundle> {
   const [records, organizerIds, terms] = await Promise.all([
     loadEventRecords(db, ids, known),
     loadOrganizerIds(db, ids),

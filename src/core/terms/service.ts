@@ -9,7 +9,7 @@ import { DomainError, invalidField, notAllowed } from '../../domain/errors.ts';
 import { sanitizeHtml, sanitizeTitle } from '../../domain/html.ts';
 import { slugify } from '../../domain/slugs.ts';
 import { isRowId, type Db, type Store, type Trx } from '../../store/store.ts';
-import { embeddedTerms } from './embedded-cache.ts';
+import { embeddedTerms, type TermReader } from './embedded-cache.ts';
 import { byName, serializeTerm } from './serialize.ts';
 import {
   ancestorSlugs, chooseTermSlug, deleteTerm, findNameClash, findTerm, findTermsByNames, findTermsByRefs, insertTerm,
@@ -152,7 +152,7 @@ export async function resolveTermsForFilter(db: Db, taxonomy: Taxonomy, values: 
  * sorted by name (case-insensitive), categories and tags apart. Events without terms map to empty arrays.
  */
 export async function loadEmbeddedTerms(
-  db: Db, reader: Pick<Actor, 'now' | 'config'>, eventIds: readonly number[],
+  db: Db, reader: TermReader, eventIds: readonly number[],
 ): Promise<Map<number, { categories: Record<string, unknown>[]; tags: Record<string, unknown>[] }>> {
   const wanted = [...new Set(eventIds)];
   const stored = wanted.filter(isRowId);
