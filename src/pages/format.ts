@@ -128,6 +128,48 @@ export function describeWhen(event: {
   return { text, zone, startDay, endDay };
 }
 
+const RULE_DAYS: Record<string, string> = { MO: 'Monday', TU: 'Tuesday', WE: 'Wednesday', TH: 'Thursday', FR: 'Friday', SA: 'Saturday', SU: 'Sunday' };
+
+/** `a`, `a and b`, `a, b and c`. */
+const joinAnd = (items: readonly string[]) => (items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`);
+
+/**
+ * D25: how a series repeats, in a few words, from its RFC 5545 lines (`recurrence`) and its first start: "Repeats every
+ * Tuesday", "Repeats every 2 weeks on Monday and Thursday", "Repeats monthly". A series of one rule is worded by its
+ * frequency and interval (and, weekly, its days); anything else (several rules, extra dates alone, a rule by the hour)
+ * is "One of a series of dates".
+ */
+export function describeRecurrence(lines: readonly string[], firstStartLocal: string): string {
+  const rules = lines.filter((line) => /^RRULE:/i.test(line));
+  const fallback = 'One of a series of dates';
+  if (rules.length !== 1) return fallback;
+  const parts = new Map(rules[0].slice('RRULE:'.length).split(';').map((part) => {
+    const [name, value = ''] = part.split('=');
+    return [name.toUpperCase(), value.toUpperCase()] as const;
+  }));
+  const interval = /^[1-9]\d{0,3}$/.test(parts.get('INTERVAL') ?? '1') ? Number(parts.get('INTERVAL') ?? '1') : 1;
+  const every = (one: string, unit: string) => (interval === 1 ? `Repeats ${one}` : `Repeats every ${interval} ${unit}`);
+  switch (parts.get('FREQ')) {
+    case 'DAILY':
+      return every('daily', 'days');
+    case 'WEEKLY': {
+      const codes = parts.get('BYDAY')?.split(',') ?? [Object.keys(RULE_DAYS)[(new Date(`${firstStartLocal.slice(0, 10)}T00:00:00Z`).getUTCDay() + 6) % 7]];
+      const days = codes.map((code) => RULE_DAYS[code]);
+      if (days.some((day) => day === undefined)) return every('weekly', 'weeks');
+      return interval === 1 ? `Repeats every ${joinAnd(days)}` : `Repeats every ${interval} weeks on ${joinAnd(days)}`;
+    }
+    case 'MONTHLY':
+      return every('monthly', 'months');
+    case 'YEARLY':
+      return every('yearly', 'years');
+    default:
+      return fallback;
+  }
+}
+
+/** `3 more dates`, `1 more date`. */
+export const moreDates = (count: number) => `${count} more ${count === 1 ? 'date' : 'dates'}`;
+
 /** Character references decoded (numeric ones and amp, lt, gt, quot, apos, nbsp): the text an escaped value stands for. */
 export function decodeEntities(text: string): string {
   return text.replace(/&(#\d{1,7}|#x[0-9a-f]{1,6}|amp|lt|gt|quot|apos|nbsp);/gi, (match, entity: string) => {

@@ -150,7 +150,7 @@ function renderEvent(ctx: RequestContext, view: EventView): EncodedReply {
     headers['Set-Cookie'] = unlockCookie(view.post.id, view.unlockProof, new URL(canonical).pathname, canonical.startsWith('https:'));
   }
   Object.assign(headers, lastModifiedHeader(event));
-  const data = eventView(config, event);
+  const data = eventView(config, event, view.seriesDates);
   const description = summaryOf(event);
   const og = baseOg(event.title, canonical);
   if (description !== '') og.push(['og:description', description]);
@@ -194,7 +194,7 @@ export const linkedPage = (kind: LinkedPostKind): PageHandler => async (ctx, req
   const page = parsePage(query(request).page);
   const item = await readLinked(ctx, kind, param(request, 'slug'));
   const filters: PageFilters = kind.type === 'venue' ? { venue: [item.id] } : { organizer: [item.id] };
-  const list = await listEvents(ctx, filters, page);
+  const list = await listEvents(ctx, filters, page, { collapseSeries: true });
   const name = String(item[kind.nameKey] ?? '');
   const intro = kind.type === 'venue'
     ? { kind: 'venue', name, venue: venueView(item, item.show_map_link === true), descriptionHtml: item.description ?? '' }
@@ -229,7 +229,7 @@ export const termPage = (info: TaxonomyInfo): PageHandler => async (ctx, request
     return redirect(ctx.config, 301, queryPageHref(url)(page));
   }
   const filters: PageFilters = info.hierarchical ? { categories: [String(term.id)] } : { tags: [String(term.id)] };
-  const list = await listEvents(ctx, filters, page);
+  const list = await listEvents(ctx, filters, page, { collapseSeries: true });
   const noun = info.hierarchical ? 'Category' : 'Tag';
   return listPage(ctx.config, {
     title: `${noun}: ${term.name}`,
@@ -250,7 +250,7 @@ export const termPage = (info: TaxonomyInfo): PageHandler => async (ctx, request
 export const upcomingPage: PageHandler = async (ctx, request) => {
   const fromPath = (request.params as Record<string, unknown>).page;
   const page = parsePage(fromPath ?? query(request).page);
-  const list = await listEvents(ctx, {}, page);
+  const list = await listEvents(ctx, {}, page, { collapseSeries: true });
   const base = basePath(ctx.config);
   const href = (n: number) => (n === 1 ? `${base}/events/` : `${base}/events/page/${n}/`);
   return listPage(ctx.config, {

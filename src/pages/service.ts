@@ -17,7 +17,7 @@ import { findPostById, findPostBySlug, type PostRow } from '../core/posts/store.
 import { serializeTerms } from '../core/terms/service.ts';
 import type { TaxonomyInfo } from '../core/terms/taxonomies.ts';
 import { isRowId } from '../store/store.ts';
-import { hasEffectiveStatus } from '../core/posts/visibility.ts';
+import { hasEffectiveStatus, visibleInList, type StatusColumns } from '../core/posts/visibility.ts';
 import { publicTermUrl } from '../core/terms/serialize.ts';
 import { loadHierarchy } from '../core/terms/store.ts';
 import { TAXONOMIES } from '../core/terms/taxonomies.ts';
@@ -81,6 +81,8 @@ export interface ListedEvent {
   /** §3.1 list form; a protected event blanked as GET /events blanks it for anonymous readers (§3.10). */
   event: Record<string, any>;
   locked: boolean;
+  /** D25, in a list of one entry per series: how many more of the series' dates the list's window holds. */
+  moreDates?: number;
 }
 
 export interface EventPage {
@@ -100,21 +102,70 @@ export type PageFilters = Pick<EventListParams, 'venue' | 'organizer' | 'categor
  * overrides the page size.
  */
 export async function listEvents(
-  ctx: RequestContext, filters: PageFilters, page: number, options: { dates?: DateCondition[]; perPage?: number } = {},
+  ctx: RequestContext, filters: PageFilters, page: number, options: { dates?: DateCondition[]; perPage?: number; collapseSeries?: boolean } = {},
 ): Promise<EventPage> {
   // Pages read as an anonymous visitor, whatever the request's credentials.
-  const plan = await planListRequest(ctx, { page, ...filters }, null);
+  const plan = await planListRequest(ctx, { page, ...filters, collapse_series: options.collapseSeries }, null);
   if (options.dates) plan.dates = options.dates;
   if (options.perPage) plan.perPage = options.perPage;
   const { total, ids } = await findEventPage(ctx.store, ctx, plan);
   if (ids.length === 0 && page > 1) throw notFound('This list has fewer pages.');
   const bundle = await loadEventBundle(ctx.store.db, ctx, ids);
-  const events = ids.filter((id) => bundle.records.has(id)).map((id) => {
+  const listed = ids.filter((id) => bundle.records.has(id));
+  const seriesIds = listed.map((id) => bundle.records.get(id)!.event.series_id).filter((id) => id !== null);
+  const seriesDates = plan.collapseSeries ? await countSeriesDates(ctx, seriesIds, plan.dates) : new Map<number, number>();
+  const events = listed.map((id) => {
     const event = serializeEvent(ctx, bundle, id, { single: false });
     const locked = bundle.records.get(id)!.post.password !== '';
-    return { event: locked ? blankProtectedFields(event) : event, locked };
+    const seriesId = bundle.records.get(id)!.event.series_id;
+    const moreDates = seriesId === null || !plan.collapseSeries ? undefined : Math.max(0, (seriesDates.get(seriesId) ?? 1) - 1);
+    return { event: locked ? blankProtectedFields(event) : event, locked, moreDates };
   });
   return { events, total, page, perPage: plan.perPage, pages: total === 0 ? 1 : Math.ceil(total / plan.perPage) };
+}
+
+/** Where occurrence rows keep the copies of their event's status, publication date and author. */
+const OCCURRENCE_STATUS: StatusColumns = { status: 'occurrences.status', publishedUtc: 'occurrences.published_utc', author: 'occurrences.author_id' };
+
+/** The listed dates of series that anyone may see, as lists (and so the list's window) see them. */
+function publicSeriesDates(ctx: RequestContext) {
+  return ctx.store.db.selectFrom('occurrences').where('occurrences.hidden', '=', 0)
+    .where((eb) => visibleInList(eb as never, null, ['publish'], nowUtc(ctx), OCCURRENCE_STATUS));
+}
+
+/** How many public dates each series has within `dates` (a list's window), in one query. */
+async function countSeriesDates(ctx: RequestContext, seriesIds: readonly number[], dates: readonly DateCondition[]): Promise<Map<number, number>> {
+  if (seriesIds.length === 0) return new Map();
+  let query = publicSeriesDates(ctx).where('occurrences.series_id', 'in', [...new Set(seriesIds)]);
+  for (const condition of dates) {
+    query = query.where(condition.column === 'start' ? 'occurrences.start_local' : 'occurrences.end_local', condition.operator, condition.value);
+  }
+  const rows = await query.select((eb) => ['occurrences.series_id', eb.fn.countAll<number | string>().as('total')])
+    .groupBy('occurrences.series_id').execute();
+  return new Map(rows.map((row) => [Number(row.series_id), Number(row.total)]));
+}
+
+/** An event page shows at most this many of its series' other upcoming dates. */
+export const SERIES_DATES_SHOWN = 10;
+
+export interface SeriesDates {
+  /** The series' next public dates but this event's, in start order, at most {@link SERIES_DATES_SHOWN}. */
+  dates: Array<{ slug: string; start_local: string; end_local: string; all_day: number }>;
+  /** How many such dates there are in all. */
+  total: number;
+}
+
+/** D25: the other dates of `event`'s series that have not ended, as anyone may see them (two queries). */
+async function readSeriesDates(ctx: RequestContext, event: { id: number; series_id: number }): Promise<SeriesDates> {
+  const others = publicSeriesDates(ctx).where('occurrences.series_id', '=', event.series_id)
+    .where('occurrences.event_id', '!=', event.id).where('occurrences.end_utc', '>', nowUtc(ctx));
+  const [dates, count] = await Promise.all([
+    others.innerJoin('posts', 'posts.id', 'occurrences.event_id').innerJoin('events', 'events.id', 'occurrences.event_id')
+      .select(['posts.slug', 'occurrences.start_local', 'occurrences.end_local', 'events.all_day'])
+      .orderBy('occurrences.start_local').orderBy('occurrences.event_id').limit(SERIES_DATES_SHOWN).execute(),
+    others.select((eb) => eb.fn.countAll<number | string>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return { dates, total: Number(count.total) };
 }
 
 /** The month view reads at most this many events (the busiest months say how many more there are). */
@@ -135,6 +186,8 @@ export function listMonth(ctx: RequestContext, year: number, month: number): Pro
 export type EventView =
   | {
     locked: false; event: Record<string, any>; post: PostRow; unlockedWith?: 'password' | 'cookie';
+    /** D25: the other dates of the event's series, when it belongs to one. */
+    seriesDates?: SeriesDates;
     /** Unlocked by the form's password: the value of the cookie that keeps it unlocked (unlock.ts). */
     unlockProof?: string;
     /** The page is the same for every reader until the event changes (core/events/item-cache.ts). */
@@ -157,14 +210,17 @@ export async function readEvent(ctx: RequestContext, slug: string, access: { pas
   const bundle = await loadEventBundle(ctx.store.db, ctx, [post.id], [post]);
   if (!bundle.records.has(post.id)) throw notFound('There is no public event at this address.');
   const event = serializeEvent(ctx, bundle, post.id, { single: true });
-  if (post.password === '') return { locked: false, event, post, sameForEveryReader: sameForEveryReader(bundle, post.id) };
+  const seriesId = bundle.records.get(post.id)!.event.series_id;
+  const seriesDates = seriesId === null ? undefined : await readSeriesDates(ctx, { id: post.id, series_id: seriesId });
+  // A series' page lists its other dates, which change without this event changing: it is not kept with the event.
+  if (post.password === '') return { locked: false, event, post, seriesDates, sameForEveryReader: seriesId === null && sameForEveryReader(bundle, post.id) };
   // D29: the form's password is a guess, counted against the event as GET /events/{id}?password= counts it (429 past
   // the limit, without checking it).
   if (access.password !== undefined && await guessPassword(ctx, eventPasswordTarget(post.id),
     () => canAccessProtected({ postPassword: post.password, suppliedPassword: access.password, contextEdit: false, canEdit: false }))) {
-    return { locked: false, event, post, unlockedWith: 'password', unlockProof: await unlockProof(ctx.store, post) };
+    return { locked: false, event, post, seriesDates, unlockedWith: 'password', unlockProof: await unlockProof(ctx.store, post) };
   }
-  if (access.cookies && await unlockMatches(ctx.store, post, access.cookies)) return { locked: false, event, post, unlockedWith: 'cookie' };
+  if (access.cookies && await unlockMatches(ctx.store, post, access.cookies)) return { locked: false, event, post, seriesDates, unlockedWith: 'cookie' };
   const { json_ld: _hidden, ...listed } = blankProtectedFields(event);
   return { locked: true, event: listed, post, wrongPassword: access.password !== undefined };
 }

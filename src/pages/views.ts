@@ -3,8 +3,10 @@
 // canonical and OpenGraph addresses stay absolute.
 import type { Config } from '../config.ts';
 import { isoWithOffset } from '../domain/dates/stored-format.ts';
-import { decodeEntities, describeWhen, googleCalendarLink, mapLink, plainText, shorten, venueAddress, webcal, type When } from './format.ts';
-import type { EventPage, ListedEvent } from './service.ts';
+import {
+  decodeEntities, describeRecurrence, describeWhen, googleCalendarLink, mapLink, moreDates, plainText, shorten, venueAddress, webcal, type When,
+} from './format.ts';
+import type { EventPage, ListedEvent, SeriesDates } from './service.ts';
 
 /** The path (and query) of an absolute URL the API gave. */
 export const pathOf = (url: string) => {
@@ -48,9 +50,12 @@ export interface CardView {
   cost: string;
   excerptHtml: string;
   locked: boolean;
+  /** D25: the one entry of a series in a list: how it repeats, and how many more dates the list would hold. */
+  seriesNote?: string;
 }
 
-export function cardView({ event, locked }: ListedEvent): CardView {
+export function cardView({ event, locked, moreDates: more }: ListedEvent): CardView {
+  const rule = event.series_id === null ? undefined : describeRecurrence(event.recurrence, event.start_date);
   return {
     id: event.id,
     title: event.title,
@@ -61,6 +66,7 @@ export function cardView({ event, locked }: ListedEvent): CardView {
     cost: event.cost ?? '',
     excerptHtml: event.excerpt ?? '',
     locked,
+    seriesNote: rule === undefined || more === undefined ? undefined : more === 0 ? rule : `${rule} · ${moreDates(more)}`,
   };
 }
 
@@ -95,8 +101,21 @@ export function pagerView(list: EventPage, pageHref: (page: number) => string): 
   };
 }
 
+/** D25: what an event page says of its series: how it repeats, and its next other dates, linked. */
+export function seriesView(config: Config, event: Record<string, any>, series: SeriesDates) {
+  return {
+    rule: describeRecurrence(event.recurrence, event.start_date),
+    dates: series.dates.map((date) => ({
+      href: `${basePath(config)}/event/${date.slug}/`,
+      startIso: isoWithOffset(date.start_local, event.timezone),
+      text: describeWhen({ ...event, all_day: date.all_day === 1, start_date: date.start_local, end_date: date.end_local } as never).text,
+    })),
+    more: series.total - series.dates.length,
+  };
+}
+
 /** The event page's data: everything GET /events/{id} gives, worded, plus the add-to-calendar links. */
-export function eventView(config: Config, event: Record<string, any>) {
+export function eventView(config: Config, event: Record<string, any>, series?: SeriesDates) {
   const venue = venueView(event.venue, event.show_map_link === true);
   const location = venue ? [venue.name, venue.address].filter(Boolean).join(', ') : '';
   const terms = (list: Array<Record<string, any>>, publicPath: string) =>
@@ -123,6 +142,7 @@ export function eventView(config: Config, event: Record<string, any>) {
     descriptionHtml: event.description as string,
     ics: `${config.apiRoot}/events/${event.id}.ics`,
     google: googleCalendarLink(event as never, location),
+    series: series === undefined ? undefined : seriesView(config, event, series),
   };
 }
 

@@ -238,6 +238,40 @@ describe('public pages in Chromium (D28)', { skip: AVAILABLE ? false : 'Chromium
     await list.close();
   });
 
+  it('shows a series once in lists, and on an occurrence\'s page that it repeats, with its other dates', async () => {
+    const created = await h.request('POST', '/events', {
+      as: h.users.administrator,
+      body: { title: 'Weekly Yoga', start_date: `${site.month}-03 07:00:00`, end_date: `${site.month}-03 08:00:00`, recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'] },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const weekday = new Date(`${site.month}-03T12:00:00Z`).toLocaleDateString('en-GB', { weekday: 'long', timeZone: 'UTC' });
+
+    const list = await open('/events/');
+    const cards = list.locator('li.card').filter({ hasText: 'Weekly Yoga' });
+    assert.equal(await cards.count(), 1, 'one entry for the series');
+    assert.equal(await cards.locator('.series-note').count(), 1);
+    assert.equal(await cards.locator('.series-note').innerText(), `Repeats every ${weekday} · 3 more dates`);
+    await cards.getByRole('link', { name: 'Weekly Yoga', exact: true }).click();
+    await list.waitForURL(`${origin}${pathOf(created.json().url)}`);
+    assert.equal(await list.locator('section.series').count(), 1, 'the first date says it is one of a series');
+    assert.equal(await list.locator('section.series li').count(), 3);
+
+    // Another date of the series: its page names the series and links the others.
+    await list.locator('section.series li a').first().click();
+    await list.waitForURL(new RegExp(`/event/weekly-yoga-${site.month}-10/$`));
+    const series = list.locator('section.series');
+    assert.match(await series.innerText(), new RegExp(`Repeats every ${weekday}`));
+    const others = await series.locator('li a').allInnerTexts();
+    assert.equal(others.length, 3);
+    assert.ok(others.every((text) => !text.includes(' 10 ')), `this date is not among the others: ${others.join(' | ')}`);
+    await assertAccessible(list, 'occurrence');
+    await list.close();
+
+    const month = await open(`/events/month/${site.month}/`);
+    assert.equal(await month.locator('li.entry').filter({ hasText: 'Weekly Yoga' }).count(), 4, 'the month shows every date');
+    await month.close();
+  });
+
   it('unlocks a password-protected event with the posted password, and keeps it unlocked', async () => {
     const page = await open(pathOf(site.secret.url));
     assert.equal(await page.getByText('The secret programme').count(), 0);

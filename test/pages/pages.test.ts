@@ -290,6 +290,25 @@ describeEachDatabase('public pages (D28)', (h) => {
     assert.equal(ico.headers.location, '/favicon.svg');
   });
 
+  it('lists an open-ended series once on the upcoming, venue, organizer, category and tag pages, each date in the month', async () => {
+    const created = await h().request('POST', '/events', {
+      as: h().users.administrator,
+      body: {
+        title: 'Tuesday Jam', start_date: `${site.month}-01 20:00:00`, end_date: `${site.month}-01 22:00:00`, recurrence: ['RRULE:FREQ=WEEKLY;BYDAY=TU'],
+        venue: site.venue.id, organizer: [site.organizer.id], categories: [site.child.id], tags: [site.tag.id],
+      },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    for (const url of ['/events/', pathOf(site.venue.url), pathOf(site.organizer.url), '/events/category/music/jazz-nights/', '/events/tag/outdoor/']) {
+      const body = (await get(url)).body;
+      assert.equal(body.split('>Tuesday Jam</a>').length - 1, 1, `${url}: one entry`);
+      assert.match(body, /<p class="series-note">Repeats every Tuesday · \d+ more dates<\/p>/, url);
+    }
+    const month = (await get(`/events/month/${site.month}/`)).body;
+    const tuesdays = month.match(/<td class="day[^"]*" data-date="[\d-]+">(?:(?!<\/td>).)*Tuesday Jam/gs) ?? [];
+    assert.ok(tuesdays.length >= 4, `every Tuesday of the month: ${tuesdays.length}`);
+  });
+
   it('redirects ?p=<id> to the public page of a published item, else 404', async () => {
     for (const item of [site.concert, site.venue, site.organizer]) {
       const response = await get(`/?p=${item.id}`);

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
-  addDays, dayLabel, describeWhen, googleCalendarLink, lastDay, monthEntryZone, plainText, readableAbbreviation, scriptJson, venueAddress,
+  addDays, dayLabel, describeRecurrence, describeWhen, googleCalendarLink, lastDay, monthEntryZone, plainText, readableAbbreviation, scriptJson, venueAddress,
 } from '../../src/pages/format.ts';
 import { monthBounds, monthGrid, neighbours, parseMonth } from '../../src/pages/month.ts';
 import { robotsTxt, sitemapFiles, sitemapUrl, urlsetXml } from '../../src/pages/sitemap.ts';
@@ -87,6 +87,19 @@ describe('page wording', () => {
     assert.equal(monthEntryZone(rome, 'Europe/Berlin'), undefined, 'Berlin\'s clock reads 19:30 too');
     assert.equal(monthEntryZone({ ...rome, all_day: true }, 'UTC'), undefined);
     assert.deepEqual(monthEntryZone({ ...rome, timezone: 'Asia/Tokyo', timezone_abbr: 'GMT+9', start_date: '2027-03-11 03:30:00' }, 'UTC'), { tag: 'Asia/Tokyo', name: 'Asia/Tokyo' });
+  });
+
+  it('words how a series repeats', () => {
+    const first = '2027-03-09 19:00:00'; // a Tuesday
+    assert.equal(describeRecurrence(['RRULE:FREQ=WEEKLY'], first), 'Repeats every Tuesday');
+    assert.equal(describeRecurrence(['RRULE:FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,TH;COUNT=10'], first), 'Repeats every 2 weeks on Monday and Thursday');
+    assert.equal(describeRecurrence(['RRULE:FREQ=WEEKLY;BYDAY=1MO'], first), 'Repeats weekly');
+    assert.equal(describeRecurrence(['RRULE:FREQ=DAILY;COUNT=3', 'EXDATE:20270310T190000Z'], first), 'Repeats daily');
+    assert.equal(describeRecurrence(['RRULE:FREQ=MONTHLY;INTERVAL=3'], first), 'Repeats every 3 months');
+    assert.equal(describeRecurrence(['RRULE:FREQ=YEARLY'], first), 'Repeats yearly');
+    assert.equal(describeRecurrence(['RDATE:20270401T190000Z'], first), 'One of a series of dates');
+    assert.equal(describeRecurrence(['RRULE:FREQ=DAILY', 'RRULE:FREQ=WEEKLY'], first), 'One of a series of dates');
+    assert.equal(describeRecurrence(['RRULE:FREQ=HOURLY'], first), 'One of a series of dates');
   });
 
   it('builds Google Calendar template links with UTC times, or whole days (end exclusive)', () => {
