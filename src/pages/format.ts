@@ -231,6 +231,10 @@ export function googleCalendarLink(event: {
   return `https://calendar.google.com/calendar/render?${params.toString()}`;
 }
 
+/** Google Calendar's "add by URL" of a calendar file (`cid=`, its webcal:// address): a subscription that follows it. */
+export const googleSubscribeLink = (icsUrl: string) =>
+  `https://calendar.google.com/calendar/render?${new URLSearchParams({ cid: webcal(icsUrl) }).toString()}`;
+
 /** A venue's address on one line, from the parts it has. */
 export function venueAddress(venue: Record<string, unknown>): string {
   const part = (key: string) => (typeof venue[key] === 'string' ? (venue[key] as string).trim() : '');

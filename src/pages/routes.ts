@@ -17,7 +17,7 @@ import { describeWhen, monthEntryZone, monthLabel, scriptJson } from './format.t
 import { monthBounds, monthGrid, monthKey, neighbours, parseMonth } from './month.ts';
 import { HTML_TYPE, renderPage, type Layout } from './render.ts';
 import {
-  badAddress, checkSlug, listEvents, listMonth, MONTH_MAX_EVENTS, notFound, PageError, parsePage, permalink, readEvent, readLinked,
+  badAddress, checkSlug, dateCalendar, listEvents, listMonth, MONTH_MAX_EVENTS, notFound, PageError, parsePage, permalink, readEvent, readLinked,
   readOccurrences, readTerm, sitemapCounts, sitemapEntries, type EventPage, type EventView, type PageFilters, type PageLink,
 } from './service.ts';
 import { robotsTxt, SITEMAP_TYPE, sitemapFiles, sitemapIndexXml, urlsetXml } from './sitemap.ts';
@@ -163,6 +163,15 @@ function renderEvent(ctx: RequestContext, view: EventView): EncodedReply {
   };
   return html(200, renderPage('event', data, layout), headers);
 }
+
+/** `/event/<slug>/date.ics`: the event's own date alone (see {@link dateCalendar}); 403 while it is locked. */
+export const eventDateIcs: PageHandler = async (ctx, request) => {
+  const view = await readEvent(ctx, param(request, 'slug'), { cookies: parseCookies(request.headers.cookie) });
+  if (view.locked) throw new PageError(403, 'Password protected', 'This event is protected by a password: open its page and enter it first.');
+  const headers: Record<string, string> = { 'Content-Disposition': `inline; filename="${view.post.slug}.ics"` };
+  if (view.unlockedWith !== undefined) headers['Cache-Control'] = 'private, no-store';
+  return { status: 200, headers, type: 'text/calendar; charset=utf-8', payload: await dateCalendar(ctx, view.post.id) };
+};
 
 /**
  * D25: `/event/<slug>/<YYYY-MM-DD>/`, the occurrence(s) of a recurring series on that day: one is redirected to its

@@ -22,6 +22,8 @@ import { publicTermUrl } from '../core/terms/serialize.ts';
 import { loadHierarchy } from '../core/terms/store.ts';
 import { TAXONOMIES } from '../core/terms/taxonomies.ts';
 import type { SitemapEntry } from './sitemap.ts';
+import { icalEventOf, loadFeedBundle, uidHost } from '../ical/feed.ts';
+import { writeCalendar } from '../ical/write.ts';
 import { trashedSlug } from '../domain/slugs.ts';
 import { CANCELLED, storedOverrides } from '../core/events/series.ts';
 import { decodeEntities } from './format.ts';
@@ -37,14 +39,14 @@ export interface PageLink {
 }
 
 /**
- * A page that cannot be shown: 400 (the address cannot name a page), 404 (it names none anyone may see) or 410 (it
- * named a date of a series that was cancelled).
+ * A page that cannot be shown: 400 (the address cannot name a page), 403 (a protected event's file, without its
+ * password), 404 (it names none anyone may see) or 410 (it named a date of a series that was cancelled).
  */
 export class PageError extends Error {
-  readonly status: 400 | 404 | 410;
+  readonly status: 400 | 403 | 404 | 410;
   readonly heading: string;
   readonly link?: PageLink;
-  constructor(status: 400 | 404 | 410, heading: string, message: string, link?: PageLink) {
+  constructor(status: 400 | 403 | 404 | 410, heading: string, message: string, link?: PageLink) {
     super(message);
     this.status = status;
     this.heading = heading;
@@ -277,6 +279,20 @@ async function cancelledOccurrence(ctx: RequestContext, post: PostRow): Promise<
   const series = await findPostById(ctx.store.db, event.series_id!);
   if (!series || !canReadPost(null, 'event', postLike(series), nowUtc(ctx))) return undefined;
   return cancelledError(ctx, series);
+}
+
+/**
+ * D25: one event's own date as an iCalendar file, without the rule of its series: what "add this date" adds. A date
+ * of a series gets a UID of its own (`occurrence-<id>@<host>`), so that a calendar holding the series as well keeps
+ * both rather than replacing the series with this one date; a single event keeps the UID its .ics has in the API.
+ */
+export async function dateCalendar(ctx: RequestContext, id: number): Promise<string> {
+  const bundle = await loadFeedBundle(ctx.store.db, [id]);
+  const host = uidHost(ctx.config.siteUrl);
+  const event = icalEventOf(ctx, bundle, id, host)!;
+  const uid = bundle.records.get(id)!.event.series_id === null ? event.uid : `occurrence-${id}@${host}`;
+  const head = { prodId: `-//${host}//calendar-events//EN`, name: event.summary, timezone: ctx.config.siteTimezone };
+  return (await writeCalendar(head, [{ event: { ...event, uid, recurrence: undefined } }])).text;
 }
 
 /** A venue or organizer as GET by slug answers anonymous readers (json_ld included); 404 unless published. */

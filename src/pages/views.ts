@@ -4,7 +4,8 @@
 import type { Config } from '../config.ts';
 import { isoWithOffset } from '../domain/dates/stored-format.ts';
 import {
-  decodeEntities, describeRecurrence, describeWhen, googleCalendarLink, mapLink, moreDates, plainText, shorten, venueAddress, webcal, type When,
+  dayLabel, decodeEntities, describeRecurrence, describeWhen, googleCalendarLink, googleSubscribeLink, mapLink, moreDates, plainText, shorten, venueAddress,
+  webcal, type When,
 } from './format.ts';
 import type { EventPage, ListedEvent, SeriesDates } from './service.ts';
 
@@ -101,6 +102,32 @@ export function pagerView(list: EventPage, pageHref: (page: number) => string): 
   };
 }
 
+/** One group of add-to-calendar buttons: an .ics file and a Google Calendar link for the same thing. */
+export interface CalendarActions {
+  /** What the group adds, when the page offers more than one ("This date only: …"). */
+  title?: string;
+  ics: string;
+  google: string;
+  /** The Google link subscribes to the .ics rather than adding one event. */
+  subscribe: boolean;
+}
+
+/**
+ * D25: the add-to-calendar buttons. A single event has one pair, for its date. An event of a series has two, so that
+ * each button adds what its group says: this date alone (an .ics of that date, without the rule, and Google's event
+ * template), and every date of the series (the API's .ics of the series, with its cancelled and edited dates, and
+ * Google's subscription to that same file, since a template link cannot carry a series' exceptions).
+ */
+function calendarActions(config: Config, event: Record<string, any>, location: string): CalendarActions[] {
+  const google = googleCalendarLink(event as never, location);
+  if (event.series_id === null) return [{ ics: `${config.apiRoot}/events/${event.id}.ics`, google, subscribe: false }];
+  const seriesIcs = `${config.apiRoot}/events/${event.series_id}.ics`;
+  return [
+    { title: `This date only: ${dayLabel(event.start_date)}`, ics: `${pathOf(event.url)}date.ics`, google, subscribe: false },
+    { title: 'Every date of the series', ics: seriesIcs, google: googleSubscribeLink(seriesIcs), subscribe: true },
+  ];
+}
+
 /** D25: what an event page says of its series: how it repeats, and its next other dates, linked. */
 export function seriesView(config: Config, event: Record<string, any>, series: SeriesDates) {
   return {
@@ -140,8 +167,7 @@ export function eventView(config: Config, event: Record<string, any>, series?: S
     // §3.1: the API's `website` is HTML-escaped; the template escapes what it writes, so it gets the plain address.
     website: typeof event.website === 'string' && event.website !== '' && event.website !== event.url ? decodeEntities(event.website) : undefined,
     descriptionHtml: event.description as string,
-    ics: `${config.apiRoot}/events/${event.id}.ics`,
-    google: googleCalendarLink(event as never, location),
+    calendar: calendarActions(config, event, location),
     series: series === undefined ? undefined : seriesView(config, event, series),
   };
 }

@@ -3,7 +3,7 @@ import type { Config } from '../config.ts';
 import type { AppDeps } from '../http/context.ts';
 import { PageError, anonymous } from '../pages/service.ts';
 import {
-  currentMonthPage, errorPage, eventPage, favicon, faviconIco, requestPath, linkedPage, monthPage, occurrencePage, PAGE_KINDS, robotsPage, rootPage,
+  currentMonthPage, errorPage, eventDateIcs, eventPage, favicon, faviconIco, requestPath, linkedPage, monthPage, occurrencePage, PAGE_KINDS, robotsPage, rootPage,
   sitemapFilePage, sitemapPage, stylesheet, termPage, unknownPage, upcomingPage, type PageHandler,
 } from '../pages/routes.ts';
 import { hasUnlockCookie } from '../pages/unlock.ts';
@@ -90,6 +90,7 @@ const pages: FastifyPluginAsync<PagesOptions> = async (app: FastifyInstance, { d
   app.get('/', read(rootPage));
   app.get('/event/:slug', read(eventPage('GET')));
   app.post('/event/:slug', write(eventPage('POST')));
+  app.get('/event/:slug/date.ics', read(eventDateIcs));
   app.get('/event/:slug/:date', read(occurrencePage));
   app.get('/venue/:slug', read(linkedPage(PAGE_KINDS.venue)));
   app.get('/organizer/:slug', read(linkedPage(PAGE_KINDS.organizer)));

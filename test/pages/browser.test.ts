@@ -245,6 +245,7 @@ describe('public pages in Chromium (D28)', { skip: AVAILABLE ? false : 'Chromium
     });
     assert.equal(created.statusCode, 201, created.body);
     const weekday = new Date(`${site.month}-03T12:00:00Z`).toLocaleDateString('en-GB', { weekday: 'long', timeZone: 'UTC' });
+    const monthName = new Date(`${site.month}-03T12:00:00Z`).toLocaleDateString('en-GB', { month: 'long', timeZone: 'UTC' });
 
     const list = await open('/events/');
     const cards = list.locator('li.card').filter({ hasText: 'Weekly Yoga' });
@@ -264,7 +265,15 @@ describe('public pages in Chromium (D28)', { skip: AVAILABLE ? false : 'Chromium
     const others = await series.locator('li a').allInnerTexts();
     assert.equal(others.length, 3);
     assert.ok(others.every((text) => !text.includes(' 10 ')), `this date is not among the others: ${others.join(' | ')}`);
+    // Its add-to-calendar buttons say what they add: this date alone, or every date of the series.
+    const add = list.locator('section.add-to-calendar');
+    assert.deepEqual(await add.locator('h3').allInnerTexts(), [`This date only: ${weekday} 10 ${monthName} ${site.month.slice(0, 4)}`, 'Every date of the series']);
+    assert.deepEqual((await add.locator('a.button').allInnerTexts()).map((text) => text.split('\n')[0]), ['iCalendar (.ics)', 'Google Calendar', 'iCalendar (.ics)', 'Google Calendar (subscribe)']);
+    const dateFile = await list.request.get(`${origin}${await add.locator('a.button').first().getAttribute('href')}`);
+    assert.equal(dateFile.status(), 200);
+    assert.equal((await dateFile.text()).split('BEGIN:VEVENT').length - 1, 1);
     await assertAccessible(list, 'occurrence');
+    await shoot(list, 'occurrence');
     await list.close();
 
     const month = await open(`/events/month/${site.month}/`);

@@ -8,6 +8,9 @@ import { page, pathOf, seedSite, type Site } from './support.ts';
 
 const HTML = 'text/html; charset=utf-8';
 
+/** `Tuesday 10 March 2027` of `YYYY-MM-DD`. */
+const describeDay = (date: string) => new Date(`${date}T12:00:00Z`).toLocaleDateString('en-GB', { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).replace(',', '');
+
 /** The addresses a sitemap (or sitemap index) lists, unescaped. */
 const locsOf = (xml: string) => [...xml.matchAll(/<loc>([^<]*)<\/loc>/g)].map(([, loc]) => loc.replace(/&amp;/g, '&'));
 
@@ -307,6 +310,45 @@ describeEachDatabase('public pages (D28)', (h) => {
     const month = (await get(`/events/month/${site.month}/`)).body;
     const tuesdays = month.match(/<td class="day[^"]*" data-date="[\d-]+">(?:(?!<\/td>).)*Tuesday Jam/gs) ?? [];
     assert.ok(tuesdays.length >= 4, `every Tuesday of the month: ${tuesdays.length}`);
+  });
+
+  it('offers a date of a series as "this date" and as "the whole series", each for .ics and Google Calendar', async () => {
+    const created = await h().request('POST', '/events', {
+      as: h().users.administrator,
+      body: { title: 'Book Club', start_date: `${site.month}-04 18:00:00`, end_date: `${site.month}-04 19:00:00`, timezone: 'Europe/Rome', recurrence: ['RRULE:FREQ=WEEKLY;COUNT=3'] },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const series = created.json();
+    const date = `${site.month}-11`;
+    const occurrencePath = String((await get(`${pathOf(series.url)}${date}/`)).headers.location);
+    const body = (await get(occurrencePath)).body;
+    const section = /<section class="add-to-calendar"[^]*?<\/section>/.exec(body)![0];
+    const groups = [...section.matchAll(/<h3>([^<]+)<\/h3>\s*<ul class="inline buttons">([^]*?)<\/ul>/g)];
+    assert.deepEqual(groups.map(([, title]) => title), [`This date only: ${describeDay(date)}`, 'Every date of the series']);
+    const hrefs = (html: string) => [...html.matchAll(/href="([^"]+)"/g)].map(([, href]) => href.replace(/&amp;/g, '&'));
+    const [thisDate, wholeSeries] = groups.map(([, , html]) => hrefs(html));
+    assert.equal(thisDate[0], `${occurrencePath}date.ics`);
+    assert.match(thisDate[1], new RegExp(`^https://calendar\\.google\\.com/calendar/render\\?action=TEMPLATE&text=Book\\+Club&dates=${date.replace(/-/g, '')}T`));
+    assert.equal(wholeSeries[0], `${h().config.apiRoot}/events/${series.id}.ics`);
+    assert.equal(wholeSeries[1], `https://calendar.google.com/calendar/render?cid=${encodeURIComponent(`webcal://${new URL(h().config.apiRoot).host}${new URL(h().config.apiRoot).pathname}/events/${series.id}.ics`)}`);
+
+    const ics = await get(`${occurrencePath}date.ics`);
+    assert.equal(ics.statusCode, 200, ics.body);
+    assert.equal(ics.headers['content-type'], 'text/calendar; charset=utf-8');
+    assert.equal(ics.body.split('BEGIN:VEVENT').length - 1, 1, 'one date');
+    const vevent = /BEGIN:VEVENT[^]*END:VEVENT/.exec(ics.body)![0];
+    assert.ok(!/^(RRULE|RDATE|EXDATE|RECURRENCE-ID)/m.test(vevent), 'no rule: this date alone');
+    assert.match(ics.body, new RegExp(`^DTSTART;TZID=Europe/Rome:${date.replace(/-/g, '')}T180000\r$`, 'm'));
+    assert.match(ics.body, /^SUMMARY:Book Club\r$/m);
+    const uid = /^UID:(.*)\r$/m.exec(ics.body)![1];
+    assert.notEqual(uid, `${series.id}@${new URL(h().config.siteUrl).hostname}`, 'not the series\' UID, which would replace the series');
+
+    // A single event keeps one pair of buttons, both for its one date; its date.ics is the same date.
+    const single = (await get(pathOf(site.concert.url))).body;
+    assert.ok(!single.includes('Every date of the series'));
+    assert.equal((await get(`${pathOf(site.concert.url)}date.ics`)).statusCode, 200);
+    assertPage(await get(`/event/${site.draft.slug}/date.ics`), 404);
+    assertPage(await get(`${pathOf(site.secret.url)}date.ics`), 403);
   });
 
   it('redirects ?p=<id> to the public page of a published item, else 404', async () => {
