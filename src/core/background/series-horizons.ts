@@ -7,6 +7,7 @@
 import type { Actor } from '../../domain/actor.ts';
 import { formatWp } from '../../domain/dates/stored-format.ts';
 import { extendSeriesHorizons } from '../events/series.ts';
+import { readSetting, writeSetting } from '../settings/store.ts';
 import type { Store } from '../../store/store.ts';
 
 /** The `settings` row: `<UTC day done>|<lease held until, UTC>`. */
@@ -29,12 +30,9 @@ const parse = (value: string | undefined): RunState => {
 async function writeState(store: Store, change: (state: RunState) => RunState | null): Promise<boolean> {
   return store.transaction(async (trx) => {
     await store.lock(trx, LOCK);
-    const row = await trx.selectFrom('settings').select('value').where('name', '=', SERIES_HORIZONS_SETTING).executeTakeFirst();
-    const next = change(parse(row?.value));
+    const next = change(parse(await readSetting(trx, SERIES_HORIZONS_SETTING)));
     if (next === null) return false;
-    const value = `${next.doneDay}|${next.leaseUntil}`;
-    if (row) await trx.updateTable('settings').set({ value }).where('name', '=', SERIES_HORIZONS_SETTING).execute();
-    else await trx.insertInto('settings').values({ name: SERIES_HORIZONS_SETTING, value }).execute();
+    await writeSetting(trx, SERIES_HORIZONS_SETTING, `${next.doneDay}|${next.leaseUntil}`);
     return true;
   });
 }

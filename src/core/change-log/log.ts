@@ -1,8 +1,9 @@
 // The change log (D21): every committed write to an event, venue, organizer, category or tag leaves one row per
-// changed item in the table `changes`, which this module alone writes. Services record changes into their
-// transaction; the rows are written in that same transaction, as its last statements, so a rolled-back write leaves
-// none and the seqs of committed rows increase in commit order (see flush below).
-import type { Transaction } from 'kysely';
+// changed item in the table `changes`, which this module alone writes (retention.ts prunes it through
+// deleteChangesBefore). Services record changes into their transaction; the rows are written in that same
+// transaction, as its last statements, so a rolled-back write leaves none and the seqs of committed rows increase in
+// commit order (see flush below).
+import { sql, type Transaction } from 'kysely';
 import type { Database } from '../../store/schema.ts';
 import { afterCommit, beforeCommit, storeOf, type Store, type Trx } from '../../store/store.ts';
 
@@ -122,6 +123,20 @@ async function flush(trx: Transaction<Database>): Promise<void> {
   })), 'seq');
   const committed: CommittedChange[] = changes.map((change, index) => ({ seq: seqs[index], ...change, at }));
   afterCommit(trx, () => notifyCommitted(store, committed));
+}
+
+/**
+ * Deletes at most `limit` of the oldest rows logged before `cutoff` (a UTC `YYYY-MM-DD HH:MM:SS`), never the newest
+ * row, so that the latest seq never goes back (retention.ts); answers how many went.
+ */
+export async function deleteChangesBefore(trx: Trx, cutoff: string, limit: number): Promise<number> {
+  const result = await trx.deleteFrom('changes')
+    .where('seq', 'in', (eb) => eb.selectFrom('changes').select('seq')
+      .where('at', '<', cutoff)
+      .where('seq', '<', sql<number>`(select max(seq) from changes)`)
+      .orderBy('seq').limit(limit))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }
 
 export type CommittedListener = (changes: readonly CommittedChange[]) => void;

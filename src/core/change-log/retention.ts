@@ -3,9 +3,8 @@
 // hour), after a commit of this process that wrote changes: no timer, nothing on reads, and a database nobody writes
 // to keeps what it has (it does not grow). With several processes each prunes on its own schedule; a delete of rows
 // another process already deleted is harmless.
-import { sql } from 'kysely';
 import type { Store } from '../../store/store.ts';
-import { formatAt, onChangesCommitted } from './log.ts';
+import { deleteChangesBefore, formatAt, onChangesCommitted } from './log.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Rows deleted per transaction, so that a large backlog never holds the write lock for long. */
@@ -22,15 +21,7 @@ export async function pruneChanges(store: Store, options: RetentionOptions): Pro
   const cutoff = formatAt(new Date((options.now ?? (() => new Date()))().getTime() - options.retentionDays * DAY_MS));
   let deleted = 0;
   for (;;) {
-    const count = await store.transaction(async (trx) => {
-      const result = await trx.deleteFrom('changes')
-        .where('seq', 'in', (eb) => eb.selectFrom('changes').select('seq')
-          .where('at', '<', cutoff)
-          .where('seq', '<', sql<number>`(select max(seq) from changes)`)
-          .orderBy('seq').limit(ROWS_PER_PRUNE))
-        .executeTakeFirst();
-      return Number(result.numDeletedRows);
-    });
+    const count = await store.transaction((trx) => deleteChangesBefore(trx, cutoff, ROWS_PER_PRUNE));
     deleted += count;
     if (count < ROWS_PER_PRUNE) return deleted;
   }

@@ -1,9 +1,9 @@
-// D27 webhook subscriptions: the `webhooks` table. A new subscription starts at the change log's latest seq (it hears
-// about changes committed after it was created); a paused one (active=false) does not collect deliveries, and on
-// resuming it starts again from the latest seq.
+// D27 webhook subscriptions: the `webhooks` table, which this module alone writes (test/store/table-owners.test.ts).
+// A new subscription starts at the change log's latest seq (it hears about changes committed after it was created); a
+// paused one (active=false) does not collect deliveries, and on resuming it starts again from the latest seq.
 import { latestSeq } from '../change-log/read.ts';
 import { formatAt } from '../change-log/log.ts';
-import type { Db, Store } from '../../store/store.ts';
+import type { Db, Store, Trx } from '../../store/store.ts';
 import type { WebhooksTable } from '../../store/schema.ts';
 import { generateSecret } from './signing.ts';
 import type { Selectable } from 'kysely';
@@ -87,6 +87,12 @@ export async function updateWebhook(store: Store, id: number, input: Partial<New
       modified_utc: formatAt(now),
     }).where('id', '=', id).returningAll().executeTakeFirst();
   });
+}
+
+/** The subscriptions `ids` have turned the changes up to `seq` into deliveries: their cursors move there (never back). */
+export async function advanceCursors(trx: Trx, ids: readonly number[], seq: number): Promise<void> {
+  if (ids.length === 0) return;
+  await trx.updateTable('webhooks').set({ cursor: seq }).where('id', 'in', ids).where('cursor', '<', seq).execute();
 }
 
 /** Its deliveries and their attempts go with it (foreign keys on delete cascade). */

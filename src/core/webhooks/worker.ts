@@ -22,7 +22,7 @@ import { adminActor, payloadOf, renderItems } from './payload.ts';
 import { nextAttemptAt } from './schedule.ts';
 import { DEFAULT_TIMEOUT_MS, sendWebhook, type Sender, type SendResult } from './send.ts';
 import { signature } from './signing.ts';
-import { selects } from './subscriptions.ts';
+import { advanceCursors, selects } from './subscriptions.ts';
 
 /** Where failed attempts and give-ups are reported: the service's logger (pino's warn), or a thread's relay to it. */
 export interface DeliveryLog {
@@ -294,9 +294,7 @@ export class WebhookWorker {
         await trx.insertInto('webhook_deliveries').values(rows.slice(start, start + 200))
           .onConflict((conflict) => conflict.columns(['webhook_id', 'seq']).doNothing()).execute();
       }
-      if (subscriptions.length > 0) {
-        await trx.updateTable('webhooks').set({ cursor: last }).where('id', 'in', subscriptions.map((subscription) => subscription.id)).where('cursor', '<', last).execute();
-      }
+      await advanceCursors(trx, subscriptions.map((subscription) => subscription.id), last);
     });
     return changes.length;
   }
