@@ -55,19 +55,10 @@ export async function uniqueSlugAsync(base: string, isTaken: (candidate: string)
 }
 
 /**
- * The first of `base`, `base-2`, `base-3`, … that is not in `taken`. `taken` needs to hold only the slugs that are
- * `base` or start with `base-` (for a base longer than 197 characters, with the base shortened as in
- * {@link uniqueSlug}).
- */
-export function nextSlugCandidates(base: string, taken: Iterable<string>): string {
-  const takenSlugs = new Set(taken);
-  return uniqueSlug(base, (candidate) => takenSlugs.has(candidate));
-}
-
-/**
- * Slugs for many new items at once, in order: each the first of `base`, `base-2`, … not in `taken` (the slugs in use
- * that are a base or a numbered form of one) nor picked for an earlier item. The search for a repeated base resumes
- * after its previous pick, so a thousand items of one title cost a thousand look-ups, not half a million.
+ * Slugs for new items (one or many at once), in order: each the first of `base`, `base-2`, … not in `taken` (the slugs
+ * in use that are a base or a numbered form of one; for a base longer than 197 characters, with the base shortened as
+ * in {@link uniqueSlug}) nor picked for an earlier item. The search for a repeated base resumes after its previous
+ * pick, so a thousand items of one title cost a thousand look-ups, not half a million.
  */
 export function assignUniqueSlugs(bases: readonly string[], taken: ReadonlySet<string>): string[] {
   const used = new Set(taken);

@@ -23,6 +23,7 @@ import { processArgs } from '../http/routes.ts';
 import { linkedInput } from '../api/events/linked-input.ts';
 import { eventFieldArgs } from '../api/events/args.ts';
 import { createEvent, trashEvent, updateEvent, type EventInput } from '../core/events/service.ts';
+import { setIcalHash } from '../core/events/store.ts';
 import { organizerKind } from '../core/organizers/kind.ts';
 import { postLike } from '../core/posts/fields.ts';
 import { venueKind } from '../core/venues/kind.ts';
@@ -389,7 +390,7 @@ async function importUnit(ctx: RequestContext, calendar: ParsedCalendar, unit: I
     if (!existing) return 'unchanged';
     const status = await ctx.store.db.selectFrom('posts').select('status').where('id', '=', existing.id).executeTakeFirst();
     if (status?.status !== 'trash') await trashEvent(ctx.store, ctx, existing.id);
-    await ctx.store.transaction((trx) => trx.updateTable('events').set({ ical_hash: digest }).where('id', '=', existing.id).execute());
+    await setIcalHash(ctx.store, existing.id, digest);
     return 'updated';
   }
 
@@ -426,7 +427,7 @@ async function importUnit(ctx: RequestContext, calendar: ParsedCalendar, unit: I
   }
   if (unit.exceptions.length > 0) {
     await importExceptions(ctx, calendar, unit, id);
-    await ctx.store.transaction((trx) => trx.updateTable('events').set({ ical_hash: digest }).where('id', '=', id).execute());
+    await setIcalHash(ctx.store, id, digest);
   }
   return existing ? 'updated' : 'created';
 }

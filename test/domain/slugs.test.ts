@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import {
   assignUniqueSlugs,
   MAX_SLUG_LENGTH,
-  nextSlugCandidates,
   slugify,
   trashedSlug,
   uniqueSlug,
@@ -95,19 +94,21 @@ describe('uniqueSlugAsync', () => {
   });
 });
 
-describe('nextSlugCandidates', () => {
+describe('assignUniqueSlugs for one item', () => {
+  const next = (base: string, taken: Iterable<string>) => assignUniqueSlugs([base], new Set(taken))[0];
+
   it('returns the base when it is not taken', () => {
-    assert.equal(nextSlugCandidates('party', []), 'party');
-    assert.equal(nextSlugCandidates('party', ['party-2']), 'party');
+    assert.equal(next('party', []), 'party');
+    assert.equal(next('party', ['party-2']), 'party');
   });
 
   it('returns the first free numbered slug', () => {
-    assert.equal(nextSlugCandidates('party', ['party', 'party-2', 'party-4']), 'party-3');
-    assert.equal(nextSlugCandidates('party', new Set(['party', 'party-2', 'party-3'])), 'party-4');
+    assert.equal(next('party', ['party', 'party-2', 'party-4']), 'party-3');
+    assert.equal(next('party', new Set(['party', 'party-2', 'party-3'])), 'party-4');
   });
 
   it('is not confused by other slugs that start with the base', () => {
-    assert.equal(nextSlugCandidates('party', ['party', 'party-time', 'party-2-b']), 'party-2');
+    assert.equal(next('party', ['party', 'party-time', 'party-2-b']), 'party-2');
   });
 });
 

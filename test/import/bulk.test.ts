@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { sql } from 'kysely';
 import { firstLoad, insertEventsBulk, insertOrganizersBulk, insertTermsBulk, insertVenuesBulk } from '../../src/core/bulk-load/bulk.ts';
+import { insertPost } from '../../src/core/posts/store.ts';
 import { bulkLoadUpkeep as postgresBulkLoadUpkeep } from '../../src/store/postgres/bulk-load.ts';
 import { bulkLoadUpkeep as sqliteBulkLoadUpkeep } from '../../src/store/sqlite/bulk-load.ts';
 import { describeEachDatabase } from '../helpers/harness.ts';
@@ -44,6 +45,44 @@ describeEachDatabase('batch import', (h) => {
     for (const index of [0, 15, 16, 17, 31, 32, 39]) {
       assert.equal((await h().request('GET', `/events/${ids[index]}`)).json().title, `Mapped ${index}`);
     }
+  });
+
+  it('gives a slug a concurrent writer took during the batch\'s insert the next free one, in the same batch', async (t) => {
+    if (h().database !== 'postgres') return t.skip('SQLite has one writer at a time: a batch reads slugs only after the other commits');
+    const stamp = { utc: '2026-12-01 00:00:00', local: '2026-12-01 00:00:00' };
+    const author = h().users.editor.id;
+    // Another writer holds `contested-hall`, not yet committed: the batch cannot see it, picks it, and its insert waits.
+    let commit!: () => void;
+    const held = new Promise<void>((resolve) => {
+      commit = resolve;
+    });
+    let taken!: () => void;
+    const isTaken = new Promise<void>((resolve) => {
+      taken = resolve;
+    });
+    const other = h().store.transaction(async (trx) => {
+      await insertPost(trx, { type: 'venue', author_id: author, status: 'publish', title: 'Contested Hall', date_local: stamp.local, date_utc: stamp.utc, modified_local: stamp.local, modified_utc: stamp.utc }, 'contested-hall');
+      taken();
+      await held;
+    });
+    await isTaken;
+    const batch = insertVenuesBulk(h().store, [{ title: 'Contested Hall', authorId: author, published: stamp }, { title: 'Quiet Hall', authorId: author, published: stamp }], stamp);
+    // The batch's insert is waiting on the other writer's row lock: commit it, which fails the insert on the unique index.
+    let polls = 0;
+    for (; polls < 1000; polls++) {
+      const waiting = await sql<{ count: number | string }>`select count(*) as count from pg_stat_activity
+        where wait_event_type = 'Lock' and state = 'active' and query like '%json_populate_recordset%' and datname = current_database()`.execute(h().store.db);
+      if (Number(waiting.rows[0].count) > 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    assert.ok(polls < 1000, 'the batch never waited for the other writer');
+    commit();
+    await other;
+    const ids = await batch;
+    const slugs = await h().store.db.selectFrom('posts').select(['id', 'slug']).where('id', 'in', ids).orderBy('id').execute();
+    assert.deepEqual(slugs.map((row) => row.slug), ['contested-hall-2', 'quiet-hall']);
+    const logged = await h().store.db.selectFrom('changes').select(['id', 'action']).where('type', '=', 'venue').where('id', 'in', ids).orderBy('seq').execute();
+    assert.deepEqual(logged, ids.map((id) => ({ id, action: 'created' })));
   });
 
   const tables = ['posts', 'events', 'occurrences', 'event_terms', 'event_organizers', 'venues', 'organizers'];

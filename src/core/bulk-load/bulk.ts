@@ -1,26 +1,25 @@
-import type { Insertable } from 'kysely';
-import { recordChanges } from '../change-log/log.ts';
 import { localToUtc, timezoneAbbrForLocal } from '../../domain/dates/stored-format.ts';
 import { sanitizeHtml, sanitizeTitle } from '../../domain/html.ts';
-import { assignUniqueSlugs, slugify } from '../../domain/slugs.ts';
-import { costColumns, scheduleColumns } from '../events/store.ts';
-import { takenSlugs } from '../posts/store.ts';
-import { applyTermCountChanges } from '../terms/counts.ts';
+import { slugify } from '../../domain/slugs.ts';
+import { costColumns, insertEventRows, insertOrganizerLinks, scheduleColumns } from '../events/store.ts';
+import { insertMetaRows } from '../linked/store.ts';
+import { createPosts, type LifecyclePostType } from '../posts/lifecycle.ts';
+import { insertNewEventTerms, insertTerms } from '../terms/store.ts';
 import { chunks } from '../../store/chunks.ts';
-import { isUniqueViolation, type Store, type Trx } from '../../store/store.ts';
-import type { OrganizersTable, PostsTable, VenuesTable } from '../../store/schema.ts';
+import type { Store, Trx } from '../../store/store.ts';
 import { insertOccurrencesBulk } from '../occurrences/store.ts';
 import { organizerKind } from '../organizers/kind.ts';
 import { venueKind } from '../venues/kind.ts';
 
 /**
  * The batch write path for imports and benchmark seeding: one transaction per batch of rows, written through the
- * store's row writer (a reused prepared statement on SQLite, one JSON-typed statement per table on PostgreSQL). Items are written as already validated; slugs are still made unique.
+ * bulk methods of each table's repository (posts/lifecycle.ts for the posts and their change log, events/store.ts,
+ * terms/store.ts, linked/store.ts, occurrences/store.ts), which use the store's row writer: a reused prepared
+ * statement on SQLite, one JSON-typed statement per table on PostgreSQL. Items are written as already validated;
+ * slugs are still made unique.
  */
 
 const ROWS_PER_TRANSACTION = 2000;
-
-type PostType = PostsTable['type'];
 
 export interface BulkPostInput {
   title: string;
@@ -65,30 +64,15 @@ export interface BulkOrganizerInput extends BulkPostInput {
 
 const statusOf = (input: BulkPostInput) => input.status ?? 'publish';
 
-/** Unique slugs for a batch: one query for the batch's bases, and one more per base in use or repeated in the batch. */
-async function uniqueSlugs(trx: Trx, type: PostType, bases: string[]): Promise<string[]> {
-  const taken = new Set((await trx.selectFrom('posts').select('slug').where('type', '=', type).where('slug', 'in', [...new Set(bases)]).execute()).map((row) => row.slug));
-  const seen = new Set<string>();
-  const colliding = new Set<string>();
-  for (const base of bases) {
-    if (taken.has(base) || seen.has(base)) colliding.add(base);
-    seen.add(base);
-  }
-  for (const base of colliding) for (const slug of await takenSlugs(trx, type, base)) taken.add(slug);
-  return assignUniqueSlugs(bases, taken);
-}
-
 /**
- * Inserts posts and returns their ids in input order. Ids of one multi-row INSERT are assigned in VALUES order and
- * increase (SQLite under its write lock, PostgreSQL from its sequence), so sorting the returned ids maps them back.
+ * Inserts posts (with unique slugs, logged as created: posts/lifecycle.ts createPosts) and returns their ids in input
+ * order.
  */
-async function insertPosts(store: Store, trx: Trx, type: PostType, inputs: readonly BulkPostInput[], modified: { utc: string; local: string }): Promise<number[]> {
-  const slugs = await uniqueSlugs(trx, type, inputs.map((input) => input.slug ?? (slugify(input.title) || type)));
-  const rows: Insertable<PostsTable>[] = inputs.map((input, index) => ({
-    type,
+function insertPosts(trx: Trx, type: LifecyclePostType, inputs: readonly BulkPostInput[], modified: { utc: string; local: string }): Promise<number[]> {
+  return createPosts(trx, type, inputs.map((input) => ({
     author_id: input.authorId,
     status: statusOf(input),
-    slug: slugs[index],
+    slugBase: input.slug ?? (slugify(input.title) || type),
     title: sanitizeTitle(input.title),
     content: input.content ? sanitizeHtml(input.content) : '',
     excerpt: input.excerpt ? sanitizeHtml(input.excerpt) : '',
@@ -96,8 +80,7 @@ async function insertPosts(store: Store, trx: Trx, type: PostType, inputs: reado
     date_utc: input.published.utc,
     modified_local: modified.local,
     modified_utc: modified.utc,
-  }));
-  return store.insertRowsReturningIds(trx, 'posts', rows);
+  })));
 }
 
 /**
@@ -139,25 +122,14 @@ export function firstLoad<T>(store: Store, load: () => Promise<T>): Promise<T> {
   return store.bulkLoad(IMPORTED_TABLES, load);
 }
 
-/** Tries of a batch that lost a unique slug to a concurrent writer (another batch, or the service) before failing. */
-const SLUG_RACE_TRIES = 5;
-
 async function inBatches<T>(store: Store, inputs: readonly T[], write: (trx: Trx, batch: T[]) => Promise<number[]>, onProgress?: (done: number) => void): Promise<number[]> {
   const batches = chunks(inputs, ROWS_PER_TRANSACTION);
   const results: number[][] = [];
   let next = 0;
   let done = 0;
   let failed = false;
-  const writeBatch = async (batch: T[]) => {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await store.batchTransaction((trx) => write(trx, batch));
-      } catch (error) {
-        // The slugs were unique when read; a new attempt reads them again and picks others.
-        if (!isUniqueViolation(error) || attempt >= SLUG_RACE_TRIES) throw error;
-      }
-    }
-  };
+  // A slug lost to a concurrent writer (another batch, or the service) is chosen again by posts/store.ts insertPosts.
+  const writeBatch = (batch: T[]) => store.batchTransaction((trx) => write(trx, batch));
   const writer = async () => {
     while (!failed && next < batches.length) {
       const index = next++;
@@ -179,39 +151,32 @@ async function inBatches<T>(store: Store, inputs: readonly T[], write: (trx: Trx
 
 export function insertVenuesBulk(store: Store, inputs: readonly BulkVenueInput[], modified: { utc: string; local: string }): Promise<number[]> {
   return inBatches(store, inputs, async (trx, batch) => {
-    const ids = await insertPosts(store, trx, 'venue', batch, modified);
+    const ids = await insertPosts(trx, 'venue', batch, modified);
     // The API's own row builder: the same defaults (stateprovince, map flags) whichever path created the venue.
-    await store.insertRows(trx, 'venues', batch.map((input, index) => ({
+    await insertMetaRows(trx, 'venues', batch.map((input, index) => ({
       id: ids[index],
       ...venueKind.metaForCreate({
         address: input.address, city: input.city, country: input.country, state: input.state, zip: input.zip,
         ...(input.geo ? { geo_lat: input.geo.lat, geo_lng: input.geo.lng } : {}),
       }),
-    }) as Insertable<VenuesTable>));
-    recordChanges(trx, 'venue', ids, 'created');
+    })));
     return ids;
   });
 }
 
 export function insertOrganizersBulk(store: Store, inputs: readonly BulkOrganizerInput[], modified: { utc: string; local: string }): Promise<number[]> {
   return inBatches(store, inputs, async (trx, batch) => {
-    const ids = await insertPosts(store, trx, 'organizer', batch, modified);
-    await store.insertRows(trx, 'organizers', batch.map((input, index) => ({
+    const ids = await insertPosts(trx, 'organizer', batch, modified);
+    await insertMetaRows(trx, 'organizers', batch.map((input, index) => ({
       id: ids[index],
       ...organizerKind.metaForCreate({ phone: input.phone, email: input.email, website: input.website }),
-    }) as Insertable<OrganizersTable>));
-    recordChanges(trx, 'organizer', ids, 'created');
+    })));
     return ids;
   });
 }
 
 export async function insertTermsBulk(store: Store, taxonomy: 'event_category' | 'event_tag', names: readonly string[]): Promise<number[]> {
-  return store.transaction(async (trx) => {
-    const rows = names.map((name) => ({ taxonomy, name, slug: slugify(name) || 'term', description: '', parent_id: 0 }));
-    const ids = await store.insertRowsReturningIds(trx, 'terms', rows);
-    recordChanges(trx, taxonomy === 'event_category' ? 'category' : 'tag', ids, 'created');
-    return ids;
-  });
+  return store.transaction((trx) => insertTerms(trx, taxonomy, names.map((name) => ({ name, slug: slugify(name) || 'term', description: '', parent_id: 0 }))));
 }
 
 /** Events with their occurrence, organizers and terms; `onProgress` receives the running count after each batch. */
@@ -223,7 +188,7 @@ export function insertEventsBulk(
 ): Promise<number[]> {
   return inBatches(store, inputs, async (trx, batch) => {
     await checkLinks(trx, batch);
-    const ids = await insertPosts(store, trx, 'event', batch, modified);
+    const ids = await insertPosts(trx, 'event', batch, modified);
     const events = batch.map((input, index) => ({
       id: ids[index],
       ...scheduleColumns({
@@ -241,21 +206,16 @@ export function insertEventsBulk(
       featured: input.featured ? 1 : 0,
       venue_id: input.venueId ?? null,
     }));
-    await store.insertRows(trx, 'events', events);
+    await insertEventRows(trx, events);
     await insertOccurrencesBulk(store, trx, events.map((event, index) => ({
       eventId: event.id,
       span: { startLocal: event.start_local, endLocal: event.end_local, startUtc: event.start_utc, endUtc: event.end_utc },
       listing: { status: statusOf(batch[index]), publishedUtc: batch[index].published.utc, authorId: batch[index].authorId, hidden: false },
     })));
-    const organizerRows = batch.flatMap((input, index) => (input.organizerIds ?? []).map((organizerId, position) => ({ event_id: ids[index], organizer_id: organizerId, position })));
-    await store.insertRows(trx, 'event_organizers', organizerRows);
-    const termIds = batch.map((input) => [...new Set([...(input.categoryIds ?? []), ...(input.tagIds ?? [])])]);
-    await store.insertRows(trx, 'event_terms', termIds.flatMap((terms, index) => terms.map((termId) => ({ event_id: ids[index], term_id: termId }))));
-    // The batch says what each new event carries, so the counts need no read-back.
-    await applyTermCountChanges(trx, new Map(), new Map(batch.map((input, index) => [ids[index], {
-      published: statusOf(input) === 'publish', termIds: termIds[index],
-    }])));
-    recordChanges(trx, 'event', ids, 'created');
+    await insertOrganizerLinks(trx, batch.flatMap((input, index) => (input.organizerIds ?? []).map((organizerId, position) => ({ event_id: ids[index], organizer_id: organizerId, position }))));
+    await insertNewEventTerms(trx, batch.map((input, index) => ({
+      eventId: ids[index], published: statusOf(input) === 'publish', termIds: [...new Set([...(input.categoryIds ?? []), ...(input.tagIds ?? [])])],
+    })));
     return ids;
   }, onProgress);
 }

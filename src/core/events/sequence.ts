@@ -5,6 +5,7 @@ import type { Updateable } from 'kysely';
 import { sequenceChanges, type SequenceFields } from '../../domain/ical-sequence.ts';
 import type { EventsTable } from '../../store/schema.ts';
 import type { Trx } from '../../store/store.ts';
+import { incrementIcalSequence } from './store.ts';
 
 async function currentFields(trx: Trx, id: number): Promise<SequenceFields | undefined> {
   return trx.selectFrom('posts').innerJoin('events', 'events.id', 'posts.id')
@@ -19,12 +20,7 @@ async function currentFields(trx: Trx, id: number): Promise<SequenceFields | und
  */
 export async function followSequence(trx: Trx, id: number, before: SequenceFields): Promise<void> {
   const after = await currentFields(trx, id);
-  if (after !== undefined && sequenceChanges(before, after)) await bumpSequence(trx, id);
-}
-
-/** SEQUENCE + 1. */
-export async function bumpSequence(trx: Trx, id: number): Promise<void> {
-  await trx.updateTable('events').set((eb) => ({ ical_sequence: eb('ical_sequence', '+', 1) })).where('id', '=', id).execute();
+  if (after !== undefined && sequenceChanges(before, after)) await incrementIcalSequence(trx, id);
 }
 
 /**
@@ -32,8 +28,8 @@ export async function bumpSequence(trx: Trx, id: number): Promise<void> {
  * occurrence of a series (D25) also gives its series a new EXDATE, so the series' SEQUENCE grows too.
  */
 export async function followTrash(trx: Trx, event: { id: number; series_id: number | null }): Promise<void> {
-  await bumpSequence(trx, event.id);
-  if (event.series_id !== null && event.series_id !== event.id) await bumpSequence(trx, event.series_id);
+  await incrementIcalSequence(trx, event.id);
+  if (event.series_id !== null && event.series_id !== event.id) await incrementIcalSequence(trx, event.series_id);
 }
 
 /**

@@ -7,7 +7,7 @@
 // An occurrence edited on its own (an exception) records the fields edited on it in `overrides`: series edits leave
 // those alone. A cancelled occurrence is trashed with the `cancelled` override and its start becomes an EXDATE.
 import { DateTime } from 'luxon';
-import { sql, type Insertable, type Updateable } from 'kysely';
+import type { Insertable, Updateable } from 'kysely';
 import { recordChange, recordChanges, type ChangeAction } from '../change-log/log.ts';
 import type { Actor } from '../../domain/actor.ts';
 import { basicUtc, formatWp, parseWp, utcToLocal } from '../../domain/dates/stored-format.ts';
@@ -17,16 +17,19 @@ import {
   expandRecurrence, parseRecurrence, RECURRENCE_ERROR_CODE, splitRecurrence, type Expansion, type OccurrenceTimes, type ParsedRecurrence,
   type SeriesStart,
 } from '../../domain/recurrence/index.ts';
-import { assignUniqueSlugs, trashedSlug, untrashedSlug } from '../../domain/slugs.ts';
+import { trashedSlug, untrashedSlug } from '../../domain/slugs.ts';
 import { chunks } from '../../store/chunks.ts';
 import type { EventsTable, PostsTable } from '../../store/schema.ts';
-import { isUniqueViolation, type Db, type Store, type Trx } from '../../store/store.ts';
+import type { Db, Store, Trx } from '../../store/store.ts';
 import { rebuildOccurrences, refreshListing } from '../occurrences/store.ts';
 import { nowStamp } from '../posts/fields.ts';
-import { claimPost, listedBefore } from '../posts/lifecycle.ts';
-import { changeSlug, insertPost, type PostRow } from '../posts/store.ts';
+import { claimPost, createPosts, deletePostsForever, listedBefore, restorePosts, trashPosts } from '../posts/lifecycle.ts';
+import { deletePostRows, updatePosts } from '../posts/store.ts';
+import { copySeriesTerms } from '../terms/store.ts';
 import type { EventSchedule } from './schedule.ts';
-import type { EventRow } from './store.ts';
+import {
+  copySeriesOrganizers, insertEventRows, setSeriesLines, updateEachEventRow, updateEventRow, updateEventRows, type EventRow,
+} from './store.ts';
 
 /** The override that marks a cancelled occurrence (DELETE on its id): trashed, and its start is an EXDATE. */
 export const CANCELLED = 'cancelled';
@@ -191,12 +194,12 @@ export async function syncSeries(trx: Trx, store: Store, actor: Actor, seriesId:
   const outcome: SeriesOutcome = { created: [], updated: [], deleted: [] };
   const series = await trx.selectFrom('events').selectAll().where('id', '=', seriesId).executeTakeFirstOrThrow();
   const { occurrences, horizonUtc } = expandStored(actor, series);
-  await trx.updateTable('events').set({ series_horizon_utc: horizonUtc, occurrence_start_utc: series.start_utc }).where('id', '=', seriesId).execute();
+  await updateEventRow(trx, seriesId, { series_horizon_utc: horizonUtc, occurrence_start_utc: series.start_utc });
 
   const members = new Map((await seriesMembers(trx, seriesId)).map((member) => [member.occurrenceStartUtc, member]));
   const wanted: OccurrenceTimes[] = [];
   const kept = new Set<number>();
-  const movedRows: Array<{ id: number; values: Record<string, unknown> }> = [];
+  const movedRows: Array<{ id: number; values: Updateable<EventsTable> }> = [];
   for (const times of occurrences) {
     if (times.startUtc === series.start_utc) continue;
     const member = members.get(times.startUtc);
@@ -221,27 +224,15 @@ export async function syncSeries(trx: Trx, store: Store, actor: Actor, seriesId:
     deleted.push(member);
   }
   outcome.deleted = deleted.map((member) => member.id);
-  await deletePosts(trx, outcome.deleted);
-  await updateEachRow(trx, 'events', movedRows);
-  outcome.created = await materialise(trx, store, actor, series, wanted);
+  // Deleted first, so that their slugs are free for the new occurrences; logged last, as a series write always was.
+  await deletePostRows(trx, outcome.deleted);
+  await updateEachEventRow(trx, movedRows);
+  outcome.created = await materialise(trx, actor, series, wanted);
   await rebuildOccurrences(trx, outcome.updated);
   // New times change nobody's right to list an occurrence.
   recordChanges(trx, 'event', outcome.updated, 'updated');
   logMembers(trx, actor, deleted, 'deleted');
   return outcome;
-}
-
-/** Rows that each get their own values (the same columns), in one `CASE id` statement per 100 rows. */
-async function updateEachRow(trx: Trx, table: 'events', rows: ReadonlyArray<{ id: number; values: Record<string, unknown> }>): Promise<void> {
-  for (const chunk of chunks(rows, ROWS_PER_CASE)) {
-    const set: Record<string, unknown> = {};
-    for (const column of Object.keys(chunk[0].values)) {
-      // PostgreSQL types a CASE of parameters as text: integers are cast back.
-      const type = typeof chunk[0].values[column] === 'number' ? sql.raw('integer') : sql.raw('text');
-      set[column] = sql`cast(case ${sql.ref('id')} ${sql.join(chunk.map(({ id, values }) => sql`when ${id} then ${values[column]}`), sql` `)} end as ${type})`;
-    }
-    await trx.updateTable(table).set(set).where('id', 'in', chunk.map(({ id }) => id)).execute();
-  }
 }
 
 /** An occurrence's schedule columns: its own times, the series' zone (its abbreviation at that start) and kind. */
@@ -271,87 +262,33 @@ function slugBases(seriesSlug: string, times: readonly OccurrenceTimes[]): strin
   });
 }
 
-/** Slugs among `candidates` that events already use, one query per 500. */
-async function takenAmong(trx: Trx, candidates: readonly string[]): Promise<Set<string>> {
-  const taken = new Set<string>();
-  for (const chunk of chunks(candidates)) {
-    const rows = await trx.selectFrom('posts').select('slug').where('type', '=', 'event').where('slug', 'in', chunk).execute();
-    for (const row of rows) taken.add(row.slug);
-  }
-  return taken;
-}
-
 /**
  * New occurrences of a series at `times`, copied from the series' rows (post, event, organizers, terms) in a few
  * statements whatever their number; logged as created. Their ids come from the shared post sequence (D1b).
  */
-async function materialise(trx: Trx, store: Store, actor: Actor, series: EventRow, times: readonly OccurrenceTimes[]): Promise<number[]> {
+async function materialise(trx: Trx, actor: Actor, series: EventRow, times: readonly OccurrenceTimes[]): Promise<number[]> {
   if (times.length === 0) return [];
   const seriesId = series.id;
   const post = await trx.selectFrom('posts').selectAll().where('id', '=', seriesId).executeTakeFirstOrThrow();
   const stamp = nowStamp(actor.now, actor.config.siteTimezone);
-  const bases = slugBases(post.slug, times);
   const trashed = post.status === 'trash';
-  const slugs = assignUniqueSlugs(bases.map((base) => (trashed ? trashedSlug(base) : base)), await takenAmong(trx, bases.flatMap((base) => [base, trashedSlug(base)])));
-  const postRows: Insertable<PostsTable>[] = times.map((_, index) => ({
-    type: 'event', author_id: post.author_id, status: post.status, status_before_trash: post.status_before_trash, slug: slugs[index],
+  const ids = await createPosts(trx, 'event', slugBases(post.slug, times).map((base) => ({
+    author_id: post.author_id, status: post.status, status_before_trash: post.status_before_trash, slugBase: trashed ? trashedSlug(base) : base,
     title: post.title, content: post.content, excerpt: post.excerpt, password: post.password, image_id: post.image_id,
     parent_id: post.parent_id, date_local: post.date_local, date_utc: post.date_utc, modified_local: stamp.local, modified_utc: stamp.utc,
-  }));
-  const ids = await insertPostsOrRetry(trx, store, postRows);
+  })));
   const { id: _id, series_id: _series, overrides: _overrides, series_horizon_utc: _horizon, occurrence_start_utc: _start, ...copied } = series;
-  await store.insertRows(trx, 'events', times.map((occurrence, index) => ({
+  await insertEventRows(trx, times.map((occurrence, index) => ({
     ...copied, ...occurrenceDates(series, occurrence), id: ids[index], series_id: seriesId, occurrence_start_utc: occurrence.startUtc, overrides: '',
     // D26: the series' UID and import digest name the series (its own row); an occurrence is found by its start.
     ical_uid: null, ical_hash: null, ical_sequence: 0,
   }) as Insertable<EventsTable>));
   for (const chunk of chunks(ids)) {
-    await copyOrganizers(trx, seriesId, chunk);
-    await copyTerms(trx, seriesId, chunk, ['event_category', 'event_tag']);
+    await copySeriesOrganizers(trx, seriesId, chunk);
+    await copySeriesTerms(trx, seriesId, chunk, ['event_category', 'event_tag']);
   }
   await rebuildOccurrences(trx, ids);
-  recordChanges(trx, 'event', ids, 'created');
   return ids;
-}
-
-/**
- * The posts rows, inserted together; should a concurrent writer take one of their slugs meanwhile (the unique index
- * refuses the whole statement), each is inserted on its own with the next free slug.
- */
-async function insertPostsOrRetry(trx: Trx, store: Store, rows: Insertable<PostsTable>[]): Promise<number[]> {
-  await sql`savepoint materialise`.execute(trx);
-  try {
-    const ids = await store.insertRowsReturningIds(trx, 'posts', rows);
-    await sql`release savepoint materialise`.execute(trx);
-    return ids;
-  } catch (error) {
-    await sql`rollback to savepoint materialise`.execute(trx);
-    if (!isUniqueViolation(error)) throw error;
-  }
-  const ids: number[] = [];
-  for (const { slug, ...row } of rows) ids.push((await insertPost(trx, row as never, slug)).id);
-  return ids;
-}
-
-async function copyOrganizers(trx: Trx, seriesId: number, ids: readonly number[]): Promise<void> {
-  await trx.deleteFrom('event_organizers').where('event_id', 'in', ids).execute();
-  await trx.insertInto('event_organizers').columns(['event_id', 'organizer_id', 'position'])
-    .expression((eb) => eb.selectFrom('events').crossJoin('event_organizers')
-      .select(['events.id', 'event_organizers.organizer_id', 'event_organizers.position'])
-      .where('event_organizers.event_id', '=', seriesId).where('events.id', 'in', ids))
-    .execute();
-}
-
-async function copyTerms(trx: Trx, seriesId: number, ids: readonly number[], taxonomies: ReadonlyArray<'event_category' | 'event_tag'>): Promise<void> {
-  if (taxonomies.length === 0) return;
-  const ofTaxonomies = (eb: any) => eb.selectFrom('terms').select('terms.id').where('terms.taxonomy', 'in', taxonomies);
-  await trx.deleteFrom('event_terms').where('event_id', 'in', ids).where('term_id', 'in', ofTaxonomies).execute();
-  await trx.insertInto('event_terms').columns(['event_id', 'term_id'])
-    .expression((eb) => eb.selectFrom('events').crossJoin('event_terms')
-      .select(['events.id', 'event_terms.term_id'])
-      .where('event_terms.event_id', '=', seriesId).where('events.id', 'in', ids)
-      .where('event_terms.term_id', 'in', ofTaxonomies(eb)))
-    .execute();
 }
 
 /**
@@ -380,10 +317,10 @@ export async function copySeriesFields(trx: Trx, actor: Actor, seriesId: number,
       for (const column of EVENT_COLUMNS[field] ?? []) eventSet[column] = series[column as keyof typeof series];
     }
     for (const chunk of chunks(ids)) {
-      await trx.updateTable('posts').set(postSet).where('id', 'in', chunk).execute();
-      await trx.updateTable('events').set(eventSet).where('id', 'in', chunk).execute();
-      if (copied.includes('organizer')) await copyOrganizers(trx, seriesId, chunk);
-      await copyTerms(trx, seriesId, chunk, [
+      await updatePosts(trx, chunk, postSet);
+      await updateEventRows(trx, chunk, eventSet);
+      if (copied.includes('organizer')) await copySeriesOrganizers(trx, seriesId, chunk);
+      await copySeriesTerms(trx, seriesId, chunk, [
         ...(copied.includes('categories') ? ['event_category' as const] : []),
         ...(copied.includes('tags') ? ['event_tag' as const] : []),
       ]);
@@ -399,60 +336,17 @@ export async function copySeriesFields(trx: Trx, actor: Actor, seriesId: number,
  * trashed, with the `__trashed` slug. Logged as trashed.
  */
 export async function trashSeriesMembers(trx: Trx, actor: Actor, seriesId: number): Promise<void> {
-  const stamp = nowStamp(actor.now, actor.config.siteTimezone);
   const members = (await seriesMembers(trx, seriesId)).filter((member) => member.status !== 'trash');
-  const ids = members.map((member) => member.id);
-  for (const chunk of chunks(ids)) {
-    // The right-hand side reads the row as it was: each keeps its own status to restore.
-    await trx.updateTable('posts').set({ status: 'trash', status_before_trash: sql.ref('status'), modified_local: stamp.local, modified_utc: stamp.utc })
-      .where('id', 'in', chunk).execute();
-  }
-  await renameSlugs(trx, members, trashedSlug);
+  await trashPosts(trx, actor, 'event', members);
   await refreshListing(trx, members.map((member) => member.id));
-  logMembers(trx, actor, members, 'trashed');
 }
 
 /** The series restored with its row: every trashed occurrence but the cancelled ones takes the series' status. */
 export async function restoreSeriesMembers(trx: Trx, actor: Actor, seriesId: number, status: string): Promise<void> {
-  const stamp = nowStamp(actor.now, actor.config.siteTimezone);
   const members = (await seriesMembers(trx, seriesId)).filter((member) => member.status === 'trash' && !member.overrides.includes(CANCELLED));
-  const ids = members.map((member) => member.id);
-  for (const chunk of chunks(ids)) {
-    await trx.updateTable('posts').set({ status, status_before_trash: '', modified_local: stamp.local, modified_utc: stamp.utc })
-      .where('id', 'in', chunk).execute();
-  }
-  await renameSlugs(trx, members, untrashedSlug);
-  await refreshListing(trx, ids);
-  logMembers(trx, actor, members, 'restored');
+  await restorePosts(trx, actor, 'event', members, status);
+  await refreshListing(trx, members.map((member) => member.id));
 }
-
-/**
- * Each member's slug renamed (to or from its `__trashed` form): the free ones in a few statements, one CASE per 100
- * rows; the taken ones (or all of a chunk a concurrent writer got in the way of) one at a time, numbered as usual.
- */
-async function renameSlugs(trx: Trx, members: readonly SeriesMember[], rename: (slug: string) => string): Promise<void> {
-  const wanted = members.map((member) => ({ member, slug: rename(member.slug) })).filter(({ member, slug }) => slug !== member.slug);
-  const taken = await takenAmong(trx, wanted.map(({ slug }) => slug));
-  const oneByOne = wanted.filter(({ slug }) => taken.has(slug));
-  const free = wanted.filter(({ slug }) => !taken.has(slug));
-  for (const chunk of chunks(free, ROWS_PER_CASE)) {
-    await sql`savepoint rename_slugs`.execute(trx);
-    try {
-      await trx.updateTable('posts')
-        .set({ slug: sql<string>`case ${sql.ref('id')} ${sql.join(chunk.map(({ member, slug }) => sql`when ${member.id} then ${slug}`), sql` `)} end` })
-        .where('id', 'in', chunk.map(({ member }) => member.id)).execute();
-      await sql`release savepoint rename_slugs`.execute(trx);
-    } catch (error) {
-      await sql`rollback to savepoint rename_slugs`.execute(trx);
-      if (!isUniqueViolation(error)) throw error;
-      oneByOne.push(...chunk);
-    }
-  }
-  for (const { member, slug } of oneByOne) await changeSlug(trx, { id: member.id, type: 'event', slug: member.slug } as PostRow, slug);
-}
-
-/** Rows per CASE statement: two parameters a row and column, far below every limit. */
-const ROWS_PER_CASE = 100;
 
 /** Every id in the series, its own row first. */
 async function seriesIds(trx: Trx, seriesId: number): Promise<number[]> {
@@ -462,17 +356,7 @@ async function seriesIds(trx: Trx, seriesId: number): Promise<number[]> {
 
 /** The whole series gone for good: its occurrences (its own row is deleted by the caller). */
 export async function deleteSeriesMembers(trx: Trx, actor: Actor, seriesId: number): Promise<void> {
-  const members = await seriesMembers(trx, seriesId);
-  await deletePosts(trx, members.map((member) => member.id));
-  logMembers(trx, actor, members, 'deleted');
-}
-
-/**
- * Posts gone for good, one DELETE per 500 (posts/store.ts deletePost, for many): their events, occurrences, organizer
- * links and terms go with them by the foreign keys' cascades. Not logged: the callers log them.
- */
-async function deletePosts(trx: Trx, ids: readonly number[]): Promise<void> {
-  for (const chunk of chunks(ids)) await trx.deleteFrom('posts').where('id', 'in', chunk).execute();
+  await deletePostsForever(trx, actor, 'event', await seriesMembers(trx, seriesId));
 }
 
 /** The EXDATE value of an occurrence's original start: the UTC instant, or the day of an all-day series. */
@@ -487,7 +371,7 @@ export async function setExdate(trx: Trx, seriesId: number, occurrenceStartUtc: 
   const line = exdateLine(occurrenceStartUtc, series);
   const lines = storedRecurrence(series).filter((existing) => existing !== line);
   if (present) lines.push(line);
-  await trx.updateTable('events').set({ recurrence: JSON.stringify(lines) }).where('series_id', '=', seriesId).execute();
+  await setSeriesLines(trx, seriesId, lines);
   // Every occurrence shows the series' lines: each one changed.
   recordChanges(trx, 'event', await seriesIds(trx, seriesId), 'updated');
 }
@@ -505,7 +389,7 @@ export async function lockSeriesOf(trx: Trx, id: number): Promise<void> {
 /** The occurrence's overrides with `added` (and without `removed`). */
 export async function setOverrides(trx: Trx, event: EventRow, added: readonly string[], removed: readonly string[] = []): Promise<void> {
   const overrides = [...new Set([...storedOverrides(event), ...added])].filter((field) => !removed.includes(field)).sort();
-  await trx.updateTable('events').set({ overrides: overrides.length === 0 ? '' : JSON.stringify(overrides) }).where('id', '=', event.id).execute();
+  await updateEventRow(trx, event.id, { overrides: overrides.length === 0 ? '' : JSON.stringify(overrides) });
 }
 
 /** Logs an update of the series' own row when nothing else did (its rule changed without a post write). */
@@ -550,9 +434,8 @@ export async function splitSeries(
   if (!split.ok) throw invalidRecurrence(split.message);
 
   // The occurrence leaves the old series first, so that ending the old series does not delete it.
-  await trx.updateTable('events').set({ series_id: occurrence.id, overrides: '', occurrence_start_utc: occurrence.start_utc })
-    .where('id', '=', occurrence.id).execute();
-  await trx.updateTable('events').set({ recurrence: JSON.stringify(split.before) }).where('id', '=', seriesId).execute();
+  await updateEventRow(trx, occurrence.id, { series_id: occurrence.id, overrides: '', occurrence_start_utc: occurrence.start_utc });
+  await updateEventRow(trx, seriesId, { recurrence: JSON.stringify(split.before) });
   const outcome = await syncSeries(trx, store, actor, seriesId);
   await copySeriesFields(trx, actor, seriesId, [], new Set([...outcome.created, ...outcome.updated, ...outcome.deleted]));
   logSeriesRow(trx, seriesId);

@@ -1,11 +1,13 @@
-// Event rows: batch reads, the writes that keep `occurrences` in step with `events`, and the list query (§4).
+// Event rows: batch reads, every write of `events` and `event_organizers`, and the list query (§4).
 import { sql, type Expression, type Insertable, type RawBuilder, type Selectable, type SelectQueryBuilder, type SqlBool, type Updateable } from 'kysely';
 import { editScope, listVisibilityScope, POST_STATUSES } from '../../domain/access.ts';
 import { parseCost } from '../../domain/cost.ts';
 import { formatWp } from '../../domain/dates/stored-format.ts';
 import type { Actor } from '../../domain/actor.ts';
-import type { Database, EventsTable } from '../../store/schema.ts';
-import { isRowId, type Db, type Store, type Trx } from '../../store/store.ts';
+import { chunks } from '../../store/chunks.ts';
+import type { Database, EventOrganizersTable, EventsTable } from '../../store/schema.ts';
+import { isRowId, storeOf, type Db, type Store, type Trx } from '../../store/store.ts';
+import { recordChanges } from '../change-log/log.ts';
 import { loadPostsOfType, type PostRow } from '../posts/store.ts';
 import { visibleInList, type StatusColumns } from '../posts/visibility.ts';
 import type { EventListPlan } from './list-query.ts';
@@ -72,13 +74,65 @@ export function costColumns(raw: unknown): Pick<EventsTable, 'cost_values' | 'cu
   return { cost_values: JSON.stringify(cost.values), currency_symbol: cost.symbol, currency_position: cost.position };
 }
 
+// ---------------------------------------------------------------------------------------------------------------------
+// The writes of `events` and `event_organizers`: this module alone writes them (test/store/table-owners.test.ts).
+
 export async function insertEventRow(trx: Trx, row: Insertable<EventsTable>): Promise<void> {
   await trx.insertInto('events').values(row).execute();
+}
+
+/** Many event rows (the batch import, a series' new occurrences) through the store's row writer. */
+export async function insertEventRows(trx: Trx, rows: readonly Insertable<EventsTable>[]): Promise<void> {
+  await storeOf(trx).insertRows(trx, 'events', rows);
 }
 
 export async function updateEventRow(trx: Trx, id: number, changes: Updateable<EventsTable>): Promise<void> {
   if (Object.keys(changes).length === 0) return;
   await trx.updateTable('events').set(changes).where('id', '=', id).execute();
+}
+
+/** The same `changes` on every event of `ids`, one statement per 500. */
+export async function updateEventRows(trx: Trx, ids: readonly number[], changes: Updateable<EventsTable>): Promise<void> {
+  if (Object.keys(changes).length === 0) return;
+  for (const chunk of chunks(ids)) await trx.updateTable('events').set(changes).where('id', 'in', chunk).execute();
+}
+
+/** Rows per CASE statement: two parameters a row and column, far below every limit. */
+const ROWS_PER_CASE = 100;
+
+/** Event rows that each get their own values (the same columns), in one `CASE id` statement per 100 rows. */
+export async function updateEachEventRow(trx: Trx, rows: ReadonlyArray<{ id: number; values: Updateable<EventsTable> }>): Promise<void> {
+  for (const chunk of chunks(rows, ROWS_PER_CASE)) {
+    const set: Record<string, unknown> = {};
+    for (const column of Object.keys(chunk[0].values) as Array<keyof EventsTable>) {
+      // PostgreSQL types a CASE of parameters as text: integers are cast back.
+      const type = typeof chunk[0].values[column] === 'number' ? sql.raw('integer') : sql.raw('text');
+      set[column] = sql`cast(case ${sql.ref('id')} ${sql.join(chunk.map(({ id, values }) => sql`when ${id} then ${values[column]}`), sql` `)} end as ${type})`;
+    }
+    await trx.updateTable('events').set(set).where('id', 'in', chunk.map(({ id }) => id)).execute();
+  }
+}
+
+/** A series' RFC 5545 lines, on every row of it (each occurrence shows its series' lines). */
+export async function setSeriesLines(trx: Trx, seriesId: number, lines: readonly string[]): Promise<void> {
+  await trx.updateTable('events').set({ recurrence: JSON.stringify(lines) }).where('series_id', '=', seriesId).execute();
+}
+
+/** D26: SEQUENCE + 1 (see events/sequence.ts for when). */
+export async function incrementIcalSequence(trx: Trx, id: number): Promise<void> {
+  await trx.updateTable('events').set((eb) => ({ ical_sequence: eb('ical_sequence', '+', 1) })).where('id', '=', id).execute();
+}
+
+/** D26: the digest of the .ics unit an event was last imported from, in its own transaction. */
+export async function setIcalHash(store: Store, id: number, digest: string): Promise<void> {
+  await store.transaction((trx) => updateEventRow(trx, id, { ical_hash: digest }));
+}
+
+/** A venue leaves every event that had it (trashed or deleted); those events are logged as updated. Answers their ids. */
+export async function removeVenueFromEvents(trx: Trx, venueId: number): Promise<number[]> {
+  const ids = (await trx.updateTable('events').set({ venue_id: null }).where('venue_id', '=', venueId).returning('id').execute()).map((row) => row.id);
+  recordChanges(trx, 'event', ids, 'updated');
+  return ids;
 }
 
 /** Replaces the organizers, in the order given (an id given twice is kept once). */
@@ -89,6 +143,29 @@ export async function setOrganizers(trx: Trx, eventId: number, organizerIds: num
   await trx.insertInto('event_organizers')
     .values(unique.map((organizerId, position) => ({ event_id: eventId, organizer_id: organizerId, position })))
     .execute();
+}
+
+/** Organizer links of new events (the batch import), through the store's row writer. */
+export async function insertOrganizerLinks(trx: Trx, rows: readonly Insertable<EventOrganizersTable>[]): Promise<void> {
+  await storeOf(trx).insertRows(trx, 'event_organizers', rows);
+}
+
+/** The series' organizers, in its order, copied onto its occurrences `ids` (replacing theirs). */
+export async function copySeriesOrganizers(trx: Trx, seriesId: number, ids: readonly number[]): Promise<void> {
+  await trx.deleteFrom('event_organizers').where('event_id', 'in', ids).execute();
+  await trx.insertInto('event_organizers').columns(['event_id', 'organizer_id', 'position'])
+    .expression((eb) => eb.selectFrom('events').crossJoin('event_organizers')
+      .select(['events.id', 'event_organizers.organizer_id', 'event_organizers.position'])
+      .where('event_organizers.event_id', '=', seriesId).where('events.id', 'in', ids))
+    .execute();
+}
+
+/** An organizer leaves every event that had it (trashed or deleted); those events are logged as updated. Answers their ids. */
+export async function removeOrganizerFromEvents(trx: Trx, organizerId: number): Promise<number[]> {
+  const rows = await trx.deleteFrom('event_organizers').where('organizer_id', '=', organizerId).returning('event_id').execute();
+  const ids = [...new Set(rows.map((row) => row.event_id))];
+  recordChanges(trx, 'event', ids, 'updated');
+  return ids;
 }
 
 const EARTH_RADIUS_KM = 6371;

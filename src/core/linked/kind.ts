@@ -33,7 +33,7 @@ export interface LinkedPostKind {
   trailing(meta: Meta): Record<string, unknown>;
   trailingSchemas: TProperties;
   jsonLd(item: { name: string; description: string; url: string }, meta: Meta): Record<string, unknown>;
-  /** §7.4: a trashed item leaves every event that referenced it; answers those events' ids. */
+  /** §7.4: a trashed item leaves every event that referenced it (those are logged as updated); answers their ids. */
   unlinkFromEvents(trx: Trx, id: number): Promise<number[]>;
   /** Cross-field checks a schema cannot express (D13 coordinates); null when fine. */
   checkFields?(sent: Record<string, unknown>): Record<string, FieldIssue | null> | null;

@@ -14,6 +14,7 @@ import { nowStamp, postChanges, postLike, publicationDate } from '../posts/field
 import { claimExisting, claimForWrite, createPost, deletePostForever, trashClaimedPost, updatePostRow, type OnTrash, type WriteOptions } from '../posts/lifecycle.ts';
 import type { PostRow, PostType } from '../posts/store.ts';
 import type { LinkedPostKind } from './kind.ts';
+import { insertMetaRow, updateMetaRow } from './store.ts';
 
 export type Sent = Record<string, unknown>;
 
@@ -44,9 +45,9 @@ export function duplicateCandidates(db: Db, store: Pick<Store, 'lower'>, type: P
   return query;
 }
 
-/** Events that no longer show a trashed or deleted item have changed too. */
-const unlinkAndLog = (kind: LinkedPostKind): OnTrash => async (trx, row) => {
-  recordChanges(trx, 'event', await kind.unlinkFromEvents(trx, row.id), 'updated');
+/** A trashed or deleted item leaves its events (which are logged as updated: they no longer show it). */
+const unlinkFromEvents = (kind: LinkedPostKind): OnTrash => async (trx, row) => {
+  await kind.unlinkFromEvents(trx, row.id);
 };
 
 /** Creates the item, or reuses a duplicate and writes the sent fields onto it (`reused` tells which). */
@@ -75,7 +76,7 @@ export async function createLinked(trx: Trx, store: Store, actor: Actor, kind: L
     slugBase: status === 'trash' ? trashedSlug(slugify(name) || kind.type) : slugify(name) || kind.type,
     image: sent.image,
   });
-  await trx.insertInto(kind.metaTable as 'venues').values({ id: post.id, ...kind.metaForCreate(sent) } as never).execute();
+  await insertMetaRow(trx, kind.metaTable, { id: post.id, ...kind.metaForCreate(sent) });
   return { id: post.id, reused: false };
 }
 
@@ -87,17 +88,14 @@ async function updateLinked(trx: Trx, actor: Actor, kind: LinkedPostKind, row: P
     changes: postChanges({ title: sent[kind.nameKey], content: sent.description, author: sent.author }, published, stamp),
     status: sent.status as string | undefined,
     image: sent.image,
-  }, unlinkAndLog(kind));
-  const meta = kind.metaChanges(sent);
-  if (Object.keys(meta).length > 0) {
-    await trx.updateTable(kind.metaTable as 'venues').set(meta as never).where('id', '=', row.id).execute();
-  }
+  }, unlinkFromEvents(kind));
+  await updateMetaRow(trx, kind.metaTable, row.id, kind.metaChanges(sent));
   await logEmbeddingEvents(trx, kind, row.id);
 }
 
 /**
  * Events that embed the item show its new state (name, address, status, url…): they changed too, so that a sync client
- * (D24) or an ETag (D22) never keeps the old copy. A trashed item has left its events already (unlinkAndLog).
+ * (D24) or an ETag (D22) never keeps the old copy. A trashed item has left its events already (unlinkFromEvents).
  */
 async function logEmbeddingEvents(trx: Trx, kind: LinkedPostKind, id: number): Promise<void> {
   const rows = kind.type === 'venue'
@@ -123,7 +121,7 @@ export function updateLinkedItem(store: Store, actor: Actor, kind: LinkedPostKin
 export function trashLinkedItem(store: Store, actor: Actor, kind: LinkedPostKind, id: number, options: WriteOptions = {}): Promise<void> {
   return store.transaction(async (trx) => {
     const row = await claimFor(trx, actor, kind, id, canDeletePost, options);
-    await trashClaimedPost(trx, actor, kind.type, row, inTrash(kind), unlinkAndLog(kind));
+    await trashClaimedPost(trx, actor, kind.type, row, inTrash(kind), unlinkFromEvents(kind));
   });
 }
 
@@ -134,7 +132,7 @@ export function deleteLinkedItem<T>(
   return store.transaction(async (trx) => {
     const row = await claimFor(trx, actor, kind, id, canDeletePost, options);
     const previous = await snapshot(trx);
-    await unlinkAndLog(kind)(trx, row);
+    await unlinkFromEvents(kind)(trx, row);
     await deletePostForever(trx, actor, kind.type, row);
     return previous;
   });

@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { removeOrganizerFromEvents } from '../events/store.ts';
 import type { LinkedPostKind } from '../linked/kind.ts';
 import { obfuscateEmail, sentText } from '../linked/text.ts';
 
@@ -45,10 +46,7 @@ export const organizerKind: LinkedPostKind = {
     return person;
   },
 
-  async unlinkFromEvents(trx, id) {
-    const rows = await trx.deleteFrom('event_organizers').where('organizer_id', '=', id).returning('event_id').execute();
-    return [...new Set(rows.map((row) => row.event_id))];
-  },
+  unlinkFromEvents: removeOrganizerFromEvents,
 
   messages: {
     notAccessible: ['organizer-not-accessible', 'The requested organizer is not accessible'],

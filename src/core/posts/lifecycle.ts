@@ -10,11 +10,14 @@ import type { Actor } from '../../domain/actor.ts';
 import { formatWp } from '../../domain/dates/stored-format.ts';
 import { DomainError, invalidField, notAllowed } from '../../domain/errors.ts';
 import { trashedSlug } from '../../domain/slugs.ts';
-import { recordChange, type ChangeAction, type ListedBefore } from '../change-log/log.ts';
+import { recordChange, recordChanges, type ChangeAction, type ListedBefore } from '../change-log/log.ts';
 import type { Trx } from '../../store/store.ts';
 import { readImageInput, resolveImage } from '../images/images.ts';
 import { nowStamp, postLike, scheduleStatus, type PublicationDate } from './fields.ts';
-import { changeSlug, deletePost, insertPost, restorePost, trashPost, updatePost, type NewPost, type PostRow } from './store.ts';
+import {
+  changeSlug, deletePost, deletePostRows, insertPost, insertPosts, lockPost, restorePost, restorePostRows, trashPost, trashPostRows, updatePost,
+  type NewPost, type NewPostWithSlugBase, type PostRow,
+} from './store.ts';
 import type { Updateable } from 'kysely';
 import type { PostsTable } from '../../store/schema.ts';
 import type { DateTime } from 'luxon';
@@ -34,7 +37,7 @@ export const listedBefore = (post: PostLike, now: DateTime): ListedBefore => ({ 
 
 /** The current row, locked until the transaction ends; undefined when there is no such post (any more). */
 export async function claimPost(trx: Trx, id: number): Promise<PostRow | undefined> {
-  return trx.updateTable('posts').set((eb) => ({ id: eb.ref('id') })).where('id', '=', id).returningAll().executeTakeFirst();
+  return lockPost(trx, id);
 }
 
 /** {@link claimPost} for a write that needs the item: a post deleted meanwhile is a 404 of the kind's own. */
@@ -164,4 +167,44 @@ export async function trashClaimedPost(trx: Trx, actor: Actor, type: LifecyclePo
 export async function deletePostForever(trx: Trx, actor: Actor, type: LifecyclePostType, row: PostRow): Promise<void> {
   await deletePost(trx, row.id);
   recordChange(trx, { type, id: row.id, action: 'deleted', before: listedBefore(postLike(row), actor.now) });
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// The same lifecycle for many posts of one kind at once (the occurrences of a series, D25; the batch import): a few
+// statements whatever their number, each write logged as its single form logs it.
+
+/** A post as the bulk operations need it: its id and slug, and who could list it (read before the write). */
+export interface PostOfMany extends PostLike {
+  id: number;
+  slug: string;
+}
+
+/** Each post logged with who could list it before this write. */
+function logMany(trx: Trx, actor: Actor, type: LifecyclePostType, posts: readonly PostOfMany[], action: ChangeAction): void {
+  for (const post of posts) recordChange(trx, { type, id: post.id, action, before: listedBefore(post, actor.now) });
+}
+
+/** New posts of one kind, each with a unique slug (posts/store.ts insertPosts), logged as created; ids in input order. */
+export async function createPosts(trx: Trx, type: LifecyclePostType, posts: readonly NewPostWithSlugBase[]): Promise<number[]> {
+  const ids = await insertPosts(trx, type, posts);
+  recordChanges(trx, type, ids, 'created');
+  return ids;
+}
+
+/** Posts to the trash with their `__trashed` slugs, each keeping its status to restore; logged as trashed. */
+export async function trashPosts(trx: Trx, actor: Actor, type: LifecyclePostType, posts: readonly PostOfMany[]): Promise<void> {
+  await trashPostRows(trx, type, posts, nowStamp(actor.now, actor.config.siteTimezone));
+  logMany(trx, actor, type, posts, 'trashed');
+}
+
+/** Trashed posts restored to `status` under free slugs without the `__trashed` suffix; logged as restored. */
+export async function restorePosts(trx: Trx, actor: Actor, type: LifecyclePostType, posts: readonly PostOfMany[], status: string): Promise<void> {
+  await restorePostRows(trx, type, posts, status, nowStamp(actor.now, actor.config.siteTimezone));
+  logMany(trx, actor, type, posts, 'restored');
+}
+
+/** Posts gone for good (their own rows follow by cascade); logged as deleted. */
+export async function deletePostsForever(trx: Trx, actor: Actor, type: LifecyclePostType, posts: readonly PostOfMany[]): Promise<void> {
+  await deletePostRows(trx, posts.map((post) => post.id));
+  logMany(trx, actor, type, posts, 'deleted');
 }

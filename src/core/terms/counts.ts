@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
 import type { Db, Trx } from '../../store/store.ts';
+import { addToPublishedCounts } from './store.ts';
 
 /**
  * §3.4 `count` without scanning a term's events on every read: `terms.published_count` holds how many events with
@@ -32,7 +32,7 @@ export async function eventTermUsage(db: Db, eventIds: readonly number[]): Promi
 }
 
 /** Applies the difference between two snapshots of the same events to the stored counts. */
-export async function applyTermCountChanges(trx: Trx, before: TermUsage, after: TermUsage): Promise<void> {
+async function applyTermCountChanges(trx: Trx, before: TermUsage, after: TermUsage): Promise<void> {
   const deltas = new Map<number, number>();
   const add = (usage: TermUsage, sign: number) => {
     for (const { published, termIds } of usage.values()) {
@@ -41,10 +41,7 @@ export async function applyTermCountChanges(trx: Trx, before: TermUsage, after: 
   };
   add(before, -1);
   add(after, 1);
-  // In id order, so that two writes touching the same terms lock them in the same order and cannot deadlock.
-  for (const [termId, delta] of [...deltas].sort(([a], [b]) => a - b)) {
-    if (delta !== 0) await trx.updateTable('terms').set({ published_count: sql`published_count + ${delta}` }).where('id', '=', termId).execute();
-  }
+  await addToPublishedCounts(trx, deltas);
 }
 
 /** Runs an event write and keeps the counts of the terms it touches true, in the same transaction. */

@@ -1,7 +1,6 @@
 // The categories and tags core: term writes (each in its own transaction, logged in the change log), what event writes
 // and event reads need of terms, and the endpoint form of many terms. Functions of (store or transaction, actor,
 // input); they throw the domain errors of src/domain/errors.ts, which the HTTP edge maps to the contract's answers.
-import { sql } from 'kysely';
 import { recordChange, recordChanges } from '../change-log/log.ts';
 import type { Actor } from '../../domain/actor.ts';
 import { formatWp } from '../../domain/dates/stored-format.ts';
@@ -13,23 +12,25 @@ import { embeddedTerms, type TermReader } from './embedded-cache.ts';
 import { byName, serializeTerm } from './serialize.ts';
 import {
   ancestorSlugs, chooseTermSlug, deleteTerm, findNameClash, findTerm, findTermsByNames, findTermsByRefs, insertTerm,
-  loadHierarchy, lockTaxonomy, publishedEventCounts, setTermSlug, withDescendants, wouldCreateCycle, type TermRow,
+  loadHierarchy, lockTaxonomy, publishedEventCounts, setTermSlug, updateTermRow, withDescendants, wouldCreateCycle, type TermRow,
 } from './store.ts';
 import { TAXONOMIES, type Taxonomy, type TaxonomyInfo } from './taxonomies.ts';
 import type { WriteOptions } from '../posts/lifecycle.ts';
 
 export type { Taxonomy };
+// Event writes set an event's terms through the terms core; the statements are the terms repository's.
+export { setEventTerms } from './store.ts';
 
 
 // ---------------------------------------------------------------------------------------------------------------------
-// The change log (D21). A term's own create, update and delete are logged; so is every other item whose representation
-// the write changes: descendants whose public URL (it holds every ancestor's slug) or parent changes, and events whose
-// embedded term (§3.5: name, slug, description, parent, urls) changes or goes. Count changes are not logged.
+// The change log (D21). A term's own create, update and delete are logged (its create and delete by the repository,
+// store.ts, whose writes log themselves); so is every other item whose representation the write changes: descendants
+// whose public URL (it holds every ancestor's slug) or parent changes, and events whose embedded term (§3.5: name,
+// slug, description, parent, urls) changes or goes. Count changes are not logged.
 
 const changeType = (info: TaxonomyInfo) => (info.hierarchical ? 'category' : 'tag');
 
-const logTermChange = (trx: Trx, info: TaxonomyInfo, id: number, action: 'created' | 'updated' | 'deleted') =>
-  recordChange(trx, { type: changeType(info), id, action });
+const logTermUpdated = (trx: Trx, info: TaxonomyInfo, id: number) => recordChange(trx, { type: changeType(info), id, action: 'updated' });
 
 /** Logs `ids` (other terms of the taxonomy whose representation changed) as updated, in id order. */
 const logTermsUpdated = (trx: Trx, info: TaxonomyInfo, ids: readonly number[]) =>
@@ -109,7 +110,6 @@ export async function resolveTermsForWrite(
       let row = await findNameClash(store, trx, taxonomy, name, info.hierarchical ? 0 : undefined);
       if (!row) {
         row = await insertTerm(trx, { taxonomy, name, description: '', parent_id: 0 }, slugify(name) || info.fallbackSlug, []);
-        logTermChange(trx, info, row.id, 'created');
       }
       byRef.set(ref, row);
     }
@@ -117,21 +117,6 @@ export async function resolveTermsForWrite(
 
   const ids = refs.map((ref) => byRef.get(ref)?.id).filter((id): id is number => id !== undefined);
   return { ok: true, ids: [...new Set(ids)] };
-}
-
-/** Replaces an event's terms of one taxonomy (ids of other taxonomies are ignored). */
-export async function setEventTerms(trx: Trx, eventId: number, taxonomy: Taxonomy, termIds: number[]): Promise<void> {
-  await trx.deleteFrom('event_terms').where('event_id', '=', eventId)
-    .where('term_id', 'in', trx.selectFrom('terms').select('id').where('taxonomy', '=', taxonomy))
-    .execute();
-  const wanted = [...new Set(termIds)].filter(isRowId);
-  if (wanted.length === 0) return;
-  await trx.insertInto('event_terms').columns(['event_id', 'term_id'])
-    .expression(trx.selectFrom('terms')
-      .select([sql<number>`cast(${eventId} as integer)`.as('event_id'), 'id as term_id'])
-      .where('taxonomy', '=', taxonomy)
-      .where('id', 'in', wanted))
-    .execute();
 }
 
 /**
@@ -254,7 +239,6 @@ export async function createTerm(store: Store, actor: Actor, info: TaxonomyInfo,
       description: input.description === undefined ? '' : sanitizeHtml(input.description),
       parent_id: parentId,
     }, base, await parentSlugsOf(trx, parentId));
-    logTermChange(trx, info, row.id, 'created');
     return row;
   });
 }
@@ -297,10 +281,10 @@ export async function updateTerm(
     if (input.name !== undefined) changes.name = name;
     if (input.description !== undefined) changes.description = sanitizeHtml(input.description);
     if (parentId !== current.parent_id) changes.parent_id = parentId;
-    if (Object.keys(changes).length > 0) await trx.updateTable('terms').set(changes).where('id', '=', current.id).execute();
+    await updateTermRow(trx, current.id, changes);
     const updated = (await findTerm(trx, info.taxonomy, current.id))!;
 
-    logTermChange(trx, info, updated.id, 'updated');
+    logTermUpdated(trx, info, updated.id);
     // The public URL of every descendant holds this category's slug, under its ancestors' slugs.
     const moved = updated.slug !== current.slug || updated.parent_id !== current.parent_id;
     if (moved) logTermsUpdated(trx, info, await descendantsOf(trx, info, updated.id));
@@ -328,7 +312,6 @@ export async function removeTerm(store: Store, actor: Actor, info: TaxonomyInfo,
       : [];
     const carriers = await eventsCarrying(trx, [current.id, ...children]);
     await deleteTerm(trx, current);
-    logTermChange(trx, info, current.id, 'deleted');
     logTermsUpdated(trx, info, descendants);
     logEventsUpdated(trx, carriers);
     return current;

@@ -1,6 +1,7 @@
-import { sql, type Insertable, type Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { TermsTable } from '../../store/schema.ts';
-import { isRowId, isUniqueViolation, type Db, type Store, type Trx } from '../../store/store.ts';
+import { isRowId, isUniqueViolation, storeOf, type Db, type Store, type Trx } from '../../store/store.ts';
+import { recordChange, recordChanges } from '../change-log/log.ts';
 import { hasEffectiveStatus } from '../posts/visibility.ts';
 import { uniqueTermSlug } from './slugs.ts';
 import type { Taxonomy } from './taxonomies.ts';
@@ -183,11 +184,19 @@ export async function chooseTermSlug(db: Db, taxonomy: Taxonomy, base: string, p
   return uniqueTermSlug(base, parentSlugs, taken);
 }
 
+// ---------------------------------------------------------------------------------------------------------------------
+// The writes of `terms` and `event_terms`: this module alone writes them (test/store/table-owners.test.ts). A term's
+// create and delete log themselves in the change log (D21); `terms.published_count` follows every write of the events
+// of a term (counts.ts says how), and the batch import's event terms count themselves here.
+
 const MAX_SLUG_ATTEMPTS = 20;
 
+/** A taxonomy's items in the change log. */
+const changeTypeOf = (taxonomy: Taxonomy) => (taxonomy === 'event_category' ? 'category' : 'tag');
+
 /**
- * Inserts with the first free slug (§9.3). The unique (taxonomy, slug) index decides races: a concurrent writer that
- * took the same candidate makes the insert do nothing, and the next candidate is tried.
+ * Inserts with the first free slug (§9.3), logged as created. The unique (taxonomy, slug) index decides races: a
+ * concurrent writer that took the same candidate makes the insert do nothing, and the next candidate is tried.
  */
 export async function insertTerm(trx: Trx, values: NewTerm, base: string, parentSlugs: readonly string[]): Promise<TermRow> {
   for (let attempt = 0; attempt < MAX_SLUG_ATTEMPTS; attempt++) {
@@ -196,9 +205,77 @@ export async function insertTerm(trx: Trx, values: NewTerm, base: string, parent
       .onConflict((conflict) => conflict.columns(['taxonomy', 'slug']).doNothing())
       .returningAll()
       .executeTakeFirst();
-    if (row) return row;
+    if (row) {
+      recordChange(trx, { type: changeTypeOf(row.taxonomy), id: row.id, action: 'created' });
+      return row;
+    }
   }
   throw new Error(`no free term slug for "${base}" after ${MAX_SLUG_ATTEMPTS} attempts`);
+}
+
+/**
+ * Terms of one taxonomy with the slugs given (the batch import: slugs already made unique), through the store's row
+ * writer; logged as created. Answers their ids in input order.
+ */
+export async function insertTerms(trx: Trx, taxonomy: Taxonomy, rows: ReadonlyArray<Omit<Insertable<TermsTable>, 'taxonomy'>>): Promise<number[]> {
+  const ids = await storeOf(trx).insertRowsReturningIds(trx, 'terms', rows.map((row) => ({ ...row, taxonomy })));
+  recordChanges(trx, changeTypeOf(taxonomy), ids, 'created');
+  return ids;
+}
+
+/** The name, description or parent of a term; nothing when none is given. */
+export async function updateTermRow(trx: Trx, id: number, changes: Updateable<Pick<TermsTable, 'name' | 'description' | 'parent_id'>>): Promise<void> {
+  if (Object.keys(changes).length === 0) return;
+  await trx.updateTable('terms').set(changes).where('id', '=', id).execute();
+}
+
+/** Adds each delta to its term's published count, in term id order (two writes touching the same terms then lock them in the same order: no deadlock). */
+export async function addToPublishedCounts(trx: Trx, deltas: ReadonlyMap<number, number>): Promise<void> {
+  for (const [termId, delta] of [...deltas].sort(([a], [b]) => a - b)) {
+    if (delta !== 0) await trx.updateTable('terms').set({ published_count: sql`published_count + ${delta}` }).where('id', '=', termId).execute();
+  }
+}
+
+/** Replaces an event's terms of one taxonomy (ids of other taxonomies are ignored). */
+export async function setEventTerms(trx: Trx, eventId: number, taxonomy: Taxonomy, termIds: number[]): Promise<void> {
+  await trx.deleteFrom('event_terms').where('event_id', '=', eventId)
+    .where('term_id', 'in', trx.selectFrom('terms').select('id').where('taxonomy', '=', taxonomy))
+    .execute();
+  const wanted = [...new Set(termIds)].filter(isRowId);
+  if (wanted.length === 0) return;
+  await trx.insertInto('event_terms').columns(['event_id', 'term_id'])
+    .expression(trx.selectFrom('terms')
+      .select([sql<number>`cast(${eventId} as integer)`.as('event_id'), 'id as term_id'])
+      .where('taxonomy', '=', taxonomy)
+      .where('id', 'in', wanted))
+    .execute();
+}
+
+/**
+ * The terms of new events (the batch import), through the store's row writer, with the counts of their terms: each
+ * event says whether it is stored as published, so the counts need no read-back.
+ */
+export async function insertNewEventTerms(trx: Trx, events: ReadonlyArray<{ eventId: number; published: boolean; termIds: readonly number[] }>): Promise<void> {
+  await storeOf(trx).insertRows(trx, 'event_terms', events.flatMap(({ eventId, termIds }) => termIds.map((termId) => ({ event_id: eventId, term_id: termId }))));
+  const deltas = new Map<number, number>();
+  for (const { published, termIds } of events) if (published) for (const termId of termIds) deltas.set(termId, (deltas.get(termId) ?? 0) + 1);
+  await addToPublishedCounts(trx, deltas);
+}
+
+/**
+ * The series' terms of `taxonomies` copied onto its occurrences `ids` (replacing theirs). No count changes: a series
+ * counts once, by its own row (D25).
+ */
+export async function copySeriesTerms(trx: Trx, seriesId: number, ids: readonly number[], taxonomies: readonly Taxonomy[]): Promise<void> {
+  if (taxonomies.length === 0) return;
+  const ofTaxonomies = (eb: any) => eb.selectFrom('terms').select('terms.id').where('terms.taxonomy', 'in', taxonomies);
+  await trx.deleteFrom('event_terms').where('event_id', 'in', ids).where('term_id', 'in', ofTaxonomies).execute();
+  await trx.insertInto('event_terms').columns(['event_id', 'term_id'])
+    .expression((eb) => eb.selectFrom('events').crossJoin('event_terms')
+      .select(['events.id', 'event_terms.term_id'])
+      .where('event_terms.event_id', '=', seriesId).where('events.id', 'in', ids)
+      .where('event_terms.term_id', 'in', ofTaxonomies(eb)))
+    .execute();
 }
 
 /**
@@ -218,9 +295,10 @@ export async function setTermSlug(trx: Trx, row: TermRow, slug: string): Promise
   }
 }
 
-/** §9.5: permanent; the term leaves every event and its children move up to its parent. */
+/** §9.5: permanent; the term leaves every event and its children move up to its parent. Logged as deleted. */
 export async function deleteTerm(trx: Trx, row: TermRow): Promise<void> {
   await trx.deleteFrom('event_terms').where('term_id', '=', row.id).execute();
   await trx.updateTable('terms').set({ parent_id: row.parent_id }).where('taxonomy', '=', row.taxonomy).where('parent_id', '=', row.id).execute();
   await trx.deleteFrom('terms').where('id', '=', row.id).execute();
+  recordChange(trx, { type: changeTypeOf(row.taxonomy), id: row.id, action: 'deleted' });
 }

@@ -4,6 +4,7 @@ import { hashGeneratedSecret, hashSecret, isGeneratedShape } from './secrets.ts'
 import { recordChange } from '../change-log/log.ts';
 import { reassignListingAuthor } from '../occurrences/store.ts';
 import { listedBefore } from '../posts/lifecycle.ts';
+import { reassignPosts } from '../posts/store.ts';
 import { DateTime } from 'luxon';
 
 export interface UserRow {
@@ -53,8 +54,7 @@ export async function setUserRole(db: Db, id: number, role: Role): Promise<void>
 /** Deletes a user; whatever they authored passes to `heirId` first, in one transaction. */
 export async function deleteUser(store: Store, id: number, heirId: number): Promise<void> {
   await store.transaction(async (trx) => {
-    const reassigned = await trx.updateTable('posts').set({ author_id: heirId }).where('author_id', '=', id)
-      .returning(['id', 'type', 'status', 'date_utc']).execute();
+    const reassigned = await reassignPosts(trx, id, heirId);
     // Their `author` changed: sync clients and webhooks hear of every event, venue and organizer concerned, and who
     // could list each one before is the deleted user's.
     const now = DateTime.utc();

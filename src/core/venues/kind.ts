@@ -1,5 +1,6 @@
 import Type from 'typebox';
 import { coerceTruthy } from '../../domain/lists.ts';
+import { removeVenueFromEvents } from '../events/store.ts';
 import type { LinkedPostKind, Meta } from '../linked/kind.ts';
 import { sentText } from '../linked/text.ts';
 import { checkCoordinates, VENUE_TEXT_FIELDS } from './fields.ts';
@@ -95,9 +96,7 @@ export const venueKind: LinkedPostKind = {
     return place;
   },
 
-  async unlinkFromEvents(trx, id) {
-    return (await trx.updateTable('events').set({ venue_id: null }).where('venue_id', '=', id).returning('id').execute()).map((row) => row.id);
-  },
+  unlinkFromEvents: removeVenueFromEvents,
 
   checkFields: (sent) => checkCoordinates(sent),
 
