@@ -27,7 +27,6 @@ import { writeCalendar } from '../ical/write.ts';
 import { trashedSlug } from '../domain/slugs.ts';
 import { CANCELLED, storedOverrides } from '../core/events/series.ts';
 import { decodeEntities } from './format.ts';
-import { pathOf } from './views.ts';
 import { monthBounds } from './month.ts';
 import { unlockMatches, unlockProof } from './unlock.ts';
 import { eventPasswordTarget, guessPassword } from '../http/event-passwords.ts';
@@ -269,7 +268,7 @@ const isCancelled = (row: { id: number; status: string; series_id: number | null
 
 const cancelledError = (ctx: RequestContext, series: PostRow) => new PageError(410, 'This date was cancelled',
   'This date of the series was cancelled. Its other dates are on the series\' page.',
-  { href: pathOf(postHead(ctx.config, series, ctx.now).url as string), text: `See ${decodeEntities(series.title)}` });
+  { href: new URL(postHead(ctx.config, series, ctx.now).url as string).pathname, text: `See ${decodeEntities(series.title)}` });
 
 /** The 410 of `post` when it is a cancelled occurrence of a series anyone may read; undefined otherwise. */
 async function cancelledOccurrence(ctx: RequestContext, post: PostRow): Promise<PageError | undefined> {
