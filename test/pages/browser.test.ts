@@ -1,122 +1,33 @@
-// D28 in a real headless Chromium (Debian's package, driven by playwright-core; nothing is downloaded): the service
-// listens on a real port, and the pages are rendered, clicked through, checked with axe-core, and photographed. The
-// photographs are written only when SCREENSHOTS_DIR names a directory: `npm run screenshots` writes docs/screenshots/
-// (the README shows them); a test run writes nothing into the working tree. Without Chromium the suite is skipped
-// loudly; REQUIRE_BROWSER=1 (CI) makes that a failure.
+// D28 in a real headless Chromium (browser-support.ts): the service listens on a real port, and the pages are rendered,
+// clicked through and checked with axe-core, on the suites' test data (support.ts). The photographs of the pages, on
+// plausible data, are screenshots.test.ts's.
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, relative, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { HANG_GUARD_MS } from '../helpers/eventually.ts';
 import { createHarness, type Harness } from '../helpers/harness.ts';
+import { assertAccessible, browserAvailable, startBrowsing, type Browsing } from './browser-support.ts';
 import { pathOf, seedSite, type Site } from './support.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const AXE = fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url));
-/** Where the photographs go (`npm run screenshots`: docs/screenshots); unset, they are taken and checked, not kept. */
-const SCREENSHOTS = process.env.SCREENSHOTS_DIR ? resolve(process.env.SCREENSHOTS_DIR) : undefined;
-/** PNG's signature, which every photograph starts with. */
-const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-
-function browserAvailable(): boolean {
-  if (existsSync(CHROMIUM)) return true;
-  const message = `Chromium is not installed at ${CHROMIUM} (apt-get install -y chromium): the browser suite of the public pages is SKIPPED.`;
-  if (process.env.REQUIRE_BROWSER === '1') throw new Error(`${message} REQUIRE_BROWSER=1 makes this a failure.`);
-  console.warn(`\n!!! ${message}\n`);
-  return false;
-}
-
-const AVAILABLE = browserAvailable();
-
-const DOCS = fileURLToPath(new URL('../../docs/', import.meta.url));
-
-const isInside = (directory: string, path: string) => !relative(directory, path).split(sep).includes('..');
-
-/** Every file under `directory` but those under `except`: its size, modification time and SHA-256, by path. */
-function snapshot(directory: string, except?: string): Record<string, string> {
-  const files: Record<string, string> = {};
-  for (const entry of readdirSync(directory, { recursive: true, withFileTypes: true })) {
-    const path = join(entry.parentPath, entry.name);
-    if (!entry.isFile() || (except !== undefined && isInside(except, path))) continue;
-    const { size, mtimeMs } = statSync(path);
-    files[relative(directory, path)] = `${size} bytes, modified ${mtimeMs}, sha256 ${createHash('sha256').update(readFileSync(path)).digest('hex')}`;
-  }
-  return files;
-}
-
-/** A small picture for the event's image, served instead of the (unreachable) CDN. */
-const PICTURE = `<svg xmlns="http://www.w3.org/2000/svg" width="1200" height="400" viewBox="0 0 1200 400">
-<defs><linearGradient id="g" x1="0" x2="1"><stop offset="0" stop-color="#0b57a4"/><stop offset="1" stop-color="#7a3db8"/></linearGradient></defs>
-<rect width="1200" height="400" fill="url(#g)"/><circle cx="980" cy="120" r="60" fill="#f5d76e"/>
-<path d="M0 330 Q300 250 600 320 T1200 300 V400 H0Z" fill="#0a2540" opacity="0.7"/></svg>`;
+const AVAILABLE = browserAvailable('the browser suite of the public pages');
 
 describe('public pages in Chromium (D28)', { skip: AVAILABLE ? false : 'Chromium is not installed' }, () => {
   let h: Harness;
   let site: Site;
+  let browsing: Browsing;
   let origin: string;
-  let context: BrowserContext;
-  let profile: string;
-  let docsBefore: Record<string, string>;
 
   before(async () => {
-    docsBefore = snapshot(DOCS, SCREENSHOTS);
     h = await createHarness('sqlite', { VALIDATE_RESPONSES: '0' });
     site = await seedSite(h);
-    await h.app.listen({ port: 0, host: '127.0.0.1' });
-    const address = h.app.server.address() as { port: number };
-    origin = `http://127.0.0.1:${address.port}`;
-    profile = mkdtempSync(join(tmpdir(), 'pages-chromium-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-      viewport: { width: 1200, height: 900 },
-    });
-    // Nothing leaves the machine: the service answers, the CDN's picture is served here, everything else fails.
-    await context.route('**/*', async (route) => {
-      const url = route.request().url();
-      if (url.startsWith(origin)) return route.continue();
-      if (url.startsWith('https://cdn.example.com/')) return route.fulfill({ status: 200, contentType: 'image/svg+xml', body: PICTURE });
-      return route.abort();
-    });
-    // Playwright's own 30 s per step would judge the machine's speed: this bound only guards against a hang.
-    context.setDefaultTimeout(HANG_GUARD_MS);
-    if (SCREENSHOTS) mkdirSync(SCREENSHOTS, { recursive: true });
+    browsing = await startBrowsing(h);
+    origin = browsing.origin;
   });
 
   after(async () => {
-    await context?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
+    await browsing?.close();
     await h?.close();
   });
 
-  const open = async (path: string, expectedStatus = 200): Promise<Page> => {
-    const page = await context.newPage();
-    const response = await page.goto(`${origin}${path}`);
-    assert.equal(response?.status(), expectedStatus, path);
-    return page;
-  };
-
-  /** axe-core on the page as it is: no serious or critical violation. */
-  async function assertAccessible(page: Page, name: string): Promise<void> {
-    await page.addScriptTag({ path: AXE });
-    const violations = await page.evaluate(async () => {
-      const result = await (globalThis as unknown as { axe: { run(): Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }> } }).axe.run();
-      return result.violations.map((violation) => ({ id: violation.id, impact: violation.impact, nodes: violation.nodes.length }));
-    });
-    const serious = violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
-    assert.deepEqual(serious, [], `${name}: ${JSON.stringify(violations)}`);
-  }
-
-  const shoot = async (page: Page, name: string) => {
-    const png = await page.screenshot({ fullPage: true });
-    assert.deepEqual(png.subarray(0, PNG_SIGNATURE.length), PNG_SIGNATURE, `${name}: a PNG`);
-    if (SCREENSHOTS) writeFileSync(join(SCREENSHOTS, `${name}.png`), png);
-  };
+  const open = (path: string, expectedStatus = 200) => browsing.open(path, expectedStatus);
 
   it('renders the event page with its JSON-LD matching the event, accessibly', async () => {
     const page = await open(pathOf(site.concert.url));
@@ -137,16 +48,12 @@ describe('public pages in Chromium (D28)', { skip: AVAILABLE ? false : 'Chromium
     }));
     assert.equal(await page.locator('meta[property="og:title"]').getAttribute('content'), 'Evening Concert');
     await assertAccessible(page, 'event');
-    await shoot(page, 'event');
-    await page.setViewportSize({ width: 390, height: 844 });
-    await shoot(page, 'event-phone');
     await page.close();
   });
 
   it('links between pages: list → event → venue, organizer, category, tag', async () => {
     const page = await open('/events/');
     await assertAccessible(page, 'upcoming list');
-    await shoot(page, 'events');
     await page.getByRole('link', { name: 'Evening Concert', exact: true }).click();
     await page.waitForURL(`${origin}${pathOf(site.concert.url)}`);
     await page.getByRole('link', { name: 'Sample Hall', exact: true }).click();
@@ -154,14 +61,12 @@ describe('public pages in Chromium (D28)', { skip: AVAILABLE ? false : 'Chromium
     assert.equal(await page.locator('h1').textContent(), 'Sample Hall');
     assert.ok(await page.getByRole('link', { name: 'Three Day Festival', exact: true }).isVisible());
     await assertAccessible(page, 'venue');
-    await shoot(page, 'venue');
 
     await page.goBack();
     await page.getByRole('link', { name: 'Jazz Society', exact: true }).click();
     await page.waitForURL(`${origin}${pathOf(site.organizer.url)}`);
     assert.equal(await page.locator('h1').textContent(), 'Jazz Society');
     await assertAccessible(page, 'organizer');
-    await shoot(page, 'organizer');
 
     await page.goBack();
     await page.getByRole('link', { name: 'Jazz Nights', exact: true }).click();
@@ -169,7 +74,6 @@ describe('public pages in Chromium (D28)', { skip: AVAILABLE ? false : 'Chromium
     assert.equal(await page.locator('h1').textContent(), 'Category: Jazz Nights');
     assert.ok(await page.getByRole('link', { name: 'Evening Concert', exact: true }).isVisible());
     await assertAccessible(page, 'category');
-    await shoot(page, 'category');
 
     await page.goto(`${origin}${pathOf(site.concert.url)}`);
     await page.getByRole('link', { name: 'outdoor', exact: true }).click();
@@ -192,12 +96,12 @@ describe('public pages in Chromium (D28)', { skip: AVAILABLE ? false : 'Chromium
       (entries) => entries.map((entry) => entry.getBoundingClientRect().left));
     assert.equal(boxes.length, 3);
     await assertAccessible(page, 'month');
-    await shoot(page, 'month');
     await page.getByRole('link', { name: /Three Day Festival/ }).first().click();
     await page.waitForURL(`${origin}${pathOf(site.festival.url)}`);
     await page.goto(`${origin}/events/month/${site.month}/`);
     await page.setViewportSize({ width: 390, height: 844 });
-    await shoot(page, 'month-phone');
+    assert.equal(await page.locator('td.empty').first().isVisible(), false, 'a phone lists only the days with events');
+    assert.ok(await page.locator('td[data-date]').filter({ hasText: 'Three Day Festival' }).first().isVisible());
     await page.close();
   });
 
@@ -273,7 +177,6 @@ describe('public pages in Chromium (D28)', { skip: AVAILABLE ? false : 'Chromium
     assert.equal(dateFile.status(), 200);
     assert.equal((await dateFile.text()).split('BEGIN:VEVENT').length - 1, 1);
     await assertAccessible(list, 'occurrence');
-    await shoot(list, 'occurrence');
     await list.close();
 
     const month = await open(`/events/month/${site.month}/`);
@@ -285,7 +188,6 @@ describe('public pages in Chromium (D28)', { skip: AVAILABLE ? false : 'Chromium
     const page = await open(pathOf(site.secret.url));
     assert.equal(await page.getByText('The secret programme').count(), 0);
     await assertAccessible(page, 'password form');
-    await shoot(page, 'password');
     await page.getByLabel('Password').fill('wrong guess');
     await page.getByRole('button', { name: 'Show the event' }).click();
     await page.getByRole('alert').waitFor();
@@ -303,14 +205,9 @@ describe('public pages in Chromium (D28)', { skip: AVAILABLE ? false : 'Chromium
     const page = await open(`/event/${site.draft.slug}/`, 404);
     assert.equal(await page.locator('h1').textContent(), 'Page not found');
     await assertAccessible(page, '404');
-    await shoot(page, 'not-found');
     const bad = await open('/events/month/2027-13/', 400);
     assert.equal(await bad.locator('h1').textContent(), 'Bad address');
     await bad.close();
     await page.close();
-  });
-
-  it('writes nothing under docs/ but into SCREENSHOTS_DIR (`npm run screenshots`)', () => {
-    assert.deepEqual(snapshot(DOCS, SCREENSHOTS), docsBefore);
   });
 });
