@@ -3,7 +3,7 @@
 // anonymous reader (viewer null), whatever credentials came with the request: only what anyone may see.
 import { planListRequest } from '../api/events/list-request.ts';
 import { canAccessProtected, canReadPost } from '../domain/access.ts';
-import { END_OF_DAY, formatWp, START_OF_DAY } from '../domain/dates/stored-format.ts';
+import { END_OF_DAY, formatWp, START_OF_DAY, utcToLocal } from '../domain/dates/stored-format.ts';
 import type { RequestContext } from '../http/context.ts';
 import type { DateCondition, EventListParams } from '../core/events/list-query.ts';
 import { blankProtectedFields } from '../core/events/protected.ts';
@@ -25,7 +25,9 @@ import type { SitemapEntry } from './sitemap.ts';
 import { icalEventOf, loadFeedBundle, uidHost } from '../ical/feed.ts';
 import { writeCalendar } from '../ical/write.ts';
 import { trashedSlug } from '../domain/slugs.ts';
-import { CANCELLED, storedOverrides } from '../core/events/series.ts';
+import { CANCELLED, storedOverrides, storedRecurrence } from '../core/events/series.ts';
+import { parseRecurrence } from '../domain/recurrence/index.ts';
+import { formatFloating, SECONDS_PER_DAY } from '../domain/recurrence/civil.ts';
 import { decodeEntities } from './format.ts';
 import { monthBounds } from './month.ts';
 import { unlockMatches, unlockProof } from './unlock.ts';
@@ -256,7 +258,8 @@ export async function readOccurrences(
     if (view) views.push(view);
   }
   if (views.length === 0) {
-    const cancelled = candidates.some((candidate) => isCancelled(candidate)) && canReadPost(null, 'event', postLike(series), nowUtc(ctx));
+    const cancelled = canReadPost(null, 'event', postLike(series), nowUtc(ctx))
+      && (candidates.some((candidate) => isCancelled(candidate)) || await excludesDay(ctx, series.id, date));
     throw cancelled ? cancelledError(ctx, series) : notFound('This event has no public occurrence on that day.');
   }
   return views.sort((a, b) => String(a.event.start_date).localeCompare(String(b.event.start_date)));
@@ -269,6 +272,24 @@ const isCancelled = (row: { id: number; status: string; series_id: number | null
 const cancelledError = (ctx: RequestContext, series: PostRow) => new PageError(410, 'This date was cancelled',
   'This date of the series was cancelled. Its other dates are on the series\' page.',
   { href: new URL(postHead(ctx.config, series, ctx.now).url as string).pathname, text: `See ${decodeEntities(series.title)}` });
+
+/**
+ * Whether the series' EXDATE lines take out `date` (its own zone's day): a date deleted for good (D25: nothing is left
+ * of the occurrence but that line), or left out when the series was written.
+ */
+async function excludesDay(ctx: RequestContext, seriesId: number, date: string): Promise<boolean> {
+  const series = await ctx.store.db.selectFrom('events').select(['recurrence', 'timezone', 'all_day', 'start_local', 'end_local'])
+    .where('id', '=', seriesId).where('series_id', '=', seriesId).executeTakeFirst();
+  if (!series) return false;
+  const parsed = parseRecurrence(storedRecurrence(series), {
+    timezone: series.timezone, allDay: series.all_day === 1, startLocal: series.start_local, endLocal: series.end_local,
+  });
+  if (!parsed.ok || parsed.recurrence === null) return false;
+  return parsed.recurrence.exdates.some((value) => {
+    if (value.kind === 'utc') return utcToLocal(value.utc, series.timezone).startsWith(date);
+    return formatFloating(value.kind === 'date' ? value.days * SECONDS_PER_DAY : value.seconds).startsWith(date);
+  });
+}
 
 /** The 410 of `post` when it is a cancelled occurrence of a series anyone may read; undefined otherwise. */
 async function cancelledOccurrence(ctx: RequestContext, post: PostRow): Promise<PageError | undefined> {

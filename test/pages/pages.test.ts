@@ -247,8 +247,13 @@ describeEachDatabase('public pages (D28)', (h) => {
       assert.ok(response.body.includes(`href="${pathOf(series.url)}"`), `${url}: links to the series`);
       assert.ok(response.body.includes('<meta name="robots" content="noindex">'), url);
     }
-    // The series' other dates are as they were; a whole series trashed is gone (404), not cancelled.
-    assert.equal((await get(`${pathOf(series.url)}${site.month}-16/`)).statusCode, 302);
+    // The series' other dates are as they were. One deleted for good (an EXDATE of the series, nothing left of it)
+    // still answers 410 at the series' address for that date.
+    const third = (await h().request('GET', `/events/by-slug/${String((await get(`${pathOf(series.url)}${site.month}-16/`)).headers.location).split('/')[2]}`)).json();
+    assert.equal((await h().request('DELETE', `/events/${third.id}`, { as: h().users.administrator, query: { force: true } })).statusCode, 200);
+    assertPage(await get(`${pathOf(series.url)}${site.month}-16/`), 410);
+    assert.equal((await get(`${pathOf(series.url)}${site.month}-23/`)).statusCode, 302);
+    // A whole series trashed is gone (404), not cancelled.
     assert.equal((await h().request('DELETE', `/events/${series.id}`, { as: h().users.administrator })).statusCode, 200);
     assertPage(await get(`${pathOf(series.url)}${date}/`), 404);
     assertPage(await get(ownPath), 404);
