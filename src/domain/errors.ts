@@ -54,6 +54,16 @@ export class InvalidFields extends Error {
 
 export const invalidField = (name: string, issue: FieldIssue | null = null) => new InvalidFields({ [name]: issue });
 
+/** Required fields were not sent (`rest_missing_callback_param` at the edge). */
+export class MissingFields extends Error {
+  readonly names: readonly string[];
+
+  constructor(names: readonly string[]) {
+    super(`Missing parameter(s): ${names.join(', ')}`);
+    this.names = names;
+  }
+}
+
 export const notAllowed = () => new DomainError('forbidden', 'rest_forbidden', 'Sorry, you are not allowed to do that.');
 
 /** D22: the item is not (any more) the representation the caller's `If-Match` names. */

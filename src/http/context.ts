@@ -4,6 +4,7 @@ import type { Config } from '../config.ts';
 import type { EventItemCache } from '../core/events/item-cache.ts';
 import type { EmbeddedTermSnapshots } from '../core/terms/embedded-cache.ts';
 import type { Viewer } from '../domain/access.ts';
+import type { CommandContext } from '../core/input/context.ts';
 import type { Store } from '../store/store.ts';
 import type { FailureLimiter } from './auth.ts';
 import type { TagCondition } from './etag.ts';
@@ -34,8 +35,8 @@ export interface AppDeps extends AppSetup {
   caches: RequestCaches;
 }
 
-/** Everything a validator, permission rule or handler may need for one request. */
-export interface RequestContext extends AppDeps {
+/** Everything a validator, permission rule or handler may need for one request: a command's context, and more. */
+export interface RequestContext extends AppDeps, CommandContext {
   viewer: Viewer;
   /** Fixed for the whole request, so every check sees the same "now". */
   now: DateTime;

@@ -1,4 +1,4 @@
-import { DomainError, InvalidFields, type DomainErrorKind, type FieldIssue } from '../domain/errors.ts';
+import { DomainError, InvalidFields, MissingFields, type DomainErrorKind, type FieldIssue } from '../domain/errors.ts';
 import { deadlineExceeded, isStatementTimeout } from '../store/deadline.ts';
 
 /** Every error the API answers with: rendered as `{code, message, data, ...extra}` by the one error handler. */
@@ -39,7 +39,7 @@ export const noRoute = () => new ApiError(404, 'rest_no_route', NO_ROUTE_MESSAGE
 export const forbidden = (authenticated: boolean) =>
   new ApiError(authenticated ? 403 : 401, 'rest_forbidden', 'Sorry, you are not allowed to do that.');
 
-export const missingParams = (names: string[]) =>
+export const missingParams = (names: readonly string[]) =>
   new ApiError(400, 'rest_missing_callback_param', `Missing parameter(s): ${names.join(', ')}`, { params: names });
 
 /**
@@ -62,12 +62,6 @@ export function invalidParams(failures: Record<string, ParamIssue | null>): ApiE
 
 export const invalidParam = (name: string, issue: ParamIssue | null = null) => invalidParams({ [name]: issue });
 
-export const typeIssue = (name: string, type: string): ParamIssue => ({
-  code: 'rest_invalid_type',
-  message: `${name} is not of type ${type}.`,
-  data: { param: name },
-});
-
 export const invalidJson = (errorCode: number, errorMessage: string) =>
   new ApiError(400, 'rest_invalid_json', 'Invalid JSON body passed.', {
     json_error_code: errorCode,
@@ -86,6 +80,7 @@ const STATUS_OF_KIND: Record<Exclude<DomainErrorKind, 'forbidden'>, number> = {
 
 /** The edge's mapping of the core's errors; anything else is left as it is (an `ApiError`, or a 500 to be). */
 export function toApiError(error: unknown, authenticated: boolean): unknown {
+  if (error instanceof MissingFields) return missingParams(error.names);
   if (error instanceof InvalidFields) return invalidParams(error.fields);
   // D31: PostgreSQL's statement_timeout cancelled a statement of this request.
   if (isStatementTimeout(error)) return toApiError(deadlineExceeded(), authenticated);

@@ -2,7 +2,7 @@
  * Request parameters as WordPress reads them: query string, form body and JSON body merged, later sources winning
  * (query < form < JSON), path parameters above all. Maps have no prototype, so keys such as `__proto__` are plain keys.
  */
-export type ParamMap = Record<string, unknown>;
+import type { ParamMap } from '../core/input/params.ts';
 
 export const emptyParams = (): ParamMap => Object.create(null) as ParamMap;
 
@@ -78,6 +78,3 @@ export function mergeParams(...sources: Array<ParamMap | undefined>): ParamMap {
   return merged;
 }
 
-export function hasParam(params: ParamMap, name: string): boolean {
-  return Object.hasOwn(params, name) && params[name] !== undefined && params[name] !== null;
-}

@@ -1,8 +1,9 @@
 import type { TSchema } from 'typebox';
-import { textLimitIssue, type Arg, type Args, type ArgValues } from './args.ts';
+import type { Args, ArgValues } from '../core/input/args.ts';
+import { readArgs } from '../core/input/read.ts';
 import type { RequestContext } from './context.ts';
-import { forbidden, invalidParams, missingParams, type ParamIssue } from './errors.ts';
-import { hasParam, type ParamMap } from './params.ts';
+import { forbidden, toApiError } from './errors.ts';
+import { hasParam, type ParamMap } from '../core/input/params.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -74,98 +75,16 @@ export interface RouteGroup {
 
 export const endpoint = <A extends Args>(definition: Endpoint<A>): Endpoint<A> => definition;
 
-/** Whether any string in a parameter's value (object keys included) passes `test`. */
-function someText(value: unknown, test: (text: string) => boolean): boolean {
-  if (typeof value === 'string') return test(value);
-  if (Array.isArray(value)) return value.some((item) => someText(item, test));
-  if (value !== null && typeof value === 'object') return Object.entries(value).some(([key, item]) => test(key) || someText(item, test));
-  return false;
-}
-
-/** PostgreSQL text cannot hold U+0000, and no parameter has a use for it: such a value is invalid, never a 500. */
-const containsNulCharacter = (value: unknown) => someText(value, (text) => text.includes('\u0000'));
-
-/** D33: a UTF-16 surrogate without its pair is no text; JSON's `"\ud800"` would otherwise be stored as U+FFFD. */
-const containsLoneSurrogate = (value: unknown) => someText(value, (text) => !text.isWellFormed());
-
-const loneSurrogateIssue = (name: string): ParamIssue => ({
-  code: 'rest_invalid_text',
-  message: `${name} contains a lone UTF-16 surrogate (U+D800–U+DFFF without its pair), which is not text.`,
-  data: { param: name },
-});
-
-/** D31: the longest string a text argument (or a list of them) holds, as the bound of its name says. */
-function textIssue(name: string, value: unknown): ParamIssue | undefined {
-  if (typeof value === 'string') return textLimitIssue(name, value);
-  if (Array.isArray(value)) {
-    for (const item of value) {
-      const issue = typeof item === 'string' ? textLimitIssue(name, item) : undefined;
-      if (issue) return issue;
-    }
-  }
-  return undefined;
-}
-
 /**
- * D31/D33, before any validator does any work: the bounds of every sent argument (list lengths, text sizes), then
- * characters no text may hold. Inline objects (an event's venue) are bounded by their own arguments when read.
- */
-function checkBounds(entries: Array<[string, Arg]>, raw: ParamMap, ctx: RequestContext): void {
-  const failures: Record<string, ParamIssue> = {};
-  for (const [name, spec] of entries) {
-    if (!hasParam(raw, name)) continue;
-    const input = raw[name];
-    const issue = spec.limit?.(input, ctx, name) ?? (spec.location === 'path' ? undefined : textIssue(name, input));
-    if (issue) failures[name] = issue;
-    else if (containsLoneSurrogate(input)) failures[name] = loneSurrogateIssue(name);
-  }
-  if (Object.keys(failures).length > 0) throw invalidParams(failures);
-}
-
-/**
- * Steps 3–5 of the WordPress check order: missing required parameters, then the named validators, then type
- * coercion of the rest. Each step reports every failing parameter at once.
+ * Steps 3–5 of the WordPress check order (core/input/read.ts), with the core's field errors turned into the API's
+ * `rest_missing_callback_param` and `rest_invalid_param` bodies.
  */
 export async function processArgs<A extends Args>(args: A, raw: ParamMap, ctx: RequestContext): Promise<ArgValues<A>> {
-  const entries = Object.entries(args) as Array<[string, Arg]>;
-
-  const missing = entries.filter(([name, spec]) => spec.required && !hasParam(raw, name)).map(([name]) => name);
-  if (missing.length > 0) throw missingParams(missing);
-  checkBounds(entries, raw, ctx);
-
-  const values: Record<string, unknown> = {};
-  const validationFailures: Record<string, ParamIssue | null> = {};
-  const typeFailures: Record<string, ParamIssue> = {};
-
-  for (const [name, spec] of entries) {
-    const present = hasParam(raw, name);
-    const input = present ? raw[name] : (spec.schema as { default?: unknown }).default;
-    if (input === undefined) continue;
-    if (containsNulCharacter(input)) {
-      validationFailures[name] = null;
-      continue;
-    }
-    const coerced = spec.coerce(input, name);
-    if (spec.validate) {
-      if (!coerced.ok) {
-        validationFailures[name] = null;
-        continue;
-      }
-      const verdict = await spec.validate(coerced.value, ctx, name);
-      if (verdict !== true) {
-        validationFailures[name] = verdict === false ? null : verdict;
-        continue;
-      }
-    } else if (!coerced.ok) {
-      typeFailures[name] = coerced.issue;
-      continue;
-    }
-    values[name] = coerced.value;
+  try {
+    return await readArgs(args, raw, ctx);
+  } catch (error) {
+    throw toApiError(error, ctx.viewer !== null);
   }
-
-  if (Object.keys(validationFailures).length > 0) throw invalidParams(validationFailures);
-  if (Object.keys(typeFailures).length > 0) throw invalidParams(typeFailures);
-  return values as ArgValues<A>;
 }
 
 export async function runEndpoint(definition: Endpoint<any>, raw: ParamMap, ctx: RequestContext): Promise<Reply> {

@@ -6,27 +6,21 @@
 // A component that cannot be imported is refused with its reason; the others go on.
 import { createHash } from 'node:crypto';
 import { open, stat } from 'node:fs/promises';
-import type { FastifyBaseLogger } from 'fastify';
 import { sql, type SqlBool } from 'kysely';
 import ICAL from 'ical.js';
 import { DateTime, IANAZone } from 'luxon';
 import { findIana } from 'windows-iana';
-import { createCaches } from '../caches.ts';
 import type { Config } from '../config.ts';
 import { canReadPost, canUploadFiles, type Viewer } from '../domain/access.ts';
 import { formatWp } from '../domain/dates/stored-format.ts';
 import { escapeHtml } from '../domain/html.ts';
-import { createRequestContext, type RequestContext } from '../http/context.ts';
-import { ApiError, toApiError } from '../http/errors.ts';
-import type { ParamMap } from '../http/params.ts';
-import { processArgs } from '../http/routes.ts';
-import { linkedInput } from '../api/events/linked-input.ts';
-import { eventFieldArgs } from '../api/events/args.ts';
-import { createEvent, trashEvent, updateEvent, type EventInput } from '../core/events/service.ts';
+import { commandContext, type CommandContext } from '../core/input/context.ts';
+import { DomainError, InvalidFields, MissingFields } from '../domain/errors.ts';
+import type { ParamMap } from '../core/input/params.ts';
+import { readEventCommand } from '../core/events/command.ts';
+import { createEvent, trashEvent, updateEvent } from '../core/events/service.ts';
 import { setIcalHash } from '../core/events/store.ts';
-import { organizerKind } from '../core/organizers/kind.ts';
 import { postLike } from '../core/posts/fields.ts';
-import { venueKind } from '../core/venues/kind.ts';
 import type { Store } from '../store/store.ts';
 import { uidHost } from './feed.ts';
 import { checkLineLimits, LineLimitError, MAX_PARAMETERS, MAX_UNFOLDED_LINE } from './line-limits.ts';
@@ -311,7 +305,7 @@ function organizerOf(component: JComponent): Record<string, unknown> | undefined
 }
 
 /** An existing venue or organizer with this name (case-insensitive), reused rather than written again. */
-async function existingByName(ctx: RequestContext, type: 'venue' | 'organizer', name: string): Promise<number | undefined> {
+async function existingByName(ctx: CommandContext, type: 'venue' | 'organizer', name: string): Promise<number | undefined> {
   const rows = await ctx.store.db.selectFrom('posts').selectAll()
     .where('type', '=', type).where('status', '!=', 'trash')
     .where(sql<SqlBool>`${ctx.store.lower(sql.ref('title'))} = ${ctx.store.lower(sql<string>`${name}`)}`)
@@ -335,17 +329,15 @@ async function findByUid(store: Store, uid: string, host: string): Promise<{ id:
   return row ? { id: row.id, hash: row.ical_hash } : undefined;
 }
 
-const noLog = new Proxy({}, { get: (_target, key) => (key === 'child' ? () => noLog : () => {}) }) as FastifyBaseLogger;
-
-/** The reason an error gives, as the report prints it (a 400's per-field messages included); anything else is a bug. */
+/** The reason an error gives, as the report prints it (a refused field's message included); anything else is a bug. */
 function reasonOf(error: unknown): string {
-  if (error instanceof Refusal) return error.message;
-  const api = toApiError(error, true);
-  if (!(api instanceof ApiError)) throw error;
-  const data = (api.toBody().data ?? {}) as { params?: Record<string, string> | string[] };
-  const params = data.params;
-  const parts = Array.isArray(params) ? params.map((name) => `${name}: missing`) : Object.entries(params ?? {}).map(([name, message]) => `${name}: ${message}`);
-  return parts.length > 0 ? `${api.message} (${parts.join('; ')})` : api.message;
+  if (error instanceof Refusal || error instanceof DomainError) return error.message;
+  if (error instanceof MissingFields) return `${error.message} (${error.names.map((name) => `${name}: missing`).join('; ')})`;
+  if (error instanceof InvalidFields) {
+    const parts = Object.entries(error.fields).map(([name, issue]) => `${name}: ${issue?.message ?? 'Invalid parameter.'}`);
+    return `${error.message} (${parts.join('; ')})`;
+  }
+  throw error;
 }
 
 export interface ImportOptions {
@@ -359,10 +351,8 @@ export async function importCalendar(store: Store, config: Config, calendar: Par
   const report: ImportReport = { created: [], updated: [], unchanged: [], refused: [...calendar.refused] };
   const host = uidHost(config.siteUrl);
   let done = 0;
-  // An import runs in a command's process, without the service's: it makes its caches once, as buildApp does.
-  const deps = { config, store, clock: () => DateTime.utc(), caches: createCaches(config, store) };
   for (const unit of calendar.units) {
-    const ctx = createRequestContext(deps, options.viewer, noLog);
+    const ctx = commandContext(store, { viewer: options.viewer, now: DateTime.utc(), config });
     try {
       const outcome = await importUnit(ctx, calendar, unit, host);
       report[outcome].push(unit.uid);
@@ -376,7 +366,7 @@ export async function importCalendar(store: Store, config: Config, calendar: Par
 
 type Outcome = 'created' | 'updated' | 'unchanged';
 
-async function importUnit(ctx: RequestContext, calendar: ParsedCalendar, unit: ImportUnit, host: string): Promise<Outcome> {
+async function importUnit(ctx: CommandContext, calendar: ParsedCalendar, unit: ImportUnit, host: string): Promise<Outcome> {
   const existing = await findByUid(ctx.store, unit.uid, host);
   const digest = unitDigest(unit);
   if (existing && existing.hash === digest) return 'unchanged';
@@ -409,10 +399,7 @@ async function importUnit(ctx: RequestContext, calendar: ParsedCalendar, unit: I
     raw.organizer = id === undefined ? [organizer] : [{ id }];
   } else if (existing) raw.organizer = [];
 
-  const params = await processArgs(eventFieldArgs(!existing), raw, ctx);
-  const input: EventInput = Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined));
-  if (params.venue !== undefined) input.venue = (await linkedInput(ctx, venueKind, params.venue))!;
-  if (params.organizer !== undefined) input.organizer = (await linkedInput(ctx, organizerKind, params.organizer))!;
+  const input = await readEventCommand(ctx, raw, { create: !existing });
   // The digest goes with the last write: a unit whose exceptions fail is tried again by the next import.
   const finalDigest = unit.exceptions.length === 0 ? digest : undefined;
   input.ical_uid = unit.uid;
@@ -437,7 +424,7 @@ async function importUnit(ctx: RequestContext, calendar: ParsedCalendar, unit: I
  * are written on that occurrence alone, or it is cancelled (STATUS:CANCELLED). Occurrences are events whose
  * `series_id` is the series and whose `occurrence_start_utc` is their original start.
  */
-async function importExceptions(ctx: RequestContext, calendar: ParsedCalendar, unit: ImportUnit, seriesId: number): Promise<void> {
+async function importExceptions(ctx: CommandContext, calendar: ParsedCalendar, unit: ImportUnit, seriesId: number): Promise<void> {
   const problems: string[] = [];
   // The series' occurrences by original start, read once (editing or cancelling one leaves the others' starts as they are).
   const occurrences = new Map<string, number>();
@@ -457,8 +444,8 @@ async function importExceptions(ctx: RequestContext, calendar: ParsedCalendar, u
       }
       const raw = eventFields(exception, calendar, ctx.config);
       delete raw.status;
-      const params = await processArgs(eventFieldArgs(false), raw, ctx);
-      await updateEvent(ctx.store, ctx, occurrenceId, Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined)));
+      if (!canUploadFiles(ctx.viewer)) delete raw.image;
+      await updateEvent(ctx.store, ctx, occurrenceId, await readEventCommand(ctx, raw, { create: false }));
     } catch (error) {
       problems.push(reasonOf(error));
     }

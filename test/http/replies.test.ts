@@ -2,7 +2,7 @@
 // send path and read cache as the API's JSON answers: test-only route groups passed to buildApp.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { arg } from '../../src/http/args.ts';
+import { arg } from '../../src/core/input/args.ts';
 import { endpoint, type RouteGroup } from '../../src/http/routes.ts';
 import { cacheKey } from '../../src/plugins/read-cache.ts';
 import { encodeReply } from '../../src/plugins/reply.ts';

@@ -6,7 +6,7 @@ import Fastify from 'fastify';
 import { DateTime } from 'luxon';
 import Type from 'typebox';
 import { ConfigError, loadConfig } from '../../src/config.ts';
-import { arg } from '../../src/http/args.ts';
+import { arg } from '../../src/core/input/args.ts';
 import type { RequestContext } from '../../src/http/context.ts';
 import { expectedResponse, installResponseValidation, schemaProblems } from '../../src/http/response-validation.ts';
 import { endpoint, type RouteGroup } from '../../src/http/routes.ts';

@@ -2,9 +2,9 @@
 // would be read and never written (or written from a value never validated).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { organizerFieldArgs } from '../../src/api/organizers/args.ts';
+import { organizerFieldArgs } from '../../src/core/organizers/input.ts';
 import { organizerKind } from '../../src/core/organizers/kind.ts';
-import { venueFieldArgs } from '../../src/api/venues/args.ts';
+import { venueFieldArgs } from '../../src/core/venues/input.ts';
 import { venueKind } from '../../src/core/venues/kind.ts';
 
 describe('linked kinds: fields named by the core, read by the edge', () => {

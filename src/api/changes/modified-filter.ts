@@ -4,22 +4,8 @@ import type { DateTime } from 'luxon';
 import type { SqlBool } from 'kysely';
 import { sql } from 'kysely';
 import { modifiedBounds, modifiedEcho } from '../../domain/dates/modified-bounds.ts';
-import { arg } from '../../http/args.ts';
-import { isTime } from '../../http/validators.ts';
+import { modifiedArgs } from '../../core/posts/input.ts';
 import type { ListFilter } from '../linked/routes.ts';
-
-export const modifiedArgs = {
-  modified_after: arg.any({
-    description: 'Only items last changed after this date (exclusive), compared with modified_utc; read in the site time zone unless it carries an offset.',
-    validate: isTime,
-    format: 'date-time',
-  }),
-  modified_before: arg.any({
-    description: 'Only items last changed at or before this date (inclusive), compared with modified_utc; read in the site time zone unless it carries an offset.',
-    validate: isTime,
-    format: 'date-time',
-  }),
-};
 
 /** The filter of the venue and organizer lists (their `posts` row is the item). */
 export function modifiedListFilter(): ListFilter {

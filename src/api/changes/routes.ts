@@ -1,8 +1,8 @@
 // `GET /changes` (D24): a thin handler over the cursor format and the sync service.
-import { arg } from '../../http/args.ts';
+import { arg } from '../../core/input/args.ts';
 import { ItemStream } from '../../http/bounded-json.ts';
 import { endpoint, type RouteGroup } from '../../http/routes.ts';
-import { positiveInteger } from '../../http/validators.ts';
+import { positiveInteger } from '../../core/input/validators.ts';
 import { CHANGES_PER_PAGE_DEFAULT, CHANGES_PER_PAGE_MAX, changesPerPage, decodeCursor, encodeCursor } from '../../core/sync/cursor.ts';
 import { ChangesPageSchema } from './response.ts';
 import { cursorExpired, readSyncPage } from '../../core/sync/service.ts';

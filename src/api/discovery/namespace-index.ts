@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { NAMESPACE } from '../../config.ts';
-import type { Arg, Args } from '../../http/args.ts';
+import type { Arg, Args } from '../../core/input/args.ts';
 import type { RequestContext } from '../../http/context.ts';
 import type { RouteGroup } from '../../http/routes.ts';
 import { absoluteUrl, closedObject } from '../../http/schemas.ts';

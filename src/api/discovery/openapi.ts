@@ -1,6 +1,6 @@
 import type { TSchema } from 'typebox';
 import type { Config } from '../../config.ts';
-import type { Arg } from '../../http/args.ts';
+import type { Arg } from '../../core/input/args.ts';
 import type { Endpoint, Method, RouteGroup } from '../../http/routes.ts';
 import { componentName, ErrorSchema } from '../../http/schemas.ts';
 

@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { NAMESPACE } from '../../config.ts';
-import { arg } from '../../http/args.ts';
+import { arg } from '../../core/input/args.ts';
 import { endpoint, type RouteGroup } from '../../http/routes.ts';
 import { namespaceIndex, NamespaceIndexSchema } from './namespace-index.ts';
 import { openApiDocument, OPENAPI_VERSION } from './openapi.ts';

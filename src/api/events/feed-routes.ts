@@ -8,14 +8,14 @@ import type { RequestContext } from '../../http/context.ts';
 import { ApiError, invalidParams } from '../../http/errors.ts';
 import { eventPasswordTarget, sentPassword, startPasswordGuess } from '../../http/event-passwords.ts';
 import { httpDate, NOT_MODIFIED } from '../../http/etag.ts';
-import { hasParam } from '../../http/params.ts';
+import { hasParam } from '../../core/input/params.ts';
 import { endpoint, type RouteGroup } from '../../http/routes.ts';
 import { feedEntries, feedWindow, selectFeed, uidHost } from '../../ical/feed.ts';
 import { writeCalendar, type CalendarHead, type WrittenEntries } from '../../ical/write.ts';
-import { loadPost } from '../posts/args.ts';
+import { loadPost } from '../../core/posts/input.ts';
 import { postLike } from '../../core/posts/fields.ts';
 import { coordinateIssue, DATE_PARAMS } from '../../core/events/list-query.ts';
-import { eventListArgs, idArg, passwordArg } from './args.ts';
+import { eventListArgs, idArg, passwordArg } from '../../core/events/input.ts';
 
 export const ICAL_TYPE = 'text/calendar; charset=utf-8';
 

@@ -3,12 +3,12 @@
 import { sql, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { listStatusesAllowed, type PostStatus } from '../../domain/access.ts';
 import { formatWp } from '../../domain/dates/stored-format.ts';
-import { arg } from '../../http/args.ts';
+import { arg } from '../../core/input/args.ts';
 import type { RequestContext } from '../../http/context.ts';
 import type { Database } from '../../store/schema.ts';
 import type { Db } from '../../store/store.ts';
 import type { ListFilter } from '../linked/routes.ts';
-import { isPostOfType } from '../posts/args.ts';
+import { isPostOfType } from '../../core/posts/input.ts';
 import { visibleInList } from '../../core/posts/visibility.ts';
 
 /**

@@ -4,7 +4,7 @@
 import type { Viewer } from '../../domain/access.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { planEventList, type EventListParams, type EventListPlan } from '../../core/events/list-query.ts';
-import { filterTermIds } from './args.ts';
+import { filterTermIds } from '../../core/events/input.ts';
 
 export async function planListRequest(ctx: RequestContext, params: EventListParams, viewer: Viewer = ctx.viewer): Promise<EventListPlan> {
   const [categoryIds, tagIds] = await Promise.all([

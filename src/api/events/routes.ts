@@ -2,24 +2,26 @@
 import { planListRequest } from './list-request.ts';
 import { canAccessProtected, canCreatePosts, canDeletePost, canEditPost, canReadPost } from '../../domain/access.ts';
 import { formatWp } from '../../domain/dates/stored-format.ts';
-import type { Args } from '../../http/args.ts';
+import type { Args } from '../../core/input/args.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { ApiError, invalidParams } from '../../http/errors.ts';
 import { ifMatchPrecondition, jsonTag, lastModifiedHeader, NOT_MODIFIED, PRECONDITION_FAILED } from '../../http/etag.ts';
 import { itemStream } from '../../http/bounded-json.ts';
 import { postListReply } from '../../http/list.ts';
-import { emptyParams, type ParamMap } from '../../http/params.ts';
+import { emptyParams } from '../../http/params.ts';
+import { type ParamMap } from '../../core/input/params.ts';
 import { endpoint, type Endpoint, type Reply, type RouteGroup } from '../../http/routes.ts';
-import { forceArg, loadPost, loadPostBySlug } from '../posts/args.ts';
+import { forceArg, loadPost, loadPostBySlug } from '../../core/posts/input.ts';
 import { mayAssignAuthor, postLike } from '../../core/posts/fields.ts';
 import type { PostRow } from '../../core/posts/store.ts';
 import { coordinateIssue } from '../../core/events/list-query.ts';
 import { blankProtectedFields } from '../../core/events/protected.ts';
 import { EVENT_RESPONSES } from './response.ts';
-import { deletePasswordArg, eventFieldArgs, eventListArgs, existingSlugArg, idArg, passwordArg, scopeArg, slugArg } from './args.ts';
+import { deletePasswordArg, eventFieldArgs, eventListArgs, existingSlugArg, idArg, passwordArg, scopeArg, slugArg } from '../../core/events/input.ts';
 import { loadEventBundle, serializeEvent, type EventBundle } from '../../core/events/serialize.ts';
-import { inlineAuthorsAllowed, linkedInput } from './linked-input.ts';
-import { createEvent, deleteEvent, trashEvent, updateEvent, type EventInput } from '../../core/events/service.ts';
+import { inlineAuthorsAllowed, linkedInput } from '../../core/events/linked-input.ts';
+import { eventInputOf } from '../../core/events/command.ts';
+import { createEvent, deleteEvent, trashEvent, updateEvent } from '../../core/events/service.ts';
 import { organizerKind } from '../../core/organizers/kind.ts';
 import { venueKind } from '../../core/venues/kind.ts';
 import type { Db } from '../../store/store.ts';
@@ -103,14 +105,6 @@ async function writeAnswer(ctx: RequestContext, id: number, status = 200, header
   return { status, body: serializeEvent(ctx, bundle, id, { single: false }), headers: read ? { ...headers, ETag: jsonTag(read) } : headers };
 }
 
-/** What the request sent, for the core: inline venues and organizers as validated (linked-input.ts). */
-async function eventInput(ctx: RequestContext, params: Record<string, unknown>, exclude: readonly string[]): Promise<EventInput> {
-  const input: EventInput = Object.fromEntries(Object.entries(params).filter(([key, value]) => value !== undefined && !exclude.includes(key)));
-  if (params.venue !== undefined) input.venue = (await linkedInput(ctx, venueKind, params.venue))!;
-  if (params.organizer !== undefined) input.organizer = (await linkedInput(ctx, organizerKind, params.organizer))!;
-  return input;
-}
-
 /** D32: inline venues and organizers may name another author only as `POST /venues` and `POST /organizers` allow. */
 async function mayAssignInlineAuthors(ctx: RequestContext, params: Record<string, unknown>): Promise<boolean> {
   for (const [kind, value] of [[venueKind, params.venue], [organizerKind, params.organizer]] as const) {
@@ -176,7 +170,7 @@ const create = endpoint({
   permission: async (ctx, params) =>
     canCreatePosts(ctx.viewer) && mayAssignAuthor(ctx, params.author as number | undefined) && (await mayAssignInlineAuthors(ctx, params)),
   async handler(ctx, params) {
-    const id = await createEvent(ctx.store, ctx, await eventInput(ctx, params, []));
+    const id = await createEvent(ctx.store, ctx, await eventInputOf(ctx, params));
     return writeAnswer(ctx, id, 201, { Location: `${ctx.config.apiRoot}/events/${id}` });
   },
 });
@@ -272,7 +266,7 @@ function itemEndpoints(key: 'id' | 'slug'): Endpoint<any>[] {
       async handler(ctx, params) {
         const { id } = await requireEvent(ctx, params);
         // By slug, the path's slug names the event and cannot rename it (§5.3).
-        await updateEvent(ctx.store, ctx, id, await eventInput(ctx, params, [key]), ifMatchPrecondition(ctx.ifMatch, currentTag(ctx, id)));
+        await updateEvent(ctx.store, ctx, id, await eventInputOf(ctx, params, [key]), ifMatchPrecondition(ctx.ifMatch, currentTag(ctx, id)));
         return writeAnswer(ctx, id);
       },
     }),

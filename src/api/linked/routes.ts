@@ -1,7 +1,7 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import { canCreatePosts, canDeletePost, canEditPost, canReadPost, listStatusesAllowed } from '../../domain/access.ts';
 import { formatWp } from '../../domain/dates/stored-format.ts';
-import { arg, type Args } from '../../http/args.ts';
+import { arg, type Args } from '../../core/input/args.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { ApiError, invalidParams as invalidFields } from '../../http/errors.ts';
 import { ifMatchPrecondition, jsonTag, lastModifiedHeader, NOT_MODIFIED, PRECONDITION_FAILED } from '../../http/etag.ts';
@@ -9,19 +9,17 @@ import { itemStream } from '../../http/bounded-json.ts';
 import { clampPerPage, type EchoedQuery } from '../../domain/lists.ts';
 import { postListReply } from '../../http/list.ts';
 import { endpoint, type Endpoint, type Reply, type RouteGroup } from '../../http/routes.ts';
-import { nonEmptyString, stringOrEmpty } from '../../http/validators.ts';
 import type { Db } from '../../store/store.ts';
-import { forceArg, isPostOfType, isSlugOfType, listStatusArg, loadPost, loadPostBySlug, pagingArgs, postWriteArgs, searchArg } from '../posts/args.ts';
+import { forceArg, isPostOfType, isSlugOfType, listStatusArg, loadPost, loadPostBySlug, pagingArgs, searchArg } from '../../core/posts/input.ts';
 import { mayAssignAuthor, postLike } from '../../core/posts/fields.ts';
 import type { PostRow } from '../../core/posts/store.ts';
 import { visibleInList } from '../../core/posts/visibility.ts';
 import { syncCursorHeader } from '../changes/header.ts';
+import { linkedFieldArgs } from '../../core/linked/write-args.ts';
 import type { LinkedPostKind } from '../../core/linked/kind.ts';
 import { linkedResponseSchemas } from './response.ts';
 import { loadLinked, serializeLinked } from '../../core/linked/serialize.ts';
 import { createLinkedItem, deleteLinkedItem, trashLinkedItem, updateLinkedItem, type Sent } from '../../core/linked/service.ts';
-import { organizerFieldArgs } from '../organizers/args.ts';
-import { venueFieldArgs } from '../venues/args.ts';
 
 
 /** Extra list filters a later slice adds (the event-related ones): args, a WHERE clause and what rest_url echoes. */
@@ -47,24 +45,6 @@ function matchesSearch(ctx: RequestContext, kind: LinkedPostKind, words: string[
   const fieldMatches = columns.map((column) => sql.join(words.map((word) => ctx.store.containsText(sql.ref(column), word)), sql` and `));
   return sql<SqlBool>`(${sql.join(fieldMatches.map((match) => sql`(${match})`), sql` or `)})`;
 }
-
-/** The fields a create (name required) or an update accepts; events validate inline venues/organizers with them too. */
-/** Each kind's own field arguments (the core names the fields: LinkedPostKind.fieldNames). */
-const FIELD_ARGS: Record<LinkedPostKind['type'], Args> = { venue: venueFieldArgs, organizer: organizerFieldArgs };
-
-export const linkedFieldArgs = (kind: LinkedPostKind, nameRequired: boolean): Args => ({
-  [kind.nameKey]: nameRequired
-    ? arg.string({ description: `The ${kind.type} name.`, required: true, validate: nonEmptyString, maxLength: 1000 })
-    : arg.string({ description: `The ${kind.type} name.`, validate: nonEmptyString, maxLength: 1000 }),
-  description: arg.any({ description: `The ${kind.type} description (HTML, sanitised).`, validate: stringOrEmpty }),
-  ...FIELD_ARGS[kind.type],
-  ...postWriteArgs,
-  // D25: only events recur; a rule sent for a venue or an organizer is a mistake worth saying, not ignoring.
-  recurrence: arg.any({
-    description: `Refused: a ${kind.type} cannot recur (only events take recurrence).`,
-    validate: () => ({ code: 'rest_invalid_recurrence', message: `A ${kind.type} cannot recur: recurrence belongs to events.`, data: { status: 400 } }),
-  }),
-});
 
 /** D11: the filters the reference echoes, in its order (§6), then the ones it leaves out. */
 const ECHO_ORDER = ['page', 'per_page', 'event', 'has_events', 'status', 'search', 'only_with_upcoming'];

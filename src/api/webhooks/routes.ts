@@ -1,7 +1,8 @@
 // D27 webhook subscriptions and their delivery log: administrators only (401 anonymous, 403 any other role).
 // The URL's syntax and the event types are validated with the other arguments; the SSRF check (DNS) runs after the
 // permission check, so that only administrators make the service resolve names.
-import { arg } from '../../http/args.ts';
+import { arg } from '../../core/input/args.ts';
+import type { CommandContext } from '../../core/input/context.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { ApiError, invalidParam, type ParamIssue } from '../../http/errors.ts';
 import { endpoint, type RouteGroup } from '../../http/routes.ts';
@@ -17,7 +18,7 @@ const isAdministrator = (ctx: RequestContext) => ctx.viewer?.role === 'administr
 const ADMINISTRATORS_ONLY = { allows: isAdministrator, permission: isAdministrator };
 const issue = (name: string, code: string, message: string): ParamIssue => ({ code, message, data: { param: name } });
 
-const validUrl = (value: string, _ctx: RequestContext, name: string): true | ParamIssue => {
+const validUrl = (value: string, _ctx: CommandContext, name: string): true | ParamIssue => {
   try {
     parseWebhookUrl(value);
     return true;
@@ -26,7 +27,7 @@ const validUrl = (value: string, _ctx: RequestContext, name: string): true | Par
   }
 };
 
-const validEvents = (value: string[], _ctx: RequestContext, name: string): true | ParamIssue => {
+const validEvents = (value: string[], _ctx: CommandContext, name: string): true | ParamIssue => {
   if (value.length === 0) return issue(name, 'rest_invalid_events', 'events must name at least one event type (or *).');
   const unknown = unknownEventType(value);
   if (unknown !== undefined) return issue(name, 'rest_invalid_events', `events: unknown event type "${unknown}"; use ${ALL_EVENTS} or ${EVENT_TYPES.join(', ')}.`);

@@ -1,5 +1,5 @@
 // The organizer's own fields at the HTTP edge: how each is read and validated (the core's kind names them).
-import { textField, websiteField } from '../linked/fields.ts';
+import { textField, websiteField } from '../linked/input-fields.ts';
 
 export const organizerFieldArgs = {
   phone: textField('Phone number.'),

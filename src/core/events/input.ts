@@ -5,18 +5,17 @@ import { defaultListWindow } from '../../domain/dates/list-window.ts';
 import { isValidTimezone } from '../../domain/dates/zones.ts';
 import { sanitizeTitle } from '../../domain/html.ts';
 import { toList } from '../../domain/lists.ts';
-import { arg, coerceBoolean, maxItems, type Args, type Validator } from '../../http/args.ts';
-import type { RequestContext } from '../../http/context.ts';
-import { typeIssue } from '../../http/errors.ts';
-import { isTime, nonEmptyString } from '../../http/validators.ts';
-import { websiteField } from '../linked/fields.ts';
-import type { LinkedPostKind } from '../../core/linked/kind.ts';
-import { organizerKind } from '../../core/organizers/kind.ts';
-import { isPostOfType, isSlugOfType, listStatusArg, pagingArgs, postWriteArgs, searchArg } from '../posts/args.ts';
-import { resolveTermsForFilter, type Taxonomy } from '../../core/terms/service.ts';
-import { venueKind } from '../../core/venues/kind.ts';
+import { arg, coerceBoolean, maxItems, type Args, type Validator, typeIssue } from '../input/args.ts';
+import type { CommandContext } from '../input/context.ts';
+import { isTime, nonEmptyString } from '../input/validators.ts';
+import { websiteField } from '../linked/input-fields.ts';
+import type { LinkedPostKind } from '../linked/kind.ts';
+import { organizerKind } from '../organizers/kind.ts';
+import { isPostOfType, isSlugOfType, listStatusArg, pagingArgs, postWriteArgs, searchArg } from '../posts/input.ts';
+import { resolveTermsForFilter, type Taxonomy } from '../terms/service.ts';
+import { venueKind } from '../venues/kind.ts';
 import { linkedInput } from './linked-input.ts';
-import { modifiedArgs } from '../changes/modified-filter.ts';
+import { modifiedArgs } from '../posts/input.ts';
 import { isRowId } from '../../store/store.ts';
 
 /** WordPress's `post_password` column holds 255 characters. */
@@ -111,7 +110,7 @@ export const existingSlugArg = {
 } satisfies Args;
 
 /** The ids the `categories`/`tags` filter names, descendants included; read once per request. */
-export const filterTermIds = (ctx: RequestContext, taxonomy: Taxonomy, values: string[]) =>
+export const filterTermIds = (ctx: CommandContext, taxonomy: Taxonomy, values: string[]) =>
   ctx.memo(`filter-terms:${taxonomy}`, () => resolveTermsForFilter(ctx.store.db, taxonomy, values));
 
 const termFilterArg = (taxonomy: Taxonomy, description: string) => arg.stringList({
@@ -128,7 +127,7 @@ const allOfType = (type: 'venue' | 'organizer'): Validator<number[]> => async (i
   return found.length === unique.length;
 };
 
-const listDateArg = (description: string, documentedDefault?: (ctx: RequestContext) => unknown) =>
+const listDateArg = (description: string, documentedDefault?: (ctx: CommandContext) => unknown) =>
   arg.any({ description, validate: isTime, documentedDefault });
 
 /** D14: `true` names the missing add-on; anything not boolean is the usual type error. */

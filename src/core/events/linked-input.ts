@@ -2,17 +2,17 @@
 // (validated as the venue/organizer create endpoint validates them) and arrays mixing them.
 import { canReadPost } from '../../domain/access.ts';
 import { formatWp } from '../../domain/dates/stored-format.ts';
-import { coerceInteger } from '../../http/args.ts';
-import type { RequestContext } from '../../http/context.ts';
-import { ApiError } from '../../http/errors.ts';
-import { hasParam, type ParamMap } from '../../http/params.ts';
-import { processArgs } from '../../http/routes.ts';
-import type { LinkedPostKind } from '../../core/linked/kind.ts';
-import { linkedFieldArgs } from '../linked/routes.ts';
-import type { LinkedInput, LinkedRef } from '../../core/linked/input.ts';
-import type { Sent } from '../../core/linked/service.ts';
-import { loadPost } from '../posts/args.ts';
-import { mayAssignAuthor, postLike } from '../../core/posts/fields.ts';
+import { coerceInteger } from '../input/args.ts';
+import type { CommandContext } from '../input/context.ts';
+import { InvalidFields, MissingFields } from '../../domain/errors.ts';
+import { hasParam, type ParamMap } from '../input/params.ts';
+import { readArgs } from '../input/read.ts';
+import type { LinkedPostKind } from '../linked/kind.ts';
+import { linkedFieldArgs } from '../linked/write-args.ts';
+import type { LinkedInput, LinkedRef } from '../linked/input.ts';
+import type { Sent } from '../linked/service.ts';
+import { loadPost } from '../posts/input.ts';
+import { mayAssignAuthor, postLike } from '../posts/fields.ts';
 
 
 /** PHP's `empty()`: these values link nothing. */
@@ -28,7 +28,7 @@ const CSV_OF_IDS = /^\s*\d+\s*(,\s*\d+\s*)+$/;
  * An existing item of the kind that the caller could open by id (D32: any other id is refused as an unknown one, so
  * that linking cannot reveal an item through the event's embed).
  */
-async function isIdOfKind(ctx: RequestContext, kind: LinkedPostKind, raw: unknown): Promise<number | null> {
+async function isIdOfKind(ctx: CommandContext, kind: LinkedPostKind, raw: unknown): Promise<number | null> {
   const id = coerceInteger(raw);
   if (id === undefined || id <= 0) return null;
   const post = await loadPost(ctx, id);
@@ -37,19 +37,19 @@ async function isIdOfKind(ctx: RequestContext, kind: LinkedPostKind, raw: unknow
 }
 
 /** Only what was sent: the linked create treats an absent field and a defaulted one differently. */
-async function inlineFields(ctx: RequestContext, kind: LinkedPostKind, object: Record<string, unknown>): Promise<Sent | null> {
+async function inlineFields(ctx: CommandContext, kind: LinkedPostKind, object: Record<string, unknown>): Promise<Sent | null> {
   let values: Record<string, unknown>;
   try {
-    values = await processArgs(linkedFieldArgs(kind, true), object as ParamMap, ctx);
+    values = await readArgs(linkedFieldArgs(kind, true), object as ParamMap, ctx);
   } catch (error) {
-    if (error instanceof ApiError) return null;
+    if (error instanceof InvalidFields || error instanceof MissingFields) return null;
     throw error;
   }
   const sent: Sent = Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined));
   return kind.checkFields?.(sent) ? null : sent;
 }
 
-async function readItem(ctx: RequestContext, kind: LinkedPostKind, value: unknown): Promise<LinkedRef | 'empty' | null> {
+async function readItem(ctx: CommandContext, kind: LinkedPostKind, value: unknown): Promise<LinkedRef | 'empty' | null> {
   if (isEmptyValue(value)) return 'empty';
   if (isPlainObject(value)) {
     if (hasParam(value as ParamMap, 'id')) {
@@ -67,7 +67,7 @@ async function readItem(ctx: RequestContext, kind: LinkedPostKind, value: unknow
 }
 
 /** Null when the value is not acceptable (400 `rest_invalid_param` on the field). */
-async function readLinkedInput(ctx: RequestContext, kind: LinkedPostKind, value: unknown): Promise<LinkedInput | null> {
+async function readLinkedInput(ctx: CommandContext, kind: LinkedPostKind, value: unknown): Promise<LinkedInput | null> {
   if (typeof value === 'string' && CSV_OF_IDS.test(value)) {
     const ids = await Promise.all(value.split(',').map((id) => isIdOfKind(ctx, kind, id.trim())));
     return ids.every((id) => id !== null) ? { csv: true } : null;
@@ -86,11 +86,11 @@ async function readLinkedInput(ctx: RequestContext, kind: LinkedPostKind, value:
  * edit that user's items (`mayAssignAuthor`; a route permission, so 403). Their `status` is scaled back when the item
  * is created (posts/lifecycle.ts), as for the standalone create.
  */
-export function inlineAuthorsAllowed(ctx: RequestContext, input: LinkedInput | null | undefined): boolean {
+export function inlineAuthorsAllowed(ctx: CommandContext, input: LinkedInput | null | undefined): boolean {
   if (!input || 'csv' in input) return true;
   return input.refs.every((ref) => 'id' in ref || mayAssignAuthor(ctx, ref.fields.author as number | undefined));
 }
 
 /** Read once per request: the validator and the handler share the answer. */
-export const linkedInput = (ctx: RequestContext, kind: LinkedPostKind, value: unknown): Promise<LinkedInput | null> =>
+export const linkedInput = (ctx: CommandContext, kind: LinkedPostKind, value: unknown): Promise<LinkedInput | null> =>
   ctx.memo(`linked-input:${kind.type}`, () => readLinkedInput(ctx, kind, value));

@@ -1,8 +1,8 @@
 import Type, { type TSchema } from 'typebox';
-import { typeIssue, type ParamIssue } from './errors.ts';
-import type { RequestContext } from './context.ts';
-import { coerceTruthy, toList } from '../domain/lists.ts';
-import { MAX_SLUG_LENGTH } from '../domain/slugs.ts';
+import type { FieldIssue } from '../../domain/errors.ts';
+import type { CommandContext } from './context.ts';
+import { coerceTruthy, toList } from '../../domain/lists.ts';
+import { MAX_SLUG_LENGTH } from '../../domain/slugs.ts';
 
 /**
  * A route argument as WordPress declares one: a JSON schema (type, items, format, default, description), whether it is
@@ -17,18 +17,18 @@ export interface Arg<T = unknown, Present extends boolean = boolean> {
   /** D31: a bound on the raw value (list length…), checked for every argument before any validator runs. */
   readonly limit?: Limit;
   /** A default that depends on the clock: shown in discovery, applied by the handler (WordPress computes it per request). */
-  readonly documentedDefault?: (ctx: RequestContext) => unknown;
+  readonly documentedDefault?: (ctx: CommandContext) => unknown;
   readonly coerce: (raw: unknown, name: string) => Coerced<T>;
   /** Phantom marker for typing the handler's parameters. */
   readonly __present?: Present;
 }
 
 export type ArgLocation = 'path' | 'query' | 'body';
-export type Coerced<T> = { ok: true; value: T } | { ok: false; issue: ParamIssue };
-export type ValidatorResult = boolean | ParamIssue;
-export type Validator<T> = (value: T, ctx: RequestContext, name: string) => ValidatorResult | Promise<ValidatorResult>;
+export type Coerced<T> = { ok: true; value: T } | { ok: false; issue: FieldIssue };
+export type ValidatorResult = boolean | FieldIssue;
+export type Validator<T> = (value: T, ctx: CommandContext, name: string) => ValidatorResult | Promise<ValidatorResult>;
 /** D31: undefined when the raw value is within bounds; cheap and synchronous, it runs before any work. */
-export type Limit = (raw: unknown, ctx: RequestContext, name: string) => ParamIssue | undefined;
+export type Limit = (raw: unknown, ctx: CommandContext, name: string) => FieldIssue | undefined;
 
 export type Args = Record<string, Arg<any, boolean>>;
 export type ArgValues<A extends Args> = {
@@ -39,7 +39,7 @@ interface ArgOptions<T> {
   description: string;
   required?: boolean;
   default?: unknown;
-  documentedDefault?: (ctx: RequestContext) => unknown;
+  documentedDefault?: (ctx: CommandContext) => unknown;
   validate?: Validator<T>;
   limit?: Limit;
   in?: ArgLocation;
@@ -51,6 +51,13 @@ interface ArgOptions<T> {
 type PresentIf<O> = O extends { required: true } ? true : O extends { default: {} } ? true : false;
 
 const ok = <T>(value: T): Coerced<T> => ({ ok: true, value });
+/** A value of the wrong type (`rest_invalid_type`). */
+export const typeIssue = (name: string, type: string): FieldIssue => ({
+  code: 'rest_invalid_type',
+  message: `${name} is not of type ${type}.`,
+  data: { param: name },
+});
+
 const fail = <T>(name: string, type: string): Coerced<T> => ({ ok: false, issue: typeIssue(name, type) });
 
 function schemaOptions(options: ArgOptions<never>): Record<string, unknown> {
@@ -80,7 +87,7 @@ const MAX_TEXT_BYTES = 10 * 1024;
 const LONG_TEXT_FIELDS = new Set(['description', 'excerpt']);
 
 /** D31: the bound of the text argument `name`, or undefined when `value` is within it. */
-export function textLimitIssue(name: string, value: string): ParamIssue | undefined {
+export function textLimitIssue(name: string, value: string): FieldIssue | undefined {
   if (name === 'slug') {
     return value.length > MAX_SLUG_LENGTH
       ? { code: 'rest_too_long', message: `${name} must be at most ${MAX_SLUG_LENGTH} characters long.`, data: { param: name, max_length: MAX_SLUG_LENGTH } }
@@ -104,7 +111,7 @@ function countListItems(raw: unknown): number {
 }
 
 /** D31: a list argument naming at most `max(config)` items (`rest_too_many_items` beyond). */
-export const maxItems = (max: (config: RequestContext['config']) => number, variable: string): Limit => (raw, ctx, name) => {
+export const maxItems = (max: (config: CommandContext['config']) => number, variable: string): Limit => (raw, ctx, name) => {
   const limit = max(ctx.config);
   const count = countListItems(raw);
   if (count <= limit) return undefined;

@@ -1,6 +1,6 @@
-import { parseDateInput } from '../domain/dates/input-grammar.ts';
+import { parseDateInput } from '../../domain/dates/input-grammar.ts';
 import type { Validator } from './args.ts';
-import { isAbsoluteUrl } from '../domain/urls.ts';
+import { isAbsoluteUrl } from '../../domain/urls.ts';
 
 /** `is_string` in the reference: present and non-empty (`""` is rejected). */
 export const nonEmptyString: Validator<string> = (value) => value.trim() !== '';

@@ -1,16 +1,16 @@
-import { arg, type Args, type Validator } from '../../http/args.ts';
-import type { RequestContext } from '../../http/context.ts';
-import { nonEmptyString } from '../../http/validators.ts';
-import { isPostOfType, MAX_SEARCH_LENGTH, pagingArgs } from '../posts/args.ts';
-import { findTerm, findTermsByRefs, type TermRow } from '../../core/terms/store.ts';
-import type { TaxonomyInfo } from '../../core/terms/taxonomies.ts';
+import { arg, type Args, type Validator } from '../input/args.ts';
+import type { CommandContext } from '../input/context.ts';
+import { nonEmptyString } from '../input/validators.ts';
+import { isPostOfType, MAX_SEARCH_LENGTH, pagingArgs } from '../posts/input.ts';
+import { findTerm, findTermsByRefs, type TermRow } from './store.ts';
+import type { TaxonomyInfo } from './taxonomies.ts';
 
 /** A term of the taxonomy by id, loaded once per request (validators and handlers share it). */
-export const loadTerm = (ctx: RequestContext, info: TaxonomyInfo, id: number): Promise<TermRow | undefined> =>
+export const loadTerm = (ctx: CommandContext, info: TaxonomyInfo, id: number): Promise<TermRow | undefined> =>
   ctx.memo(`term:${info.taxonomy}:${id}`, () => findTerm(ctx.store.db, info.taxonomy, id));
 
 /** Terms named by id or slug, loaded once per request. */
-export const loadTermRefs = (ctx: RequestContext, info: TaxonomyInfo, refs: readonly string[]): Promise<Map<string, TermRow>> =>
+export const loadTermRefs = (ctx: CommandContext, info: TaxonomyInfo, refs: readonly string[]): Promise<Map<string, TermRow>> =>
   ctx.memo(`term-refs:${info.taxonomy}:${JSON.stringify(refs)}`, () => findTermsByRefs(ctx.store.db, info.taxonomy, refs));
 
 const isTermOf = (info: TaxonomyInfo): Validator<number> => async (id, ctx) => (await loadTerm(ctx, info, id)) !== undefined;

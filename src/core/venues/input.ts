@@ -1,6 +1,6 @@
-import { arg } from '../../http/args.ts';
-import type { Validator } from '../../http/args.ts';
-import { textField, websiteField } from '../linked/fields.ts';
+import { arg } from '../input/args.ts';
+import type { Validator } from '../input/args.ts';
+import { textField, websiteField } from '../linked/input-fields.ts';
 
 const inRange = (min: number, max: number): Validator<unknown> => (value) => {
   if (value === '') return true;

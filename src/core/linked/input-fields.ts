@@ -1,5 +1,5 @@
-import { arg } from '../../http/args.ts';
-import { stringOrEmpty, urlOrEmpty } from '../../http/validators.ts';
+import { arg } from '../input/args.ts';
+import { stringOrEmpty, urlOrEmpty } from '../input/validators.ts';
 
 /** A free-text field: a string (or number, e.g. a zip code) or `""` to clear it. */
 export const textField = (description: string) => arg.any({ description, validate: stringOrEmpty, schema: undefined });

@@ -1,9 +1,9 @@
 import { canUploadFiles, listStatusesAllowed, POST_STATUSES } from '../../domain/access.ts';
-import { arg, type Validator } from '../../http/args.ts';
-import { isTime, nonEmptyString, positiveInteger } from '../../http/validators.ts';
-import { findUserById } from '../../core/users/store.ts';
-import { isImageId, readImageInput } from '../../core/images/images.ts';
-import { findPostById, findPostBySlug, type PostRow, type PostType } from '../../core/posts/store.ts';
+import { arg, type Validator } from '../input/args.ts';
+import { isTime, nonEmptyString, positiveInteger } from '../input/validators.ts';
+import { findUserById } from '../users/store.ts';
+import { isImageId, readImageInput } from '../images/images.ts';
+import { findPostById, findPostBySlug, type PostRow, type PostType } from './store.ts';
 
 export const isRegisteredStatus: Validator<string> = (value) => (POST_STATUSES as readonly string[]).includes(value);
 
@@ -68,5 +68,19 @@ export const postWriteArgs = {
 };
 
 export const forceArg = arg.boolean({ description: 'Delete permanently instead of moving to the trash.', default: false });
+
+/** D24: bounds on `modified_utc` (domain/dates/modified-bounds.ts says what they mean), on every post list. */
+export const modifiedArgs = {
+  modified_after: arg.any({
+    description: 'Only items last changed after this date (exclusive), compared with modified_utc; read in the site time zone unless it carries an offset.',
+    validate: isTime,
+    format: 'date-time',
+  }),
+  modified_before: arg.any({
+    description: 'Only items last changed at or before this date (inclusive), compared with modified_utc; read in the site time zone unless it carries an offset.',
+    validate: isTime,
+    format: 'date-time',
+  }),
+};
 
 export type { PostRow };
