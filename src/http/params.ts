@@ -2,7 +2,7 @@
  * Request parameters as WordPress reads them: query string, form body and JSON body merged, later sources winning
  * (query < form < JSON), path parameters above all. Maps have no prototype, so keys such as `__proto__` are plain keys.
  */
-import type { ParamMap } from '../core/input/params.ts';
+import { RepeatedValues, type ParamMap } from '../core/input/params.ts';
 
 export const emptyParams = (): ParamMap => Object.create(null) as ParamMap;
 
@@ -36,7 +36,8 @@ function decode(component: string): string {
 }
 
 /**
- * `a=1&b[]=2&b[]=3&c[x]=4`: PHP-style brackets build lists (`b`) and maps (`c`); a repeated plain key keeps the last value.
+ * `a=1&b[]=2&b[]=3&c[x]=4`: PHP-style brackets build lists (`b`) and maps (`c`); a repeated plain key (`d=1&d=2`) keeps
+ * all its values (RepeatedValues), which a list argument takes whole and any other argument as its last value.
  * Only one level of brackets is read; deeper ones are part of the key's last segment, which no argument declares.
  */
 export function parseQueryString(input: string): ParamMap {
@@ -50,7 +51,10 @@ export function parseQueryString(input: string): ParamMap {
     const value = separator === -1 ? '' : decode(pair.slice(separator + 1));
     const bracket = key.indexOf('[');
     if (bracket <= 0 || !key.endsWith(']')) {
-      params[key] = value;
+      const earlier = params[key];
+      if (earlier instanceof RepeatedValues) earlier.values.push(value);
+      else if (typeof earlier === 'string') params[key] = new RepeatedValues([earlier, value]);
+      else params[key] = value;
       continue;
     }
     const name = key.slice(0, bracket);

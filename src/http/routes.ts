@@ -1,6 +1,6 @@
 import type { TSchema } from 'typebox';
 import type { Args, ArgValues } from '../core/input/args.ts';
-import { readArgs } from '../core/input/read.ts';
+import { readArgs, withRepeatedValues } from '../core/input/read.ts';
 import type { RequestContext } from './context.ts';
 import { forbidden, toApiError } from './errors.ts';
 import { hasParam, type ParamMap } from '../core/input/params.ts';
@@ -87,7 +87,9 @@ export async function processArgs<A extends Args>(args: A, raw: ParamMap, ctx: R
   }
 }
 
-export async function runEndpoint(definition: Endpoint<any>, raw: ParamMap, ctx: RequestContext): Promise<Reply> {
+export async function runEndpoint(definition: Endpoint<any>, sent: ParamMap, ctx: RequestContext): Promise<Reply> {
+  // Handlers that read the raw parameters (a password, the echoed query) see each repeated key as its argument does.
+  const raw = withRepeatedValues(definition.args, sent);
   const params = await processArgs(definition.args, raw, ctx);
   await definition.check?.(ctx, params);
   if (definition.permission && !(await definition.permission(ctx, params))) throw forbidden(ctx.viewer !== null);

@@ -1,6 +1,7 @@
 // D28: the public pages. Each handler parses its address, reads through pages/service.ts (the API's core, as an
 // anonymous reader) and renders a template; it answers an `EncodedReply` (plugins/reply.ts), so that anonymous pages go
 // through the read cache and the conditional plugin (ETag/304) exactly as the API's reads do.
+import { RepeatedValues } from '../core/input/params.ts';
 import { readFileSync } from 'node:fs';
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
@@ -63,7 +64,10 @@ export function redirect(config: Config, status: 301 | 302, location: string): E
 }
 
 const param = (request: FastifyRequest, name: string) => String((request.params as Record<string, unknown>)[name] ?? '');
-const query = (request: FastifyRequest) => (request.query ?? {}) as Record<string, unknown>;
+/** The query as pages read it: a key sent more than once (RepeatedValues) counts as its last value, as PHP reads it. */
+const query = (request: FastifyRequest): Record<string, unknown> =>
+  Object.fromEntries(Object.entries((request.query ?? {}) as Record<string, unknown>)
+    .map(([key, value]) => [key, value instanceof RepeatedValues ? value.values.at(-1) : value]));
 
 /** The list part of a list page: the cards, the pager, the feed links. */
 function listData(list: EventPage, pageHref: (page: number) => string, feed: Feed, emptyText: string, heading: 'h2' | 'h3') {

@@ -4,7 +4,7 @@
 import { InvalidFields, MissingFields, type FieldIssue } from '../../domain/errors.ts';
 import { textLimitIssue, type Arg, type Args, type ArgValues } from './args.ts';
 import type { CommandContext } from './context.ts';
-import { hasParam, type ParamMap } from './params.ts';
+import { hasParam, RepeatedValues, type ParamMap } from './params.ts';
 
 /** Whether any string in a parameter's value (object keys included) passes `test`. */
 function someText(value: unknown, test: (text: string) => boolean): boolean {
@@ -58,7 +58,8 @@ function checkBounds(entries: Array<[string, Arg]>, raw: ParamMap, ctx: CommandC
  * Steps 3–5 of the WordPress check order: missing required parameters, then the named validators, then type
  * coercion of the rest. Each step reports every failing parameter at once.
  */
-export async function readArgs<A extends Args>(args: A, raw: ParamMap, ctx: CommandContext): Promise<ArgValues<A>> {
+export async function readArgs<A extends Args>(args: A, sent: ParamMap, ctx: CommandContext): Promise<ArgValues<A>> {
+  const raw = withRepeatedValues(args, sent);
   const entries = Object.entries(args) as Array<[string, Arg]>;
 
   const missing = entries.filter(([name, spec]) => spec.required && !hasParam(raw, name)).map(([name]) => name);
@@ -98,4 +99,21 @@ export async function readArgs<A extends Args>(args: A, raw: ParamMap, ctx: Comm
   if (Object.keys(validationFailures).length > 0) throw new InvalidFields(validationFailures);
   if (Object.keys(typeFailures).length > 0) throw new InvalidFields(typeFailures);
   return values as ArgValues<A>;
+}
+
+const isListArg = (spec: Arg | undefined) => (spec?.schema as { type?: unknown } | undefined)?.type === 'array';
+
+/**
+ * `sent` with every key sent more than once (RepeatedValues) read as the argument it names takes it: a list argument
+ * all the values, any other (or an undeclared key) the last.
+ */
+export function withRepeatedValues(args: Args, sent: ParamMap): ParamMap {
+  let raw: ParamMap | undefined;
+  for (const name of Object.keys(sent)) {
+    const value = sent[name];
+    if (!(value instanceof RepeatedValues)) continue;
+    raw ??= Object.assign(Object.create(null) as ParamMap, sent);
+    raw[name] = isListArg(args[name]) ? [...value.values] : value.values.at(-1);
+  }
+  return raw ?? sent;
 }
