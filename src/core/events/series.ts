@@ -6,7 +6,9 @@
 //
 // An occurrence edited on its own (an exception) records the fields edited on it in `overrides`: series edits leave
 // those alone. A cancelled occurrence is trashed with the `cancelled` override and its start becomes an EXDATE.
-import { DateTime } from 'luxon';
+//
+// What a series write does to its occurrences is decided by the pure series plan (domain/recurrence/series-plan.ts):
+// this module reads the series and its members, asks for the plan, and applies it through the repositories.
 import type { Insertable, Updateable } from 'kysely';
 import { recordChange, recordChanges, type ChangeAction } from '../change-log/log.ts';
 import type { Actor } from '../../domain/actor.ts';
@@ -14,7 +16,8 @@ import { basicUtc, formatWp, parseWp, utcToLocal } from '../../domain/dates/stor
 import { timezoneAbbr } from '../../domain/dates/zones.ts';
 import { invalidField } from '../../domain/errors.ts';
 import {
-  expandRecurrence, parseRecurrence, RECURRENCE_ERROR_CODE, splitRecurrence, type Expansion, type OccurrenceTimes, type ParsedRecurrence,
+  CANCELLED, expandForMaterialising, extensionDue, materialiseHorizon, parseRecurrence, planSeriesSync, planSplit,
+  RECURRENCE_ERROR_CODE, type Materialised, type MaterialiseLimits, type OccurrenceTimes, type ParsedRecurrence, type PlannedSeries, type SeriesPlan,
   type SeriesStart,
 } from '../../domain/recurrence/index.ts';
 import { trashedSlug, untrashedSlug } from '../../domain/slugs.ts';
@@ -31,8 +34,7 @@ import {
   copySeriesOrganizers, insertEventRows, setSeriesLines, updateEachEventRow, updateEventRow, updateEventRows, type EventRow,
 } from './store.ts';
 
-/** The override that marks a cancelled occurrence (DELETE on its id): trashed, and its start is an EXDATE. */
-export const CANCELLED = 'cancelled';
+export { CANCELLED };
 
 /** What an exception may override, by the input fields that set it (D25 "Writing"). */
 const OVERRIDE_OF_INPUT: Record<string, string> = {
@@ -80,14 +82,18 @@ export function readRecurrence(input: unknown, schedule: EventSchedule): ParsedR
   return parsed.recurrence;
 }
 
-/**
- * How far a series is materialised: RECURRENCE_HORIZON_DAYS from now, or from its start when it starts later (a
- * series that begins in three years still has its first two years of occurrences).
- */
-function horizonOf(actor: Actor, startUtc: string): string {
-  const now = actor.now.toUTC();
-  const start = DateTime.fromSQL(startUtc, { zone: 'utc' });
-  return formatWp((start > now ? start : now).plus({ days: actor.config.recurrence.horizonDays }));
+const nowUtc = (actor: Actor) => formatWp(actor.now.toUTC());
+
+/** How a series starting at `startUtc` is materialised now: RECURRENCE_HORIZON_DAYS ahead, RECURRENCE_MAX_OCCURRENCES. */
+const limitsFor = (actor: Actor, startUtc: string): MaterialiseLimits => ({
+  horizonUtc: materialiseHorizon(nowUtc(actor), startUtc, actor.config.recurrence.horizonDays),
+  maxOccurrences: actor.config.recurrence.maxOccurrences,
+});
+
+/** The occurrences materialised (a 400 when there would be too many). */
+function materialised(expansion: Materialised) {
+  if (!expansion.ok) throw invalidRecurrence(expansion.message);
+  return expansion;
 }
 
 type SeriesSchedule = Pick<EventSchedule, 'timezone' | 'allDay' | 'startLocal' | 'endLocal' | 'startUtc'>;
@@ -98,17 +104,7 @@ type SeriesSchedule = Pick<EventSchedule, 'timezone' | 'allDay' | 'startLocal' |
  * how far that is when the series goes on.
  */
 export function expandSeries(actor: Actor, recurrence: ParsedRecurrence, schedule: SeriesSchedule) {
-  const horizonUtc = horizonOf(actor, schedule.startUtc);
-  const expansion = expandRecurrence(recurrence, seriesStart(schedule), {
-    horizonUtc, maxOccurrences: actor.config.recurrence.maxOccurrences, completeFiniteRules: true,
-  });
-  return materialised(expansion, horizonUtc);
-}
-
-/** What {@link syncSeries} materialises of an expansion (a 400 when it failed), and the horizon to extend it to later. */
-function materialised(expansion: Expansion, horizonUtc: string) {
-  if (!expansion.ok) throw invalidRecurrence(expansion.message);
-  return { occurrences: expansion.occurrences, horizonUtc: expansion.complete ? null : horizonUtc };
+  return materialised(expandForMaterialising(recurrence, seriesStart(schedule), limitsFor(actor, schedule.startUtc)));
 }
 
 /**
@@ -131,18 +127,20 @@ function parseStored(series: EventRow): ParsedRecurrence {
 }
 
 /**
- * The occurrences of a series' stored rule, as {@link expandSeries} gives them; past RECURRENCE_MAX_OCCURRENCES, up to
- * the horizon only, with STORED_RULE_CEILING: an open-ended series that outgrew the maximum as days passed, or a
- * finite rule stored before finite rules were materialised in full (which may hold far more), goes on as it was.
+ * How a series' stored rule is materialised: as {@link expandSeries} does; past RECURRENCE_MAX_OCCURRENCES, up to the
+ * horizon only, with STORED_RULE_CEILING: an open-ended series that outgrew the maximum as days passed, or a finite
+ * rule stored before finite rules were materialised in full (which may hold far more), goes on as it was.
  */
-function expandStored(actor: Actor, series: EventRow) {
-  const recurrence = parseStored(series);
-  const schedule = storedScheduleOf(series);
-  const horizonUtc = horizonOf(actor, schedule.startUtc);
-  const start = seriesStart(schedule);
-  const whole = expandRecurrence(recurrence, start, { horizonUtc, maxOccurrences: actor.config.recurrence.maxOccurrences, completeFiniteRules: true });
-  return materialised(whole.ok ? whole : expandRecurrence(recurrence, start, { horizonUtc, maxOccurrences: STORED_RULE_CEILING }), horizonUtc);
-}
+const storedLimitsFor = (actor: Actor, series: EventRow): MaterialiseLimits => ({ ...limitsFor(actor, series.start_utc), storedCeiling: STORED_RULE_CEILING });
+
+/** The occurrences of a series' stored rule, materialised. */
+const expandStored = (actor: Actor, series: EventRow) =>
+  materialised(expandForMaterialising(parseStored(series), seriesStart(storedScheduleOf(series)), storedLimitsFor(actor, series)));
+
+/** The series' own row, as the plan sees it. */
+const plannedSeries = (series: EventRow): PlannedSeries => ({ timezone: series.timezone, allDay: series.all_day === 1, startUtc: series.start_utc });
+
+const readSeries = (trx: Trx, seriesId: number) => trx.selectFrom('events').selectAll().where('id', '=', seriesId).executeTakeFirstOrThrow();
 
 interface SeriesMember {
   id: number;
@@ -186,53 +184,33 @@ export interface SeriesOutcome {
 
 /**
  * Brings a series' occurrences in line with its own row (after a create, or an edit of its rule or dates, or when the
- * horizon moves): occurrences whose original start is still in the series keep their ids, exceptions and, unless
- * their dates were edited, follow the new times; the others are deleted (a cancelled one stays cancelled); new
- * starts get new occurrences, copied from the series. Everything is logged.
+ * horizon moves): see planSeriesSync. Everything is logged.
  */
 export async function syncSeries(trx: Trx, store: Store, actor: Actor, seriesId: number): Promise<SeriesOutcome> {
-  const outcome: SeriesOutcome = { created: [], updated: [], deleted: [] };
-  const series = await trx.selectFrom('events').selectAll().where('id', '=', seriesId).executeTakeFirstOrThrow();
-  const { occurrences, horizonUtc } = expandStored(actor, series);
-  await updateEventRow(trx, seriesId, { series_horizon_utc: horizonUtc, occurrence_start_utc: series.start_utc });
+  const series = await readSeries(trx, seriesId);
+  const rule = expandStored(actor, series);
+  const members = await seriesMembers(trx, seriesId);
+  return applyPlan(trx, actor, series, planSeriesSync(plannedSeries(series), rule, members), members);
+}
 
-  const members = new Map((await seriesMembers(trx, seriesId)).map((member) => [member.occurrenceStartUtc, member]));
-  const wanted: OccurrenceTimes[] = [];
-  const kept = new Set<number>();
-  const movedRows: Array<{ id: number; values: Updateable<EventsTable> }> = [];
-  for (const times of occurrences) {
-    if (times.startUtc === series.start_utc) continue;
-    const member = members.get(times.startUtc);
-    if (member === undefined) {
-      wanted.push(times);
-      continue;
-    }
-    kept.add(member.id);
-    if (member.overrides.includes(CANCELLED)) continue;
-    const moved = !member.overrides.includes('dates')
-      && (member.startLocal !== times.startLocal || member.endLocal !== times.endLocal || member.timezone !== series.timezone || member.allDay !== (series.all_day === 1));
-    if (moved) {
-      movedRows.push({ id: member.id, values: occurrenceDates(series, times) });
-      outcome.updated.push(member.id);
-    }
-  }
-  const deleted: SeriesMember[] = [];
-  for (const member of members.values()) {
-    if (kept.has(member.id)) continue;
-    // A cancelled occurrence outside the series stays what it is (trashed); any other is gone with its start.
-    if (member.overrides.includes(CANCELLED)) continue;
-    deleted.push(member);
-  }
-  outcome.deleted = deleted.map((member) => member.id);
+/**
+ * A plan applied to the series (`series` is its row as the new occurrences copy it) and logged: the series' horizon,
+ * the members deleted, the members moved, the new occurrences. `members` are those the plan was made of.
+ */
+async function applyPlan(trx: Trx, actor: Actor, series: EventRow, plan: SeriesPlan, members: readonly SeriesMember[]): Promise<SeriesOutcome> {
+  await updateEventRow(trx, series.id, { series_horizon_utc: plan.horizonUtc, occurrence_start_utc: series.start_utc });
+  const deletedIds = new Set(plan.delete);
+  const deleted = members.filter((member) => deletedIds.has(member.id));
+  const updated = plan.move.map(({ id }) => id);
   // Deleted first, so that their slugs are free for the new occurrences; logged last, as a series write always was.
-  await deletePostRows(trx, outcome.deleted);
-  await updateEachEventRow(trx, movedRows);
-  outcome.created = await materialise(trx, actor, series, wanted);
-  await rebuildOccurrences(trx, outcome.updated);
+  await deletePostRows(trx, plan.delete);
+  await updateEachEventRow(trx, plan.move.map(({ id, times }) => ({ id, values: occurrenceDates(series, times) })));
+  const created = await materialise(trx, actor, series, plan.create);
+  await rebuildOccurrences(trx, updated);
   // New times change nobody's right to list an occurrence.
-  recordChanges(trx, 'event', outcome.updated, 'updated');
+  recordChanges(trx, 'event', updated, 'updated');
   logMembers(trx, actor, deleted, 'deleted');
-  return outcome;
+  return { created, updated, deleted: plan.delete };
 }
 
 /** An occurrence's schedule columns: its own times, the series' zone (its abbreviation at that start) and kind. */
@@ -367,7 +345,7 @@ export function exdateLine(occurrenceStartUtc: string, series: Pick<EventRow, 'a
 
 /** A series' lines with `line` added (cancel) or removed (restore of a cancelled occurrence), on every row of it. */
 export async function setExdate(trx: Trx, seriesId: number, occurrenceStartUtc: string, present: boolean): Promise<void> {
-  const series = await trx.selectFrom('events').selectAll().where('id', '=', seriesId).executeTakeFirstOrThrow();
+  const series = await readSeries(trx, seriesId);
   const line = exdateLine(occurrenceStartUtc, series);
   const lines = storedRecurrence(series).filter((existing) => existing !== line);
   if (present) lines.push(line);
@@ -401,7 +379,7 @@ const logSeriesRow = (trx: Trx, seriesId: number) => recordChange(trx, { type: '
  * (core/background/series-horizons.ts) runs it; no read does. Answers how many occurrences it created.
  */
 export async function extendSeriesHorizons(store: Store, actor: Actor): Promise<number> {
-  const due = formatWp(actor.now.toUTC().plus({ days: actor.config.recurrence.horizonDays - 1 }));
+  const due = extensionDue(nowUtc(actor), actor.config.recurrence.horizonDays);
   const rows = await store.db.selectFrom('events').select('id').where('series_horizon_utc', 'is not', null).where('series_horizon_utc', '<', due).execute();
   let created = 0;
   for (const { id } of rows) {
@@ -409,6 +387,7 @@ export async function extendSeriesHorizons(store: Store, actor: Actor): Promise<
       if (!await claimPost(trx, id)) return 0;
       const series = await trx.selectFrom('events').select('id').where('id', '=', id).where('series_horizon_utc', '<', due).executeTakeFirst();
       if (!series) return 0;
+      // The rule expanded to the later horizon gives new starts past the previous one: the sync creates them.
       return (await syncSeries(trx, store, actor, id)).created.length;
     });
   }
@@ -420,28 +399,30 @@ export async function extendSeriesHorizons(store: Store, actor: Actor): Promise<
  * occurrence becomes the first of a new series (keeping its id) with the rest of the old rule moved with it
  * (splitRecurrence: the COUNT left, an UNTIL moved as the start moved) or the `recurrence` sent. Its later
  * occurrences are new; the old series' later ones, exceptions included, are gone, as in Google Calendar's "this and
- * following events". Extra dates (RDATE) stay with the old series. The caller then applies the sent fields to the
- * occurrence and makes it a series with the lines returned.
+ * following events". Extra dates (RDATE) stay with the old series (see planSplit). The caller then applies the sent
+ * fields to the occurrence and makes it a series with the lines returned.
  */
 export async function splitSeries(
   trx: Trx, store: Store, actor: Actor, occurrence: EventRow, newStart: Pick<EventSchedule, 'timezone' | 'allDay' | 'startLocal'>,
 ): Promise<string[]> {
   const seriesId = occurrence.series_id!;
-  const series = await trx.selectFrom('events').selectAll().where('id', '=', seriesId).executeTakeFirstOrThrow();
-  const split = splitRecurrence({
-    recurrence: parseStored(series), series: seriesStart(storedScheduleOf(series)), occurrenceStartUtc: occurrence.occurrence_start_utc!, newStart,
+  const series = await readSeries(trx, seriesId);
+  const members = await seriesMembers(trx, seriesId);
+  const plan = planSplit({
+    recurrence: parseStored(series), series: { ...seriesStart(storedScheduleOf(series)), startUtc: series.start_utc },
+    occurrence: { id: occurrence.id, occurrenceStartUtc: occurrence.occurrence_start_utc! }, newStart, members, limits: storedLimitsFor(actor, series),
   });
-  if (!split.ok) throw invalidRecurrence(split.message);
+  if (!plan.ok) throw invalidRecurrence(plan.message);
 
-  // The occurrence leaves the old series first, so that ending the old series does not delete it.
-  await updateEventRow(trx, occurrence.id, { series_id: occurrence.id, overrides: '', occurrence_start_utc: occurrence.start_utc });
-  await updateEventRow(trx, seriesId, { recurrence: JSON.stringify(split.before) });
-  const outcome = await syncSeries(trx, store, actor, seriesId);
+  // The occurrence leaves the old series (the plan left it out of the members it deletes) to become the new series' row.
+  await updateEventRow(trx, plan.detached, { series_id: plan.detached, overrides: '', occurrence_start_utc: occurrence.start_utc });
+  const recurrence = JSON.stringify(plan.before);
+  await updateEventRow(trx, seriesId, { recurrence });
+  const outcome = await applyPlan(trx, actor, { ...series, recurrence }, plan.beforeSplit, members);
   await copySeriesFields(trx, actor, seriesId, [], new Set([...outcome.created, ...outcome.updated, ...outcome.deleted]));
   logSeriesRow(trx, seriesId);
-  return split.following;
+  return plan.following;
 }
-
 
 /**
  * The occurrences of these series that were edited on their own (not merely cancelled: a cancellation is an EXDATE
