@@ -1,4 +1,4 @@
-// Roles, capabilities, status visibility and passwords (contract §1.5, §5.2, §10, §11; D5, D15–D19). What a protected
+// Roles, capabilities, status visibility and passwords (reference §1.5, §5.2, §10, §11; D5, D15–D19). What a protected
 // event shows instead of its content (§3.10) is the events slice's concern (core/events/protected.ts).
 // Events, venues and organizers each have their own copy of the WordPress post capabilities, but every default role
 // holds the same ones on all three types, so one capability table serves them all.

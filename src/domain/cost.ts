@@ -1,4 +1,4 @@
-// Event cost (contract §3.8, §5.2 `cost`): the raw values as sent, the currency parsed from them, the numbers of
+// Event cost (reference §3.8, §5.2 `cost`): the raw values as sent, the currency parsed from them, the numbers of
 // `cost_details.values` and the display string of `cost`.
 //
 // A cost value is read as numbers (`\d+` groups joined by `.` or `,`) and the text around them:

@@ -1,4 +1,4 @@
-// HTML of descriptions and excerpts, plain-text titles and escaping (contract §3.1 `title`, `description`,
+// HTML of descriptions and excerpts, plain-text titles and escaping (reference §3.1 `title`, `description`,
 // `excerpt`, `website`; §3.9).
 import sanitize from 'sanitize-html';
 

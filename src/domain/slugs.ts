@@ -1,4 +1,4 @@
-// Slugs for events, venues, organizers and terms (contract §3.1 `slug`, §5.2, §7.2, §9.3; D2): WordPress's
+// Slugs for events, venues, organizers and terms (reference §3.1 `slug`, §5.2, §7.2, §9.3; D2): WordPress's
 // `sanitize_title`, `wp_unique_post_slug` and the `__trashed` suffix.
 import slugifyText from '@sindresorhus/slugify';
 

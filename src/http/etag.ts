@@ -1,6 +1,6 @@
 // D22 conditional requests, the pure part: entity tags of representations, `If-Match`/`If-None-Match` parsing and
-// comparison (RFC 9110 §8.8.3, §13.1.1, §13.1.2), HTTP dates, and the precondition an item write runs in its
-// transaction. plugins/conditional.ts puts them on the wire.
+// comparison (RFC 9110 §8.8.3, RFC 9110 §13.1.1, RFC 9110 §13.1.2), HTTP dates, and the precondition an item write
+// runs in its transaction. plugins/conditional.ts puts them on the wire.
 import { createHash } from 'node:crypto';
 import { preconditionFailed } from '../domain/errors.ts';
 import { JSON_TYPE } from './content-types.ts';
@@ -68,17 +68,17 @@ export function parseTagCondition(value: string): TagCondition | null {
 }
 
 /**
- * `If-None-Match` (weak comparison, §13.1.2): true when the current representation, tagged `current`, matches, so a
- * GET answers 304.
+ * `If-None-Match` (weak comparison, RFC 9110 §13.1.2): true when the current representation, tagged `current`,
+ * matches, so a GET answers 304.
  */
 export function noneMatchFails(condition: TagCondition, current: string): boolean {
   return condition.any || condition.tags.some((tag) => tag.opaque === current);
 }
 
 /**
- * `If-Match` (strong comparison, §13.1.1): true when the condition holds for the current representation, tagged
- * `current` (undefined when the caller has no current representation to compare, e.g. a GET would refuse it). `*`
- * holds whenever the item exists, which the caller establishes (`exists`). A weak tag never matches.
+ * `If-Match` (strong comparison, RFC 9110 §13.1.1): true when the condition holds for the current representation,
+ * tagged `current` (undefined when the caller has no current representation to compare, e.g. a GET would refuse it).
+ * `*` holds whenever the item exists, which the caller establishes (`exists`). A weak tag never matches.
  */
 export function matchHolds(condition: TagCondition, current: string | undefined, exists = current !== undefined): boolean {
   if (condition.any) return exists;

@@ -39,5 +39,5 @@ export function sendReply(reply: FastifyReply, encoded: EncodedReply): FastifyRe
   return encoded.payload === null ? reply.send() : reply.send(encoded.payload);
 }
 
-/** Whether a status carries no body at all, so no Content-Type either (RFC 9110 §15.3.5, §15.4.5). */
+/** Whether a status carries no body at all, so no Content-Type either (RFC 9110 §15.3.5, RFC 9110 §15.4.5). */
 export const isBodiless = (status: number) => BODILESS.has(status);

@@ -1,5 +1,5 @@
-// D22, the pure rules of http/etag.ts: If-Match / If-None-Match grammar (RFC 9110 §8.8.3, §13.1.1–2), comparison,
-// tags and HTTP dates.
+// D22, the pure rules of http/etag.ts: If-Match / If-None-Match grammar (RFC 9110 §8.8.3, RFC 9110 §13.1.1,
+// RFC 9110 §13.1.2), comparison, tags and HTTP dates.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { entityTag, httpDate, ifMatchPrecondition, jsonTag, lastModifiedHeader, matchHolds, noneMatchFails, parseTagCondition } from '../../src/http/etag.ts';

@@ -99,7 +99,7 @@ describeEachDatabase('Discovery: the namespace index (§13)', (h) => {
   it('matches the structure of the recorded example 01 for the routes it shares', async () => {
     const recorded = readExample('01-discovery-namespace.json').response;
     const { routes } = (await index()).json();
-    // Routes this service adds beyond the reference (EXTENSIONS.md).
+    // Routes this service adds beyond the reference (D24, D26 and D27 in docs/decisions.md).
     const extensions = new Set([`${NS}/changes`, `${NS}/events.ics`, `${NS}/events/(?P<id>\\d+).ics`]);
     for (const [key, route] of Object.entries<any>(routes)) {
       if (extensions.has(key) || key.startsWith(`${NS}/webhooks`)) continue;

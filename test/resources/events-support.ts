@@ -23,7 +23,7 @@ export async function createEvent(h: Harness, overrides: Record<string, unknown>
 const ID_KEYS = new Set(['id', 'term_taxonomy_id']);
 
 /**
- * A single event as the reference answers it: the D25 fields this service adds (additive, EXTENSIONS.md) checked to
+ * A single event as the reference answers it: the D25 fields this service adds (additive, docs/decisions.md) checked to
  * hold their single-event values, then left out, so the rest compares with the reference's examples key for key.
  */
 export function referenceShape(event: Record<string, any>): Record<string, any> {

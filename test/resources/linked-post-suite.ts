@@ -1,4 +1,4 @@
-// What venues and organizers share (contract §6, §7, §10, D2, D10, D11, D12, D16, D18, D19), run for each of them
+// What venues and organizers share (reference §6, §7, §10, D2, D10, D11, D12, D16, D18, D19), run for each of them
 // on both databases. The type-specific behaviours live in venues.test.ts and organizers.test.ts.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
