@@ -3,7 +3,7 @@
 // last 30 days, as STATUS:CANCELLED so that subscribers drop them. A core function of (store, actor, plan): no HTTP.
 import { canAccessProtected, canEditPost, canReadPost, effectiveStatus, listVisibilityScope, type PostStatus } from '../domain/access.ts';
 import type { Actor } from '../domain/actor.ts';
-import { formatWp } from '../domain/dates/stored-format.ts';
+import { basicUtc, formatWp } from '../domain/dates/stored-format.ts';
 import type { Db, Store } from '../store/store.ts';
 import { postLike, publicUrl } from '../core/posts/fields.ts';
 import type { PostRow } from '../core/posts/store.ts';
@@ -11,7 +11,7 @@ import type { EventListPlan } from '../core/events/list-query.ts';
 import { loadImages } from '../core/images/images.ts';
 import { loadOrganizerIds, type EventRecord } from '../core/events/store.ts';
 import { eventListQueries } from '../core/events/store.ts';
-import { exdateLine, seriesExceptionIds, storedRecurrence } from '../core/events/series.ts';
+import { CANCELLED, exdateLine, seriesExceptionIds, storedOverrides, storedRecurrence } from '../core/events/series.ts';
 import { htmlToText, type IcalEntry, type IcalEvent, type IcalStatus } from './write.ts';
 
 /** How long a trashed event stays in feeds as CANCELLED. */
@@ -44,8 +44,9 @@ const beforeTrash = (statuses: readonly PostStatus[]): string[] => (statuses.inc
 /**
  * The ids of the feed. Password-protected events are left out for anonymous callers (D26; others see them only when
  * they may edit them or sent the password, checked when they are written), drafts and private ones by the list rules.
+ * `withCancelled` false (the feed's `cancelled=0`) leaves the trashed events out instead of listing them as cancelled.
  */
-export async function selectFeed(store: Store, actor: Actor, plan: EventListPlan, max: number): Promise<FeedSelection> {
+export async function selectFeed(store: Store, actor: Actor, plan: EventListPlan, max: number, withCancelled = true): Promise<FeedSelection> {
   const db = store.db;
   const paged = { ...plan, page: 1, perPage: max + 1 };
   let page = eventListQueries(store, actor, paged).page;
@@ -56,7 +57,7 @@ export async function selectFeed(store: Store, actor: Actor, plan: EventListPlan
   const truncatedActive = active.length > max;
   const kept = active.slice(0, max);
   const room = max - kept.length;
-  if (room === 0 || !plan.statuses.some((status) => status !== 'trash')) {
+  if (!withCancelled || room === 0 || !plan.statuses.some((status) => status !== 'trash')) {
     return { active: kept, cancelled: [], truncated: truncatedActive };
   }
 
@@ -87,6 +88,8 @@ export interface FeedOptions {
   host: string;
   /** The request's `password` (§11), which lets a caller see the one protected event it opens. */
   password?: unknown;
+  /** The feed's `utc=1`: every time in UTC (see {@link utcSeriesLines} for what that makes of a timed series). */
+  utc?: boolean;
 }
 
 /** The UID host: SITE_URL's host name. */
@@ -252,6 +255,32 @@ function mergeBundles(bundle: FeedBundle, more: FeedBundle): FeedBundle {
   };
 }
 
+/**
+ * The original starts (UTC) of the occurrences of these series other than their first, by series, cancelled ones left
+ * out (a cancellation is an EXDATE of its series). One query.
+ */
+async function laterStartsUtc(db: Db, seriesIds: readonly number[]): Promise<Map<number, string[]>> {
+  const starts = new Map<number, string[]>();
+  if (seriesIds.length === 0) return starts;
+  const rows = await db.selectFrom('events').select(['series_id', 'occurrence_start_utc', 'overrides'])
+    .where('series_id', 'in', unique(seriesIds)).whereRef('id', '!=', 'series_id').orderBy('occurrence_start_utc').execute();
+  for (const row of rows) {
+    if (row.occurrence_start_utc === null || storedOverrides(row).includes(CANCELLED)) continue;
+    starts.set(row.series_id!, [...(starts.get(row.series_id!) ?? []), row.occurrence_start_utc]);
+  }
+  return starts;
+}
+
+/**
+ * A timed series' lines in a UTC feed: every occurrence's original start as an RDATE in UTC, and no RRULE. A rule
+ * repeats the wall-clock time of its DTSTART: from a DTSTART in UTC it would move every occurrence past a
+ * daylight-saving change by an hour. The dates are those materialised (D25), so an open-ended series reaches
+ * RECURRENCE_HORIZON_DAYS ahead, a horizon that moves on as the feed is read again. The first date (DTSTART) is
+ * listed too: ical.js, and so FullCalendar, counts no DTSTART that a list of dates leaves out, and RFC 5545 counts a
+ * date given twice once.
+ */
+const utcSeriesLines = (firstUtc: string, laterUtc: readonly string[]) => [firstUtc, ...laterUtc].map((start) => `RDATE:${basicUtc(start)}`);
+
 /** A series' row id, for an event row (null for a single event). */
 const seriesOf = (bundle: FeedBundle, id: number): number | null => bundle.records.get(id)?.event.series_id ?? null;
 
@@ -275,8 +304,12 @@ export async function* feedEntries(store: Store, actor: Actor, ids: readonly num
     upcoming?.catch(() => {});
     const series = unique(chunk.map((id) => seriesOf(bundle, id)).filter((id): id is number => id !== null && !written.has(id)));
     let exceptions = new Map<number, number[]>();
+    let laterUtc = new Map<number, string[]>();
     if (series.length > 0) {
-      exceptions = await seriesExceptionIds(store.db, series);
+      [exceptions, laterUtc] = await Promise.all([
+        seriesExceptionIds(store.db, series),
+        options.utc ? laterStartsUtc(store.db, series) : new Map<number, string[]>(),
+      ]);
       const extra = unique([...series, ...[...exceptions.values()].flat()]).filter((id) => !bundle.records.has(id));
       if (extra.length > 0) bundle = mergeBundles(bundle, await loadFeedBundle(store.db, extra));
     }
@@ -287,8 +320,10 @@ export async function* feedEntries(store: Store, actor: Actor, ids: readonly num
       if (seriesId !== null && id !== seriesId && bundle.records.get(id)?.post.status === 'trash') continue;
       if (written.has(mainId) || !bundle.records.has(mainId) || !mayShow(actor, bundle, mainId, options)) continue;
       written.add(mainId);
-      const event = icalEventOf(actor, bundle, mainId, options.host, plan);
+      let event = icalEventOf(actor, bundle, mainId, options.host, plan);
       if (!event) continue;
+      // All-day series keep their rule: dates have no zone to get wrong.
+      if (options.utc && seriesId !== null && !event.allDay) event = { ...event, recurrence: utcSeriesLines(event.startUtc, laterUtc.get(seriesId) ?? []) };
       const hidden: string[] = [];
       const edited = (seriesId === null ? [] : exceptions.get(seriesId) ?? []).flatMap((exceptionId) => {
         const record = bundle.records.get(exceptionId);

@@ -94,7 +94,7 @@ export function dayAfter(date: string): string {
   return next.toISOString().slice(0, 10);
 }
 
-/** DTSTART, DTEND, RECURRENCE-ID: with the event's TZID, or in UTC when its zone has no VTIMEZONE. */
+/** DTSTART, DTEND, RECURRENCE-ID: with the event's TZID, or in UTC when it has no VTIMEZONE (an offset zone, a UTC calendar). */
 function dateProperty(name: string, local: WpDate, utc: WpDate, zone: ZoneBlock | null): JCal {
   return zone === null ? [name, {}, 'date-time', `${isoOf(utc)}Z`] : [name, { tzid: zone.tzid }, 'date-time', isoOf(local)];
 }
@@ -129,8 +129,11 @@ function recurrenceLine(line: string): JCal {
   return (ICAL.Property.fromString(line.replace(CONTROL_OR_SPACE, '')) as unknown as { toJSON(): JCal }).toJSON();
 }
 
-function veventOf(event: IcalEvent, zones: Map<string, ZoneBlock>): JComponent {
-  const zone = event.allDay ? null : zoneBlock(event.timezone);
+/** The VTIMEZONE a timed event's times are written with; none (UTC) for all-day events, and in a UTC calendar. */
+const eventZone = (event: IcalEvent, utc: boolean) => (event.allDay || utc ? null : zoneBlock(event.timezone));
+
+function veventOf(event: IcalEvent, zones: Map<string, ZoneBlock>, utc: boolean): JComponent {
+  const zone = eventZone(event, utc);
   if (zone) zones.set(zone.tzid, zone);
   const properties: JCal[] = [
     text('uid', event.uid),
@@ -199,6 +202,12 @@ export interface CalendarHead {
   name: string;
   /** X-WR-TIMEZONE: the site's zone. */
   timezone: string;
+  /**
+   * Every time in UTC (`…Z`), with no TZID and so no VTIMEZONE; dates of all-day events stay dates. For readers that
+   * take a TZID time for the viewer's own (FullCalendar's iCalendar plugin): the entries' recurrence lines must then be
+   * in UTC too (ical/feed.ts writes them so).
+   */
+  utc?: boolean;
 }
 
 const stringifyComponent = (component: JComponent) =>
@@ -248,24 +257,24 @@ export class WrittenEntries {
 }
 
 /** The VEVENTs of one entry (a series, then its edited occurrences), and the zones they use; from `written` if it has them. */
-function writeEntry(entry: IcalEntry, written: WrittenEntries | undefined): { text: string; zones: ZoneBlock[] } {
+function writeEntry(entry: IcalEntry, written: WrittenEntries | undefined, utc: boolean): { text: string; zones: ZoneBlock[] } {
   const events = [entry.event, ...(entry.exceptions ?? [])];
   const used = new Map<string, ZoneBlock>();
   // The description is left out of the key: it changes only with a write, which moves `modifiedUtc` (in the key).
-  const key = written === undefined ? '' : JSON.stringify(entry, (name, value) => (name === 'html' || name === 'description' ? undefined : value));
+  const key = written === undefined ? '' : JSON.stringify({ utc, entry }, (name, value) => (name === 'html' || name === 'description' ? undefined : value));
   const cached = written?.get(key);
   if (cached !== undefined) {
-    for (const event of events) zonesOf(event, used);
+    for (const event of events) zonesOf(event, used, utc);
     return { text: cached, zones: [...used.values()] };
   }
-  const text = events.map((event) => stringifyComponent(veventOf(event, used))).join('\r\n');
+  const text = events.map((event) => stringifyComponent(veventOf(event, used, utc))).join('\r\n');
   written?.set(key, text);
   return { text, zones: [...used.values()] };
 }
 
 /** The zones an event's VEVENT names (its own, and those of its recurrence lines), as `veventOf` collects them. */
-function zonesOf(event: IcalEvent, zones: Map<string, ZoneBlock>): void {
-  const zone = event.allDay ? null : zoneBlock(event.timezone);
+function zonesOf(event: IcalEvent, zones: Map<string, ZoneBlock>, utc: boolean): void {
+  const zone = eventZone(event, utc);
   if (zone) zones.set(zone.tzid, zone);
   for (const line of event.recurrence ?? []) {
     const tzid = /;TZID=("?)([^;:"]+)\1[;:]/i.exec(line)?.[2];
@@ -286,14 +295,15 @@ export async function writeCalendar(
   head: CalendarHead, entries: Iterable<IcalEntry> | AsyncIterable<IcalEntry>, budget = Number.POSITIVE_INFINITY, written?: WrittenEntries,
 ): Promise<{ text: string; truncated: boolean }> {
   const zones = new Map<string, ZoneBlock>();
+  const utc = head.utc === true;
   const site = zoneBlock(head.timezone);
-  if (site) zones.set(site.tzid, site);
+  if (site && !utc) zones.set(site.tzid, site);
   const events: string[] = [];
   let bytes = 0;
   let truncated = false;
   let count = 0;
   for await (const entry of entries) {
-    const { text, zones: used } = writeEntry(entry, written);
+    const { text, zones: used } = writeEntry(entry, written, utc);
     const size = Buffer.byteLength(text) + 2;
     if (bytes + size > budget) {
       truncated = true;

@@ -16,13 +16,30 @@ import { loadPost } from '../../core/posts/input.ts';
 import { postLike } from '../../core/posts/fields.ts';
 import { coordinateIssue, DATE_PARAMS } from '../../core/events/list-query.ts';
 import { eventListArgs, idArg, passwordArg } from '../../core/events/input.ts';
+import { arg } from '../../core/input/args.ts';
 
 export const ICAL_TYPE = 'text/calendar; charset=utf-8';
 
-const head = (ctx: RequestContext, name: string): CalendarHead => ({
+/**
+ * How a feed is written, for readers that get the plain feed wrong: FullCalendar's iCalendar plugin reads a TZID time
+ * as the viewer's local time, and shows cancelled events as any other.
+ */
+const feedFormatArgs = {
+  utc: arg.boolean({
+    description: 'true (or 1): every time in UTC, with no TZID or VTIMEZONE (all-day events stay dates; a timed series is written as its dates, RDATE, up to RECURRENCE_HORIZON_DAYS ahead), for readers that misread TZID times, such as FullCalendar.',
+    default: false,
+  }),
+  cancelled: arg.boolean({
+    description: 'false (or 0): leave cancelled (trashed) events out instead of listing them as STATUS:CANCELLED, for readers that show them as any other, such as FullCalendar. A series leaves its cancelled dates out either way.',
+    default: true,
+  }),
+};
+
+const head = (ctx: RequestContext, name: string, utc: boolean): CalendarHead => ({
   prodId: `-//${uidHost(ctx.config.siteUrl)}//calendar-events//EN`,
   name,
   timezone: ctx.config.siteTimezone,
+  utc,
 });
 
 const icsReply = (text: string, filename: string, truncated: boolean) => ({
@@ -41,11 +58,11 @@ const feed = (written: WrittenEntries) => endpoint({
   methods: ['GET'],
   summary: 'Subscribe to events: the events GET /events lists, as an iCalendar feed',
   responses: {
-    200: ICS_RESPONSE('An RFC 5545 calendar (text/calendar): every matching event from 30 days ago on (unless dates are given), at most ICAL_MAX_EVENTS (then X-Truncated: true), events trashed within 30 days as STATUS:CANCELLED.'),
+    200: ICS_RESPONSE('An RFC 5545 calendar (text/calendar): every matching event from 30 days ago on (unless dates are given), at most ICAL_MAX_EVENTS (then X-Truncated: true), events trashed within 30 days as STATUS:CANCELLED (unless cancelled=0).'),
     ...NOT_MODIFIED,
     400: { description: 'Invalid parameter.' },
   },
-  args: eventListArgs,
+  args: { ...eventListArgs, ...feedFormatArgs },
   async handler(ctx, params, raw) {
     const issue = coordinateIssue(params);
     if (issue) throw invalidParams(issue);
@@ -54,10 +71,10 @@ const feed = (written: WrittenEntries) => endpoint({
     // D25: a series is one VEVENT (with its rule and edited occurrences), however many of its occurrences match.
     plan = { ...plan, collapseSeries: true };
     const max = ctx.config.ical.maxEvents;
-    const selection = await selectFeed(ctx.store, ctx, plan, max);
-    const options = { host: uidHost(ctx.config.siteUrl), password: params.password };
+    const selection = await selectFeed(ctx.store, ctx, plan, max, params.cancelled);
+    const options = { host: uidHost(ctx.config.siteUrl), password: params.password, utc: params.utc };
     const entries = feedEntries(ctx.store, ctx, [...selection.active, ...selection.cancelled], options, plan);
-    const { text, truncated } = await writeCalendar(head(ctx, ctx.config.siteName), entries, ctx.config.deadlines.maxResponseBytes, written);
+    const { text, truncated } = await writeCalendar(head(ctx, ctx.config.siteName, params.utc), entries, ctx.config.deadlines.maxResponseBytes, written);
     return icsReply(text, 'events.ics', selection.truncated || truncated);
   },
 });
@@ -80,7 +97,8 @@ const single = (written: WrittenEntries) => endpoint({
     403: { description: 'Trashed, not accessible, or password-protected.' },
     404: { description: 'No such id.' },
   },
-  args: { ...idArg, password: passwordArg },
+  // `cancelled` is accepted as on the feed, so that one set of options fits both: a trashed event is refused here anyway.
+  args: { ...idArg, password: passwordArg, ...feedFormatArgs },
   async handler(ctx, params, raw) {
     const post = await loadPost(ctx, params.id);
     if (!post) throw new ApiError(404, 'rest-event-not-found', `Event with ID ${params.id} does not exist.`);
@@ -89,14 +107,14 @@ const single = (written: WrittenEntries) => endpoint({
     if (refused) throw refused;
     // D29: a password sent to a protected event is a guess, counted before it is checked (http/event-passwords.ts).
     const guess = post.password !== '' && sentPassword(params.password) ? await startPasswordGuess(ctx, eventPasswordTarget(post.id)) : undefined;
-    const options = { host: uidHost(ctx.config.siteUrl), password: params.password };
+    const options = { host: uidHost(ctx.config.siteUrl), password: params.password, utc: params.utc };
     const entries = [];
     for await (const entry of feedEntries(ctx.store, ctx, [post.id], options)) entries.push(entry);
     await guess?.settle(entries.length > 0);
     if (entries.length === 0) {
       throw new ApiError(403, 'event-password-protected', 'The requested event is not accessible without a password');
     }
-    const { text } = await writeCalendar(head(ctx, post.title), entries, Number.POSITIVE_INFINITY, written);
+    const { text } = await writeCalendar(head(ctx, post.title, params.utc), entries, Number.POSITIVE_INFINITY, written);
     const reply = icsReply(text, `${post.slug || 'event'}.ics`, false);
     // D22: Last-Modified where the item has a modified_utc.
     const modified = httpDate(post.modified_utc);
