@@ -43,7 +43,10 @@ export function pageAwareFrameworkErrors(
   api: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void,
 ) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
-    if (requestPath(request.url).startsWith(config.apiPath)) return api(error, request, reply);
+    if (requestPath(request.url).startsWith(config.apiPath)) {
+      api(error, request, reply);
+      return;
+    }
     const page = errorPage(config, 400, 'Bad address', 'This address is malformed.', '/');
     sendReply(reply, page);
   };

@@ -183,15 +183,23 @@ export async function openStore(config: DatabaseConfig, options: OpenStoreOption
       await store.transaction(async (trx) => {
         for (const { drop } of deferred) await sql.raw(drop).execute(trx);
       });
-      try {
-        return await load();
-      } finally {
-        // One statement at a time: one that fails (a foreign key the loaded rows break) leaves the others standing.
+      // Whatever the load did, the deferred definitions are made again, one statement at a time: one that fails (a
+      // foreign key the loaded rows break) leaves the others standing. A failed load's own error is the one reported.
+      const restore = async () => {
         const failures: unknown[] = [];
         for (const { create } of deferred) await sql.raw(create).execute(db).catch((error: unknown) => failures.push(error));
         if (failures.length > 0) throw failures[0];
         await dialect.bulkLoadUpkeep.afterLoad?.(db, tables);
+      };
+      let loaded: Awaited<ReturnType<typeof load>>;
+      try {
+        loaded = await load();
+      } catch (error) {
+        await restore().catch(() => {});
+        throw error;
       }
+      await restore();
+      return loaded;
     },
     async ping() {
       try {

@@ -9,7 +9,10 @@ describe('sanitizeHtml', () => {
     const alphabet = ['a', 'Z', ' ', '\n', '\r', '\t', '\f', '\v', '\0', '\x01', '\x7f', '"', "'", '=', '/', ';', '#', '!', '?', '-', ']',
       'é', '€', '😀', '\u00a0', '\u2028', '\ufeff', '\ud800'];
     let state = 7;
-    const next = () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const next = () => {
+      state = (state * 1103515245 + 12345) % 2 ** 31;
+      return state / 2 ** 31;
+    };
     for (let sample = 0; sample < 5000; sample++) {
       let text = '';
       for (let length = Math.floor(next() * 16); length > 0; length--) text += alphabet[Math.floor(next() * alphabet.length)];

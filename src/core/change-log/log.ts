@@ -71,7 +71,8 @@ export function recordChange(trx: Trx, change: Change): void {
   if (!buffer) {
     // Registered first: throws for a transaction that is not the store's, before anything is buffered.
     beforeCommit(trx, flush);
-    buffers.set(trx, buffer = new Map());
+    buffer = new Map();
+    buffers.set(trx, buffer);
   }
   const key = `${change.type}:${change.id}`;
   const earlier = buffer.get(key);
@@ -151,7 +152,10 @@ const listeners = new WeakMap<Store, Set<CommittedListener>>();
  */
 export function onChangesCommitted(store: Store, listener: CommittedListener): () => void {
   let set = listeners.get(store);
-  if (!set) listeners.set(store, set = new Set());
+  if (!set) {
+    set = new Set();
+    listeners.set(store, set);
+  }
   set.add(listener);
   return () => {
     set.delete(listener);

@@ -87,7 +87,10 @@ export class EventItemCache {
     this.#remove(key);
     this.#entries.set(key, { eventId, entry, terms });
     let keys = this.#keysOfEvent.get(eventId);
-    if (!keys) this.#keysOfEvent.set(eventId, keys = new Set());
+    if (!keys) {
+      keys = new Set();
+      this.#keysOfEvent.set(eventId, keys);
+    }
     keys.add(key);
     this.#bytes += entry.payload.length;
     for (const [oldKey] of this.#entries) {
