@@ -4,6 +4,7 @@ import { discoveryRoutes } from './discovery/routes.ts';
 import { organizerEventFilters, venueEventFilters } from './events/linked-filters.ts';
 import { eventRoutes } from './events/routes.ts';
 import { feedRoutes } from './events/feed-routes.ts';
+import { fullCalendarRoutes } from './events/fullcalendar-routes.ts';
 import { organizerRoutes } from './organizers/routes.ts';
 import { termRoutes } from './terms/routes.ts';
 import { venueRoutes } from './venues/routes.ts';
@@ -17,6 +18,6 @@ import { webhookRoutes } from './webhooks/routes.ts';
  */
 export function apiRouteGroups(icalEntries: WrittenEntries): RouteGroup[] {
   // The discovery routes describe the whole table, themselves included, when they are asked.
-  const groups: RouteGroup[] = [...discoveryRoutes(() => groups), ...eventRoutes(), ...feedRoutes(icalEntries), ...venueRoutes([...venueEventFilters(), modifiedListFilter()]), ...organizerRoutes([...organizerEventFilters(), modifiedListFilter()]), ...termRoutes('event_category'), ...termRoutes('event_tag'), ...changeRoutes(), ...webhookRoutes()];
+  const groups: RouteGroup[] = [...discoveryRoutes(() => groups), ...eventRoutes(), ...feedRoutes(icalEntries), ...fullCalendarRoutes(), ...venueRoutes([...venueEventFilters(), modifiedListFilter()]), ...organizerRoutes([...organizerEventFilters(), modifiedListFilter()]), ...termRoutes('event_category'), ...termRoutes('event_tag'), ...changeRoutes(), ...webhookRoutes()];
   return groups;
 }

@@ -155,6 +155,16 @@ describeEachDatabase('Discovery: every route answers as the OpenAPI document say
     await call('GET', `/events/${event.id}.ics`, 403);
   });
 
+  it('FullCalendar\'s JSON event source', async () => {
+    assert.ok(has('/events/fullcalendar'), 'the document describes the source');
+    const event = await call('POST', '/events', 201, { as: admin(), body: { title: 'Contract calendar', status: 'publish', all_day: true, start_date: '2030-04-02', end_date: '2030-04-02' } });
+    const range = { start: '2030-04-01T00:00:00-07:00', end: '2030-04-08T00:00:00-07:00' };
+    const events = await call('GET', '/events/fullcalendar', 200, { query: range });
+    assert.ok(events.some((item: Json) => item.id === event.id && item.allDay === true));
+    await call('GET', '/events/fullcalendar', 200, { query: { ...range, timeZone: 'America/Los_Angeles' } });
+    await call('GET', '/events/fullcalendar', 400, { query: { start: range.end, end: range.start } });
+  });
+
   it('the changes route (D24)', async () => {
     assert.ok(has('/changes'), 'the document describes /changes');
     const listed = await h().request('GET', '/venues');

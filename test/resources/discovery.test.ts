@@ -100,7 +100,7 @@ describeEachDatabase('Discovery: the namespace index (§13)', (h) => {
     const recorded = readExample('01-discovery-namespace.json').response;
     const { routes } = (await index()).json();
     // Routes this service adds beyond the reference (D24, D26 and D27 in docs/decisions.md).
-    const extensions = new Set([`${NS}/changes`, `${NS}/events.ics`, `${NS}/events/(?P<id>\\d+).ics`]);
+    const extensions = new Set([`${NS}/changes`, `${NS}/events.ics`, `${NS}/events/(?P<id>\\d+).ics`, `${NS}/events/fullcalendar`]);
     for (const [key, route] of Object.entries<any>(routes)) {
       if (extensions.has(key) || key.startsWith(`${NS}/webhooks`)) continue;
       const expected = recorded.body.routes[key];
