@@ -1,20 +1,12 @@
 import Type, { type TProperties, type TSchema } from 'typebox';
+import { component } from '../core/input/schema-names.ts';
 
 /**
  * Response schemas are TypeBox schemas written once: the OpenAPI document publishes them and, with
- * `VALIDATE_RESPONSES=1`, every JSON response is checked against them. A schema marked as a component is published
- * once under `components.schemas` and referenced wherever it appears; the marker is a symbol, so it survives
- * TypeBox's copies (`Type.Optional`) and never reaches the JSON.
+ * `VALIDATE_RESPONSES=1`, every JSON response is checked against them. A schema marked as a component
+ * (core/input/schema-names.ts) is published once under `components.schemas` and referenced wherever it appears.
  */
-const COMPONENT = Symbol('openapi.component');
-
-export function component<T extends TSchema>(name: string, schema: T): T {
-  (schema as Record<symbol, unknown>)[COMPONENT] = name;
-  return schema;
-}
-
-export const componentName = (schema: unknown): string | undefined =>
-  schema !== null && typeof schema === 'object' ? ((schema as Record<symbol, unknown>)[COMPONENT] as string | undefined) : undefined;
+export { component, componentName } from '../core/input/schema-names.ts';
 
 /** An object whose keys are exactly these: an undocumented key in a response is drift, and the checks catch it. */
 export const closedObject = <P extends TProperties>(properties: P, options: { description?: string } = {}) =>

@@ -1,6 +1,8 @@
 // The document cannot drift from the code: every route of the route table is called at least once, and every
 // response is validated against the schema the published OpenAPI document gives for its path, method and status,
 // by an independent validator (Ajv, JSON Schema 2020-12). The service checks the same with VALIDATE_RESPONSES=1.
+// Every JSON body the service accepts is validated against the operation's request schema too: a client generated
+// from the document can send it.
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
@@ -28,6 +30,16 @@ describeEachDatabase('Discovery: every route answers as the OpenAPI document say
 
   const has = (template: string) => doc.paths[template] !== undefined;
 
+  /** A validator for a schema of the document (its components resolved), compiled once under `key`. */
+  const validatorFor = (key: string, schema: Json): ValidateFunction => {
+    let validate = validators.get(key);
+    if (!validate) {
+      validate = ajv.compile({ ...schema, components: doc.components });
+      validators.set(key, validate);
+    }
+    return validate;
+  };
+
   /** Calls the API, checks the status, then validates the body against the document. */
   async function call(method: string, path: string, status: number, options: InjectOptions = {}): Promise<Json> {
     const response = await h().request(method, path, options);
@@ -39,6 +51,11 @@ describeEachDatabase('Discovery: every route answers as the OpenAPI document say
     const [template] = match;
     const operation = doc.paths[template][method.toLowerCase()];
     assert.ok(operation, `${method} ${template} is documented`);
+    const requestSchema = operation.requestBody?.content['application/json']?.schema;
+    if (status < 400 && requestSchema && options.body !== undefined) {
+      const validate = validatorFor(`${method} ${template} request`, requestSchema);
+      assert.ok(validate(options.body), `${method} ${template} accepted a body its request schema refuses: ${JSON.stringify(validate.errors, null, 2)}\n${JSON.stringify(options.body, null, 2)}`);
+    }
     const documented = operation.responses[String(status)];
     if (status < 400) assert.ok(documented, `${method} ${template} documents ${status}`);
     const content = (documented ?? operation.responses.default).content ?? {};
@@ -55,11 +72,7 @@ describeEachDatabase('Discovery: every route answers as the OpenAPI document say
     const body = response.json();
     if (schema) {
       const key = `${method} ${template} ${status}`;
-      let validate = validators.get(key);
-      if (!validate) {
-        validate = ajv.compile({ ...schema, components: doc.components });
-        validators.set(key, validate);
-      }
+      const validate = validatorFor(key, schema);
       assert.ok(validate(body), `${key}: ${JSON.stringify(validate.errors, null, 2)}\n${JSON.stringify(body, null, 2)}`);
     }
     const operationKey = `${method.toUpperCase()} ${template}`;

@@ -6,7 +6,9 @@ import Fastify from 'fastify';
 import { DateTime } from 'luxon';
 import Type from 'typebox';
 import { ConfigError, loadConfig } from '../../src/config.ts';
-import { arg } from '../../src/core/input/args.ts';
+import { arg, documentedObject, documentedSchema } from '../../src/core/input/args.ts';
+import { DATE_INPUT } from '../../src/core/input/documented-inputs.ts';
+import { parseDateInput } from '../../src/domain/dates/input-grammar.ts';
 import type { RequestContext } from '../../src/http/context.ts';
 import { expectedResponse, installResponseValidation, schemaProblems } from '../../src/http/response-validation.ts';
 import { endpoint, type RouteGroup } from '../../src/http/routes.ts';
@@ -62,6 +64,51 @@ describe('argument descriptions (§13)', () => {
     const since = arg.string({ description: 'Since.', documentedDefault: (ctx) => ctx.now.minus({ days: 1 }).toFormat('yyyy-MM-dd HH:mm:ss') });
     assert.equal(describeArg(since, contextAt('2026-03-10T12:00:00Z')).default, '2026-03-09 12:00:00');
     assert.equal(describeArg(since, contextAt('2027-01-01T00:30:00Z')).default, '2026-12-31 00:30:00');
+  });
+});
+
+describe('the OpenAPI-only schema of an argument (Arg.openapi)', () => {
+  const Named = component('Named', Type.Unsafe({ oneOf: [{ type: 'string' }, { type: 'integer' }] }));
+
+  it('stays out of the discovery index, which shows the argument\'s own schema', () => {
+    const date = arg.any({ description: 'When.', format: 'date-time', openapi: Named });
+    assert.deepEqual(describeArg(date, contextAt('2026-01-01T00:00:00Z')), { description: 'When.', format: 'date-time', required: false });
+  });
+
+  it('documents what is accepted, with the index\'s description and default; a named schema by reference', () => {
+    const plain = arg.any({ description: 'Plain.', openapi: Type.Unsafe({ oneOf: [{ type: 'boolean' }, { type: 'string' }] }) });
+    assert.deepEqual(documentedSchema(plain), { oneOf: [{ type: 'boolean' }, { type: 'string' }], description: 'Plain.' });
+    const named = arg.truthy({ description: 'Named.', default: false, openapi: Named });
+    const collector = new ComponentCollector();
+    assert.deepEqual(collector.convert(documentedSchema(named)), { description: 'Named.', default: false, allOf: [{ $ref: '#/components/schemas/Named' }] });
+    assert.deepEqual(Object.keys(collector.schemas), ['Named']);
+    assert.equal(documentedSchema(arg.any({ description: 'Refused.', openapi: false })), false);
+    const page = arg.integer({ description: 'Page.', default: 1 });
+    assert.equal(documentedSchema(page), page.schema);
+  });
+
+  it('reads a truthy argument as a boolean, a string or a number', () => {
+    const flag = arg.truthy({ description: 'Flag.' });
+    assert.deepEqual((documentedSchema(flag) as { oneOf: Array<{ type: string }> }).oneOf.map((branch) => branch.type), ['boolean', 'string', 'number']);
+    assert.equal((flag.schema as { type?: string }).type, 'string', 'the index still says string');
+  });
+
+  it('builds an object of arguments, required ones listed', () => {
+    const object = documentedObject({ name: arg.string({ description: 'Name.', required: true }), when: arg.any({ description: 'When.', openapi: Named }) }, { description: 'A thing.' });
+    assert.deepEqual(new ComponentCollector().convert(object), {
+      type: 'object',
+      properties: { name: { type: 'string', description: 'Name.' }, when: { description: 'When.', allOf: [{ $ref: '#/components/schemas/Named' }] } },
+      required: ['name'],
+      description: 'A thing.',
+    });
+  });
+
+  it('gives only examples of dates that the service reads', () => {
+    const now = DateTime.fromISO('2026-03-01T10:00:00Z', { zone: 'utc' });
+    const [text, timestamp] = (DATE_INPUT as unknown as { oneOf: Array<{ examples?: string[]; type: string }> }).oneOf;
+    assert.deepEqual([text.type, timestamp.type], ['string', 'integer']);
+    assert.ok(text.examples!.length >= 5);
+    for (const example of text.examples!) assert.ok(parseDateInput(example, 'Europe/Rome', now), example);
   });
 });
 

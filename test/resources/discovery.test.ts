@@ -111,6 +111,24 @@ describeEachDatabase('Discovery: the namespace index (§13)', (h) => {
     }
   });
 
+  it('shows each argument as the reference declares it, not the finer schema of the OpenAPI document', async () => {
+    const { routes } = (await index()).json();
+    const create = routes[`${NS}/events`].endpoints[1].args;
+    const shown = (args: Record<string, any>, name: string, rest: Record<string, unknown>) =>
+      assert.deepEqual(args[name], { description: args[name].description, ...rest }, name);
+    shown(create, 'start_date', { format: 'date-time', required: true });
+    shown(create, 'date', { format: 'date-time', required: false });
+    for (const name of ['venue', 'organizer', 'cost', 'image', 'website']) shown(create, name, { required: false });
+    shown(create, 'categories', { type: 'array', items: { anyOf: [{ type: 'integer' }, { type: 'string' }] }, required: false });
+    const list = routes[`${NS}/events`].endpoints[0].args;
+    assert.deepEqual(Object.keys(list.starts_after), ['description', 'required']);
+    const venues = routes[`${NS}/venues`].endpoints;
+    shown(venues[1].args, 'geo_lat', { required: false });
+    shown(venues[1].args, 'city', { required: false });
+    shown(venues[1].args, 'recurrence', { required: false });
+    shown(venues[0].args, 'has_events', { type: 'string', required: false });
+  });
+
   it('computes clock-dependent defaults (the event window) when asked', async () => {
     const events = `${NS}/events`;
     h().setNow('2026-11-22T04:20:21Z');
@@ -187,8 +205,9 @@ describeEachDatabase('Discovery: the OpenAPI document (§14)', (h) => {
     assert.ok(list.every((p: any) => p.in === 'query'));
     assert.deepEqual(list.find((p: any) => p.name === 'status'), {
       name: 'status', in: 'query', description: list.find((p: any) => p.name === 'status').description, required: false,
-      schema: { type: 'array', items: { type: 'string' } }, style: 'form', explode: false,
+      schema: { type: 'array', items: { type: 'string' } }, style: 'form', explode: true,
     });
+    assert.match(list.find((p: any) => p.name === 'status').description, /repeat the key \(status=a&status=b\), or separate them with commas \(status=a,b\); status\[\]=a&status\[\]=b works too\.$/);
     const create = doc.paths['/venues'].post.requestBody;
     assert.equal(create.required, true);
     assert.deepEqual(Object.keys(create.content), ['application/json', 'application/x-www-form-urlencoded']);
@@ -221,6 +240,105 @@ describeEachDatabase('Discovery: the OpenAPI document (§14)', (h) => {
     assert.deepEqual(list.required, ['venues', 'rest_url', 'total', 'total_pages']);
     const deleted = doc.paths['/venues/{id}'].delete.responses['200'].content['application/json'].schema;
     assert.equal(deleted.anyOf.length, 2);
+  });
+
+  it('types every parameter and request-body field, nested ones too, so that a generated client has no unknown', async () => {
+    const doc = await document();
+    const resolve = (ref: string) => ref.split('/').slice(1).reduce((node: any, key) => node[key], doc);
+    /** Where a schema, once $ref and a lone allOf are followed, has an alternative without a type (`false`: none). */
+    const untyped = (schema: any, where: string): string[] => {
+      if (schema === false) return [];
+      if (schema.$ref) return untyped(resolve(schema.$ref), where);
+      if (schema.allOf?.length === 1) return untyped(schema.allOf[0], where);
+      if (schema.oneOf) return schema.oneOf.flatMap((branch: any, index: number) => untyped(branch, `${where}|${index}`));
+      if (schema.type === 'array') return untyped(schema.items, `${where}[]`);
+      if (schema.type === 'object') return Object.entries<any>(schema.properties ?? {}).flatMap(([name, field]) => untyped(field, `${where}.${name}`));
+      return schema.type === undefined ? [where] : [];
+    };
+    const missing: string[] = [];
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      for (const [method, operation] of Object.entries<any>(item)) {
+        for (const parameter of operation.parameters ?? []) missing.push(...untyped(parameter.schema, `${method} ${path} ${parameter.name}`));
+        for (const [type, content] of Object.entries<any>(operation.requestBody?.content ?? {})) missing.push(...untyped(content.schema, `${method} ${path} ${type}`));
+      }
+    }
+    assert.deepEqual(missing, []);
+  });
+
+  it('says which forms the event fields accept: dates, venue, organizer, cost, image, categories and tags', async () => {
+    const doc = await document();
+    const { DateInput, ImageInput, VenueInput, OrganizerInput, VenueFields, OrganizerFields, VenueRef } = doc.components.schemas;
+    const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+    const kinds = (schema: any) => schema.oneOf.map((branch: any) => branch.$ref ?? [branch.type, branch.format ?? branch.const ?? branch.pattern].filter((part) => part !== undefined).join(' '));
+    assert.deepEqual(kinds(DateInput), ['string', 'integer']);
+    assert.match(DateInput.oneOf[0].description, /`YYYY-MM-DD HH:MM:SS` \(the form the API writes\)/);
+    assert.deepEqual(kinds(ImageInput), ['integer', 'string uri', 'string ^\\s*\\d+\\s*$', 'string ', 'boolean false']);
+    const body = doc.paths['/events'].post.requestBody.content['application/json'].schema.properties;
+    for (const name of ['date', 'start_date', 'end_date']) assert.deepEqual(body[name], { description: body[name].description, allOf: [ref('DateInput')] }, name);
+    assert.deepEqual(body.image.allOf, [ref('ImageInput')]);
+    assert.deepEqual(body.venue.allOf, [ref('VenueInput')]);
+    assert.deepEqual(body.organizer.allOf, [ref('OrganizerInput')]);
+    assert.deepEqual(kinds(body.cost), ['string', 'number', 'array']);
+    assert.deepEqual(kinds(body.categories), ['array', 'string', 'integer']);
+    assert.deepEqual(body.tags.oneOf, body.categories.oneOf);
+    for (const [input, kind] of [[VenueInput, 'Venue'], [OrganizerInput, 'Organizer']] as const) {
+      assert.deepEqual(kinds(input), ['integer', 'string ^(\\s*\\d+\\s*(,\\s*\\d+\\s*)*)?$', 'boolean false', `#/components/schemas/${kind}Ref`, `#/components/schemas/${kind}Fields`, 'array'], kind);
+      assert.deepEqual(input.oneOf[5].items.oneOf.slice(3), [ref(`${kind}Ref`), ref(`${kind}Fields`)], kind);
+    }
+    assert.deepEqual(VenueRef.required, ['id']);
+    // An inline venue or organizer is read as POST /venues or /organizers reads its body.
+    for (const [fields, collection, name] of [[VenueFields, 'venues', 'venue'], [OrganizerFields, 'organizers', 'organizer']] as const) {
+      const create = doc.paths[`/${collection}`].post.requestBody.content['application/json'].schema;
+      assert.deepEqual(fields.properties, create.properties, collection);
+      assert.deepEqual(fields.required, [name]);
+      assert.deepEqual(fields.not, { required: ['id'] });
+    }
+    assert.equal(VenueFields.properties.recurrence, false, 'a venue cannot recur: no value is accepted');
+    assert.deepEqual(kinds(VenueFields.properties.geo_lat), ['number', 'string ^\\s*[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?\\s*$', 'string ']);
+    assert.deepEqual(kinds(VenueFields.properties.show_map), ['boolean', 'string', 'number']);
+
+    const list = doc.paths['/events'].get.parameters;
+    const parameter = (name: string) => list.find((candidate: any) => candidate.name === name);
+    for (const name of ['start_date', 'end_date', 'starts_before', 'starts_after', 'ends_before', 'ends_after', 'modified_after', 'modified_before']) {
+      assert.deepEqual(parameter(name).schema, ref('DateInput'), name);
+    }
+    assert.deepEqual(parameter('categories').schema, { type: 'array', items: { type: 'string' } });
+    assert.deepEqual([parameter('categories').style, parameter('categories').explode], ['form', true]);
+    assert.deepEqual(parameter('venue').schema, { type: 'array', items: { type: 'integer' } });
+  });
+
+  it('claims no RFC 3339 date-time: dates sent are DateInput, dates written `YYYY-MM-DD HH:MM:SS`', async () => {
+    const doc = await document();
+    const formats = new Set<string>();
+    const walk = (node: unknown): void => {
+      if (Array.isArray(node)) node.forEach(walk);
+      else if (node !== null && typeof node === 'object') {
+        const { format } = node as { format?: unknown };
+        if (typeof format === 'string') formats.add(format);
+        Object.values(node).forEach(walk);
+      }
+    };
+    walk(doc);
+    assert.ok(!formats.has('date-time'), `formats used: ${[...formats].join(', ')}`);
+    const written = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$' };
+    const { schemas } = doc.components;
+    const dates: Record<string, string[]> = {
+      Event: ['date', 'date_utc', 'modified', 'modified_utc', 'start_date', 'end_date', 'utc_start_date', 'utc_end_date'],
+      Venue: ['date', 'date_utc', 'modified', 'modified_utc'],
+      Organizer: ['date', 'date_utc', 'modified', 'modified_utc'],
+      Webhook: ['created', 'modified'],
+      WebhookAttempt: ['attempted'],
+    };
+    for (const [name, fields] of Object.entries(dates)) {
+      for (const field of fields) {
+        const { description, ...schema } = schemas[name].properties[field];
+        assert.deepEqual(schema, written, `${name}.${field}`);
+      }
+    }
+    for (const [name, field] of [['Event', 'occurrence_start_utc'], ['WebhookAttempt', 'next_attempt']]) {
+      const [date, none] = schemas[name].properties[field].anyOf;
+      assert.deepEqual([date.type, date.pattern, none], [written.type, written.pattern, { type: 'null' }], `${name}.${field}`);
+    }
   });
 
   it('declares HTTP Basic and requires it on every write (and on the administrators\' webhook reads, D27)', async () => {

@@ -1,6 +1,6 @@
 import type { TSchema } from 'typebox';
 import type { Config } from '../../config.ts';
-import type { Arg } from '../../core/input/args.ts';
+import { documentedSchema, type Arg } from '../../core/input/args.ts';
 import type { Endpoint, Method, RouteGroup } from '../../http/routes.ts';
 import { componentName, ErrorSchema } from '../../http/schemas.ts';
 
@@ -94,22 +94,19 @@ const IDEMPOTENCY_RESPONSES: Record<number, string> = {
   422: 'This Idempotency-Key was used with a different request (rest_idempotency_key_mismatch).',
 };
 
-function argSchema(spec: Arg, collector: ComponentCollector, keepDescription: boolean): Json {
-  const { description, ...rest } = collector.convert(spec.schema) as Json;
-  return keepDescription && description !== undefined ? { description, ...rest } : rest;
-}
+/** A body field's schema: what the argument accepts (Arg.openapi), with its description. */
+const fieldSchema = (spec: Arg, collector: ComponentCollector): unknown => collector.convert(documentedSchema(spec));
 
 function parameter(name: string, spec: Arg, location: 'path' | 'query', collector: ComponentCollector): Json {
-  const schema = argSchema(spec, collector, false);
-  const described: Json = {
-    name,
-    in: location,
-    description: (spec.schema as { description?: string }).description ?? '',
-    required: location === 'path' || spec.required,
-    schema,
-  };
-  // Lists travel as CSV (`a=1,2`); `a[]=1&a[]=2` works too.
-  if (schema.type === 'array') Object.assign(described, { style: 'form', explode: false });
+  // The parameter carries the description; a named schema is referenced directly.
+  const { description, allOf, ...schema } = collector.convert(documentedSchema(spec)) as Json;
+  const accepted: Json = Array.isArray(allOf) && allOf.length === 1 ? { ...(allOf[0] as Json), ...schema } : schema;
+  const described: Json = { name, in: location, description: description ?? '', required: location === 'path' || spec.required, schema: accepted };
+  if (accepted.type === 'array') {
+    // `a=1&a=2` (what OpenAPI clients send for `explode: true`), `a=1,2` and `a[]=1&a[]=2` are all read as the list.
+    described.description = `${described.description} Several values: repeat the key (${name}=a&${name}=b), or separate them with commas (${name}=a,b); ${name}[]=a&${name}[]=b works too.`;
+    Object.assign(described, { style: 'form', explode: true });
+  }
   return described;
 }
 
@@ -119,7 +116,7 @@ function requestBody(fields: Array<[string, Arg]>, collector: ComponentCollector
   const required = fields.filter(([, spec]) => spec.required).map(([name]) => name);
   const schema: Json = {
     type: 'object',
-    properties: Object.fromEntries(fields.map(([name, spec]) => [name, argSchema(spec, collector, true)])),
+    properties: Object.fromEntries(fields.map(([name, spec]) => [name, fieldSchema(spec, collector)])),
   };
   if (required.length > 0) schema.required = required;
   return {
@@ -172,6 +169,8 @@ const DESCRIPTION = [
   '* Reading is public; writing needs HTTP Basic authentication with a user name and an application password. Bad credentials are always a 401, even on public routes.',
   '* Arguments may come from the query string, a URL-encoded form or a JSON body (JSON wins, then the form, then the query string).',
   '* Timestamps are `YYYY-MM-DD HH:MM:SS`; every `*_utc` twin holds the same instant in UTC.',
+  '* Dates sent may take more forms (`DateInput`): `YYYY-MM-DD HH:MM:SS`, `YYYY-MM-DD`, ISO 8601 with or without an offset, a Unix timestamp, or a relative form such as `tomorrow 9am`.',
+  '* A list in the query string is a repeated key (`categories=1&categories=2`), comma-separated (`categories=1,2`) or bracketed (`categories[]=1&categories[]=2`).',
   '* Errors are `{code, message, data: {status, …}}`. Invalid arguments (400) are reported before permission problems (401/403).',
   '* Lists carry their totals in the body and in `X-TEC-Total`/`X-TEC-TotalPages` (also `X-WP-Total`/`X-WP-TotalPages` and a `Link` header).',
   '* Lists also send `X-Sync-Cursor`: give it to `GET /changes?since=…` to learn, page by page, what changed after that list was read (D24).',

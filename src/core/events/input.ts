@@ -6,6 +6,8 @@ import { isValidTimezone } from '../../domain/dates/zones.ts';
 import { sanitizeTitle } from '../../domain/html.ts';
 import { toList } from '../../domain/lists.ts';
 import { arg, coerceBoolean, maxItems, type Args, type Validator, typeIssue } from '../input/args.ts';
+import { DATE_INPUT } from '../input/documented-inputs.ts';
+import { linkedInputSchema } from './documented-linked-input.ts';
 import type { CommandContext } from '../input/context.ts';
 import { isTime, nonEmptyString } from '../input/validators.ts';
 import { websiteField } from '../linked/input-fields.ts';
@@ -33,11 +35,21 @@ const isCost: Validator<unknown> = (value) => parseCost(value) !== null;
 /** Term ids, slugs or names: a CSV string, a number, or a list of those (§5.2 `categories`/`tags`). */
 const isTermList: Validator<unknown> = (value) => toList(value) !== undefined;
 
+/** What `isTermList` reads (domain/lists.ts toList). */
+const TERM_LIST_INPUT = Type.Unsafe({
+  oneOf: [
+    { type: 'array', items: { oneOf: [{ type: 'integer' }, { type: 'string' }] }, description: 'Ids, slugs or names; [] removes all.' },
+    { type: 'string', description: 'Ids, slugs or names separated by commas; "" removes all.' },
+    { type: 'integer', description: 'One id.' },
+  ],
+});
+
 const termListArg = (description: string) => arg.any({
   description,
   validate: isTermList,
   limit: maxItems((config) => config.limits.termsPerEvent, 'MAX_TERMS_PER_EVENT'),
   schema: Type.Array(Type.Union([Type.Integer(), Type.String()]), { description }),
+  openapi: TERM_LIST_INPUT,
 });
 
 const linkedArg = (kind: LinkedPostKind, description: string) => arg.any({
@@ -46,16 +58,26 @@ const linkedArg = (kind: LinkedPostKind, description: string) => arg.any({
   limit: maxItems((config) => config.limits.organizersPerEvent, 'MAX_ORGANIZERS_PER_EVENT'),
   validate: async (value, ctx) => (await linkedInput(ctx, kind, value)) !== null,
   schema: Type.Unknown({ description }),
+  openapi: linkedInputSchema(kind),
+});
+
+/** What `parseCost` reads. */
+const COST_INPUT = Type.Unsafe({
+  oneOf: [
+    { type: 'string', description: 'As written ("25", "$10 - $20", "Free"); "" removes the cost.' },
+    { type: 'number' },
+    { type: 'array', items: { oneOf: [{ type: 'string' }, { type: 'number' }] }, description: 'Several values, shown from the lowest to the highest; [] removes the cost.' },
+  ],
 });
 
 const flagArg = (description: string) => arg.boolean({ description });
 
 /** The event fields of a create (title and dates required) or an update (all optional, D2). */
 export function eventFieldArgs<const R extends boolean>(required: R) {
-  const dateArg = (description: string) => arg.any({ description, validate: isTime, format: 'date-time', required });
+  const dateArg = (description: string) => arg.any({ description, validate: isTime, format: 'date-time', required, openapi: DATE_INPUT });
   return {
     author: postWriteArgs.author,
-    date: arg.any({ description: 'Publication date, read in the event time zone.', validate: isTime, format: 'date-time' }),
+    date: arg.any({ description: 'Publication date, read in the event time zone.', validate: isTime, format: 'date-time', openapi: DATE_INPUT }),
     date_utc: postWriteArgs.date_utc,
     title: arg.string({ description: 'The event title (plain text: tags are removed).', validate: hasTitleText, required }),
     description: arg.string({ description: 'The event description (HTML, sanitised).', validate: nonEmptyString }),
@@ -67,7 +89,7 @@ export function eventFieldArgs<const R extends boolean>(required: R) {
     start_date: dateArg('The event start, read in the event time zone.'),
     end_date: dateArg('The event end, read in the event time zone; not before the start.'),
     image: postWriteArgs.image,
-    cost: arg.any({ description: 'The event cost: a string, or a list of strings.', validate: isCost }),
+    cost: arg.any({ description: 'The event cost: a string, or a list of strings.', validate: isCost, openapi: COST_INPUT }),
     website: websiteField('The event website: an absolute URL, or empty.'),
     show_map: flagArg('Whether the event page shows a map.'),
     show_map_link: flagArg('Whether the event page links to a map.'),
@@ -83,9 +105,18 @@ export function eventFieldArgs<const R extends boolean>(required: R) {
       description: 'D25: RFC 5545 lines (RRULE:…, RDATE…, EXDATE…) that make the event a series starting at start_date; [] or "" makes it single again. On an occurrence only with scope=following.',
       validate: isRecurrenceShape,
       schema: Type.Union([Type.Array(Type.String()), Type.String()], { description: 'D25: RFC 5545 lines (RRULE:…, RDATE…, EXDATE…); [] or "" for a single event.' }),
+      openapi: RECURRENCE_INPUT,
     }),
   };
 }
+
+/** What `isRecurrenceShape` reads. */
+const RECURRENCE_INPUT = Type.Unsafe({
+  oneOf: [
+    { type: 'array', items: { type: 'string' }, description: 'One RFC 5545 line an item; [] makes the event single again.' },
+    { type: 'string', description: 'The lines in one string, separated by line breaks; "" makes the event single again.' },
+  ],
+});
 
 /** D25: a list of lines or one string; the lines themselves are read against the event's dates by the service. */
 const isRecurrenceShape: Validator<unknown> = (value) => typeof value === 'string' || (Array.isArray(value) && value.every((line) => typeof line === 'string'));
@@ -128,7 +159,7 @@ const allOfType = (type: 'venue' | 'organizer'): Validator<number[]> => async (i
 };
 
 const listDateArg = (description: string, documentedDefault?: (ctx: CommandContext) => unknown) =>
-  arg.any({ description, validate: isTime, documentedDefault });
+  arg.any({ description, validate: isTime, documentedDefault, openapi: DATE_INPUT });
 
 /** D14: `true` names the missing add-on; anything not boolean is the usual type error. */
 const ticketedValidator: Validator<unknown> = (value, _ctx, name) => {

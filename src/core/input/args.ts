@@ -3,6 +3,7 @@ import type { FieldIssue } from '../../domain/errors.ts';
 import type { CommandContext } from './context.ts';
 import { coerceTruthy, toList } from '../../domain/lists.ts';
 import { MAX_SLUG_LENGTH } from '../../domain/slugs.ts';
+import { componentName } from './schema-names.ts';
 
 /**
  * A route argument as WordPress declares one: a JSON schema (type, items, format, default, description), whether it is
@@ -11,6 +12,12 @@ import { MAX_SLUG_LENGTH } from '../../domain/slugs.ts';
  */
 export interface Arg<T = unknown, Present extends boolean = boolean> {
   readonly schema: TSchema;
+  /**
+   * What the argument accepts, precisely, for the OpenAPI document only (`documentedSchema`): the discovery index
+   * shows `schema`, as the reference does, and a generated client needs more than that (a date is a string or a
+   * Unix timestamp, a venue an id, a list or an object…). `false`: no value is accepted.
+   */
+  readonly openapi?: TSchema | false;
   readonly required: boolean;
   readonly location: ArgLocation;
   readonly validate?: Validator<any>;
@@ -46,6 +53,8 @@ interface ArgOptions<T> {
   format?: string;
   enum?: readonly string[];
   maxLength?: number;
+  /** The OpenAPI document's schema for the argument, when `schema` (the discovery index's) says less (Arg.openapi). */
+  openapi?: TSchema | false;
 }
 
 type PresentIf<O> = O extends { required: true } ? true : O extends { default: {} } ? true : false;
@@ -77,8 +86,34 @@ function build<T, O extends ArgOptions<any>>(schema: TSchema, options: O, coerce
     validate: options.validate,
     limit: options.limit,
     documentedDefault: options.documentedDefault,
+    openapi: options.openapi,
     coerce,
   };
+}
+
+/**
+ * The schema the OpenAPI document gives an argument: its `openapi` schema, with the index's description and default,
+ * or else its `schema`. A named schema (a component, published once) keeps its name: it is referenced through `allOf`.
+ */
+export function documentedSchema(spec: Arg): TSchema | false {
+  if (spec.openapi === undefined || spec.openapi === false) return spec.openapi ?? spec.schema;
+  const { description, default: fallback } = spec.schema as { description?: string; default?: unknown };
+  const shown: Record<string, unknown> = {};
+  if (description !== undefined) shown.description = description;
+  if (fallback !== undefined) shown.default = fallback;
+  return Type.Unsafe(componentName(spec.openapi) === undefined ? { ...spec.openapi, ...shown } : { ...shown, allOf: [spec.openapi] });
+}
+
+/** An object whose properties are these arguments, as the OpenAPI document gives them (an inline venue…). */
+export function documentedObject(args: Args, options: Record<string, unknown> = {}): TSchema {
+  const entries = Object.entries(args);
+  const required = entries.filter(([, spec]) => spec.required).map(([name]) => name);
+  return Type.Unsafe({
+    type: 'object',
+    properties: Object.fromEntries(entries.map(([name, spec]) => [name, documentedSchema(spec)])),
+    ...(required.length > 0 ? { required } : {}),
+    ...options,
+  });
 }
 
 /** D31: `description` and `excerpt` hold at most 256 KiB (UTF-8), a slug 200 characters, every other text 10 KiB. */
@@ -154,6 +189,15 @@ export function coerceNumber(raw: unknown): number | undefined {
   return Number.isFinite(value) ? value : undefined;
 }
 
+/** What `tribe_is_truthy` reads (domain/lists.ts coerceTruthy). */
+const TRUTHY_INPUT = Type.Unsafe({
+  oneOf: [
+    { type: 'boolean' },
+    { type: 'string', description: 'true, 1, yes or on (any case) for true; any other text for false.' },
+    { type: 'number', description: '0 for false, any other number for true.' },
+  ],
+});
+
 export const arg = {
   integer<const O extends ArgOptions<number>>(options: O) {
     return build<number, O>(Type.Integer(schemaOptions(options as ArgOptions<never>)), options, (raw, name) => {
@@ -173,9 +217,9 @@ export const arg = {
       return value === undefined ? fail(name, 'boolean') : ok(value);
     });
   },
-  /** A string read with `tribe_is_truthy` (`has_events`, `only_with_upcoming`, `strict_dates`). */
+  /** A string read with `tribe_is_truthy` (`has_events`, `only_with_upcoming`, `strict_dates`); booleans and numbers too. */
   truthy<const O extends ArgOptions<boolean>>(options: O) {
-    return build<boolean, O>(Type.String(schemaOptions(options as ArgOptions<never>)), options, (raw, name) => {
+    return build<boolean, O>(Type.String(schemaOptions(options as ArgOptions<never>)), { openapi: TRUTHY_INPUT, ...options }, (raw, name) => {
       const value = coerceTruthy(raw);
       return value === undefined ? fail(name, 'string') : ok(value);
     });

@@ -1,5 +1,6 @@
 import { canUploadFiles, listStatusesAllowed, POST_STATUSES } from '../../domain/access.ts';
 import { arg, type Validator } from '../input/args.ts';
+import { DATE_INPUT, IMAGE_INPUT } from '../input/documented-inputs.ts';
 import { isTime, nonEmptyString, positiveInteger } from '../input/validators.ts';
 import { findUserById } from '../users/store.ts';
 import { isImageId, readImageInput } from '../images/images.ts';
@@ -62,9 +63,9 @@ export const searchArg = arg.string({
 export const postWriteArgs = {
   status: arg.string({ description: 'Publication status; scaled back to pending or draft for callers who may not publish.', validate: isRegisteredStatus, enum: POST_STATUSES }),
   author: arg.integer({ description: 'The id of the user who owns the item; defaults to the caller.', validate: isExistingUser }),
-  date: arg.any({ description: 'Publication date, read in the site time zone.', validate: isTime, format: 'date-time' }),
-  date_utc: arg.any({ description: 'Publication date in UTC.', validate: isTime, format: 'date-time' }),
-  image: arg.any({ description: 'Featured image: an absolute http(s) URL, the id of an image, or empty to remove it.', validate: validImage }),
+  date: arg.any({ description: 'Publication date, read in the site time zone.', validate: isTime, format: 'date-time', openapi: DATE_INPUT }),
+  date_utc: arg.any({ description: 'Publication date in UTC.', validate: isTime, format: 'date-time', openapi: DATE_INPUT }),
+  image: arg.any({ description: 'Featured image: an absolute http(s) URL, the id of an image, or empty to remove it.', validate: validImage, openapi: IMAGE_INPUT }),
 };
 
 export const forceArg = arg.boolean({ description: 'Delete permanently instead of moving to the trash.', default: false });
@@ -75,11 +76,13 @@ export const modifiedArgs = {
     description: 'Only items last changed after this date (exclusive), compared with modified_utc; read in the site time zone unless it carries an offset.',
     validate: isTime,
     format: 'date-time',
+    openapi: DATE_INPUT,
   }),
   modified_before: arg.any({
     description: 'Only items last changed at or before this date (inclusive), compared with modified_utc; read in the site time zone unless it carries an offset.',
     validate: isTime,
     format: 'date-time',
+    openapi: DATE_INPUT,
   }),
 };
 

@@ -1,0 +1,16 @@
+// Schema names for the OpenAPI document. Request schemas (core/*/input.ts) and response schemas (api/*/response.ts)
+// both name theirs, so the marker sits here, below both.
+
+/**
+ * A schema marked as a component is published once under `components.schemas` and referenced wherever it appears;
+ * the marker is a symbol, so it survives TypeBox's copies (`Type.Optional`) and never reaches the JSON.
+ */
+const COMPONENT = Symbol('openapi.component');
+
+export function component<T extends object>(name: string, schema: T): T {
+  (schema as Record<symbol, unknown>)[COMPONENT] = name;
+  return schema;
+}
+
+export const componentName = (schema: unknown): string | undefined =>
+  schema !== null && typeof schema === 'object' ? ((schema as Record<symbol, unknown>)[COMPONENT] as string | undefined) : undefined;
