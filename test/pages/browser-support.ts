@@ -38,8 +38,11 @@ export interface Browsing {
   close(): Promise<void>;
 }
 
-/** The harness's service on a real port, and a headless Chromium that reaches nothing else. */
-export async function startBrowsing(h: Harness): Promise<Browsing> {
+/**
+ * The harness's service on a real port, and a headless Chromium that reaches nothing else. `timezoneId`: the zone the
+ * browser believes it is in (an embed is read in its viewer's zone).
+ */
+export async function startBrowsing(h: Harness, options: { timezoneId?: string } = {}): Promise<Browsing> {
   await h.app.listen({ port: 0, host: '127.0.0.1' });
   const address = h.app.server.address() as { port: number };
   const origin = `http://127.0.0.1:${address.port}`;
@@ -49,6 +52,7 @@ export async function startBrowsing(h: Harness): Promise<Browsing> {
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     viewport: { width: 1200, height: 900 },
+    timezoneId: options.timezoneId,
   });
   // Nothing leaves the machine: the service answers, the CDN's picture is served here, everything else fails.
   await context.route('**/*', async (route) => {
