@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describeEachDatabase, type Harness } from '../helpers/harness.ts';
+import { countTurnsGiven, setSliceForTests } from '../../src/store/event-loop.ts';
 import { createEvent } from './events-support.ts';
 
 const NOW = '2027-03-01T12:00:00Z';
@@ -164,5 +165,21 @@ describeEachDatabase('FullCalendar\'s JSON event source, bounded', (h) => {
     const { events, headers } = await source(h(), MARCH_IN_LOS_ANGELES, null);
     assert.deepEqual(events.map((event) => event.title), ['Day 05', 'Day 06']);
     assert.equal(headers['x-truncated'], 'true');
+  });
+
+  it('gives the event loop a turn as it writes the answer (D31)', async () => {
+    h().setNow(NOW);
+    for (const day of ['05', '06']) {
+      await createEvent(h(), { title: `June ${day}`, status: 'publish', start_date: `2027-06-${day} 10:00:00`, end_date: `2027-06-${day} 11:00:00` }, h().users.administrator);
+    }
+    setSliceForTests(0);
+    try {
+      const before = countTurnsGiven().row;
+      const { events } = await source(h(), { start: '2027-06-01T00:00:00Z', end: '2027-07-01T00:00:00Z' }, null);
+      assert.equal(events.length, 2);
+      assert.ok(countTurnsGiven().row - before >= events.length);
+    } finally {
+      setSliceForTests(null);
+    }
   });
 }, { ICAL_MAX_EVENTS: '2' });
