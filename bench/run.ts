@@ -315,7 +315,6 @@ async function main(): Promise<void> {
   });
   const targets = [targetOf('', service, SERVICE_PORT), ...(variant ? [targetOf(abVariant!.name, variant, VARIANT_PORT)] : [])];
   const api = targets[0].api;
-  const apiPath = new URL(api).pathname;
   try {
     for (const target of targets) await waitFor(`${target.site}/health`);
     const eventId = seeded.eventIds[0];
@@ -348,7 +347,6 @@ async function main(): Promise<void> {
         });
       };
       let renamed = 0;
-      const randomEvent = () => `${apiPath}/events/${pick(seeded.eventIds)}`;
       const ceilingScenario: Scenario = { name: 'ceiling: bare Fastify, fixed body', url: `http://127.0.0.1:${CEILING_PORT}/fixed` };
       const scenariosFor = (target: Target): Scenario[] => {
         const { api } = target;

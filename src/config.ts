@@ -277,7 +277,7 @@ export function loadConfig(env: Env = process.env): Config {
   const adminUser = env.ADMIN_USER ?? '';
   const adminPassword = env.ADMIN_PASSWORD ?? '';
   if ((adminUser === '') !== (adminPassword === '')) {
-    throw new ConfigError(adminUser === '' ? 'ADMIN_USER' : 'ADMIN_PASSWORD', 'must be set together with ' + (adminUser === '' ? 'ADMIN_PASSWORD' : 'ADMIN_USER'));
+    throw new ConfigError(adminUser === '' ? 'ADMIN_USER' : 'ADMIN_PASSWORD', `must be set together with ${adminUser === '' ? 'ADMIN_PASSWORD' : 'ADMIN_USER'}`);
   }
   if (adminUser !== '' && !/^[A-Za-z0-9._@-]{1,60}$/.test(adminUser)) {
     throw new ConfigError('ADMIN_USER', 'must be 1–60 characters of letters, digits, . _ @ or -');

@@ -130,7 +130,7 @@ const NEWLINE_IN_TAG = ' <!-- wpnl --> ';
  */
 export function autoParagraph(input: string): string {
   if (input.trim() === '') return '';
-  const { text: withoutPre, preBlocks } = extractPreBlocks(input + '\n');
+  const { text: withoutPre, preBlocks } = extractPreBlocks(`${input}\n`);
 
   // Two <br> in a row break a paragraph; block elements get blank lines around them.
   let text = withoutPre
@@ -196,7 +196,7 @@ function extractPreBlocks(input: string): { text: string; preBlocks: Map<string,
       continue;
     }
     const placeholder = `<pre wp-pre-tag-${preBlocks.size}></pre>`;
-    preBlocks.set(placeholder, part.slice(start) + '</pre>');
+    preBlocks.set(placeholder, `${part.slice(start)}</pre>`);
     text += part.slice(0, start) + placeholder;
   }
   return { text: text + last, preBlocks };

@@ -3,6 +3,7 @@
  * value that parses can still carry line breaks into every format it is later written to (an iCalendar line, a
  * header): such a value is refused rather than stored.
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern finds
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 
 /** A `%` that does not start an escape of two hex digits: no URI has one (RFC 3986), though the WHATWG parser keeps it. */

@@ -1,6 +1,6 @@
 import { ApiError, invalidJson } from './errors.ts';
 import { emptyParams, parseQueryString } from './params.ts';
-import { type ParamMap } from '../core/input/params.ts';
+import type { ParamMap } from '../core/input/params.ts';
 
 /** The largest request body accepted (413 `rest_request_too_large` beyond). */
 export const BODY_LIMIT_BYTES = 1024 * 1024;

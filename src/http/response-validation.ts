@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
 import Compile from 'typebox/compile';
 import { ApiError } from './errors.ts';
-import type { Endpoint, Method, RouteGroup } from './routes.ts';
+import type { AnyEndpoint, Method, RouteGroup } from './routes.ts';
 import { ErrorSchema } from './schemas.ts';
 
 /** What a response must look like: a schema, nothing (not described yet), or a status the endpoint never mentions. */
@@ -12,7 +12,7 @@ export type Expectation = { schema: TSchema } | { undocumented: true } | undefin
  * Every error must be the envelope (or what its endpoint documents for that status). A success is checked only on
  * endpoints that describe their responses with schemas; on those, a success status they do not document is drift too.
  */
-export function expectedResponse(definition: Endpoint<any> | undefined, status: number): Expectation {
+export function expectedResponse(definition: AnyEndpoint | undefined, status: number): Expectation {
   const documented = definition?.responses[status];
   if (status >= 400) return { schema: documented?.schema ?? ErrorSchema };
   if (!definition || !Object.values(definition.responses).some((response) => response.schema)) return undefined;
@@ -32,7 +32,7 @@ export function schemaProblems(schema: TSchema, value: unknown): string[] {
   return validator.Errors(value).slice(0, 20).map((error) => `${error.instancePath || '/'}: ${error.message}`);
 }
 
-function endpointOf(request: FastifyRequest): Endpoint<any> | undefined {
+function endpointOf(request: FastifyRequest): AnyEndpoint | undefined {
   const group = request.routeOptions.config?.group as RouteGroup | undefined;
   return group?.endpoints.find((candidate) => candidate.methods.includes(request.method as Method));
 }

@@ -3,7 +3,7 @@ import type { Args, ArgValues } from '../core/input/args.ts';
 import { readArgs, withRepeatedValues } from '../core/input/read.ts';
 import type { RequestContext } from './context.ts';
 import { forbidden, toApiError } from './errors.ts';
-import { hasParam, type ParamMap } from '../core/input/params.ts';
+import type { ParamMap } from '../core/input/params.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -70,10 +70,17 @@ export interface RouteGroup {
   path: string;
   /** The discovery key's regex form, e.g. `/venues/(?P<id>\d+)`. */
   pattern: string;
-  endpoints: Endpoint<any>[];
+  endpoints: AnyEndpoint[];
 }
 
 export const endpoint = <A extends Args>(definition: Endpoint<A>): Endpoint<A> => definition;
+
+/**
+ * An endpoint of a route table, whatever its arguments: each was checked against its own (`endpoint<A>`) where it was
+ * defined, and a table holds endpoints of different argument types, which no single `A` describes.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: a table of endpoints with different argument types (see above)
+export type AnyEndpoint = Endpoint<any>;
 
 /**
  * Steps 3–5 of the WordPress check order (core/input/read.ts), with the core's field errors turned into the API's
@@ -87,7 +94,7 @@ export async function processArgs<A extends Args>(args: A, raw: ParamMap, ctx: R
   }
 }
 
-export async function runEndpoint(definition: Endpoint<any>, sent: ParamMap, ctx: RequestContext): Promise<Reply> {
+export async function runEndpoint(definition: AnyEndpoint, sent: ParamMap, ctx: RequestContext): Promise<Reply> {
   // Handlers that read the raw parameters (a password, the echoed query) see each repeated key as its argument does.
   const raw = withRepeatedValues(definition.args, sent);
   const params = await processArgs(definition.args, raw, ctx);

@@ -107,7 +107,9 @@ const text = (name: string, value: string, params: Record<string, unknown> = {})
 // end its line, and what follows would be read as properties (even components) of the writer's choosing. ical.js
 // escapes LF in TEXT (`\n`) and in parameters (RFC 6868 `^n`), but not CR, and nothing in URIs.
 const LINE_BREAK = /\r\n?/g;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what these patterns remove
 const CONTROL_BUT_LF = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: (see above)
 const CONTROL_OR_SPACE = /[\u0000-\u0020\u007f]/g;
 
 /** RFC 5545 TEXT has no control characters: CRLF and CR become the escaped line break LF is written as, others go. */

@@ -32,6 +32,7 @@ import { decodeEntities } from './format.ts';
 import { monthBounds } from './month.ts';
 import { unlockMatches, unlockProof } from './unlock.ts';
 import { eventPasswordTarget, guessPassword } from '../http/event-passwords.ts';
+import type { ApiObject } from './api-object.ts';
 
 /** Where an error page sends the reader instead (the series of a cancelled date). */
 export interface PageLink {
@@ -82,7 +83,7 @@ const nowUtc = (ctx: RequestContext) => formatWp(ctx.now);
 
 export interface ListedEvent {
   /** §3.1 list form; a protected event blanked as GET /events blanks it for anonymous readers (§3.10). */
-  event: Record<string, any>;
+  event: ApiObject;
   locked: boolean;
   /** D25, in a list of one entry per series: how many more of the series' dates the list's window holds. */
   moreDates?: number;
@@ -188,7 +189,7 @@ export function listMonth(ctx: RequestContext, year: number, month: number): Pro
 
 export type EventView =
   | {
-    locked: false; event: Record<string, any>; post: PostRow; unlockedWith?: 'password' | 'cookie';
+    locked: false; event: ApiObject; post: PostRow; unlockedWith?: 'password' | 'cookie';
     /** D25: the other dates of the event's series, when it belongs to one. */
     seriesDates?: SeriesDates;
     /** Unlocked by the form's password: the value of the cookie that keeps it unlocked (unlock.ts). */
@@ -196,7 +197,7 @@ export type EventView =
     /** The page is the same for every reader until the event changes (core/events/item-cache.ts). */
     sameForEveryReader?: boolean;
   }
-  | { locked: true; event: Record<string, any>; post: PostRow; wrongPassword: boolean };
+  | { locked: true; event: ApiObject; post: PostRow; wrongPassword: boolean };
 
 /**
  * The event as GET /events/by-slug/{slug} answers an anonymous reader (json_ld included). Trashed, draft, pending,
@@ -316,7 +317,7 @@ export async function dateCalendar(ctx: RequestContext, id: number): Promise<str
 }
 
 /** A venue or organizer as GET by slug answers anonymous readers (json_ld included); 404 unless published. */
-export async function readLinked(ctx: RequestContext, kind: LinkedPostKind, slug: string): Promise<Record<string, any>> {
+export async function readLinked(ctx: RequestContext, kind: LinkedPostKind, slug: string): Promise<ApiObject> {
   const post = await findPostBySlug(ctx.store.db, kind.type, checkSlug(slug));
   if (!post || !canReadPost(null, kind.type, postLike(post), nowUtc(ctx))) throw notFound(`There is no public ${kind.type} at this address.`);
   const record = (await loadLinked(ctx.store.db, kind, [post.id])).get(post.id);
@@ -328,7 +329,7 @@ export async function readLinked(ctx: RequestContext, kind: LinkedPostKind, slug
  * A category (by the last slug of its nested path) or a tag, in the endpoint form of GET /categories/{id} (§3.4),
  * whose `url` is the canonical page address (a page asked under another path redirects there).
  */
-export async function readTerm(ctx: RequestContext, info: TaxonomyInfo, slug: string): Promise<Record<string, any>> {
+export async function readTerm(ctx: RequestContext, info: TaxonomyInfo, slug: string): Promise<ApiObject> {
   checkSlug(slug);
   const row = await ctx.store.db.selectFrom('terms').selectAll().where('taxonomy', '=', info.taxonomy).where('slug', '=', slug).executeTakeFirst();
   if (!row) throw notFound(`There is no ${info.hierarchical ? 'category' : 'tag'} at this address.`);

@@ -63,4 +63,4 @@ export function parseCookies(header: string | undefined): Record<string, string>
 }
 
 /** Whether a request carries any unlock cookie (such requests are not answered from the shared read cache). */
-export const hasUnlockCookie = (header: string | undefined) => header !== undefined && header.includes(UNLOCK_COOKIE_PREFIX);
+export const hasUnlockCookie = (header: string | undefined) => header?.includes(UNLOCK_COOKIE_PREFIX);

@@ -8,6 +8,7 @@ import {
   webcal, type When,
 } from './format.ts';
 import type { EventPage, ListedEvent, SeriesDates } from './service.ts';
+import type { ApiObject } from './api-object.ts';
 
 /** The path (and query) of an absolute URL the API gave. */
 export const pathOf = (url: string) => {
@@ -28,7 +29,7 @@ export interface VenueView {
   map?: string;
 }
 
-export function venueView(venue: Record<string, any> | unknown[] | undefined, withMapLink: boolean): VenueView | undefined {
+export function venueView(venue: ApiObject | unknown[] | undefined, withMapLink: boolean): VenueView | undefined {
   if (!venue || Array.isArray(venue)) return undefined;
   return {
     name: String(venue.venue ?? ''),
@@ -118,7 +119,7 @@ export interface CalendarActions {
  * template), and every date of the series (the API's .ics of the series, with its cancelled and edited dates, and
  * Google's subscription to that same file, since a template link cannot carry a series' exceptions).
  */
-function calendarActions(config: Config, event: Record<string, any>, location: string): CalendarActions[] {
+function calendarActions(config: Config, event: ApiObject, location: string): CalendarActions[] {
   const google = googleCalendarLink(event as never, location);
   if (event.series_id === null) return [{ ics: `${config.apiRoot}/events/${event.id}.ics`, google, subscribe: false }];
   const seriesIcs = `${config.apiRoot}/events/${event.series_id}.ics`;
@@ -129,7 +130,7 @@ function calendarActions(config: Config, event: Record<string, any>, location: s
 }
 
 /** D25: what an event page says of its series: how it repeats, and its next other dates, linked. */
-export function seriesView(config: Config, event: Record<string, any>, series: SeriesDates) {
+export function seriesView(config: Config, event: ApiObject, series: SeriesDates) {
   return {
     rule: describeRecurrence(event.recurrence, event.start_date),
     dates: series.dates.map((date) => ({
@@ -142,10 +143,10 @@ export function seriesView(config: Config, event: Record<string, any>, series: S
 }
 
 /** The event page's data: everything GET /events/{id} gives, worded, plus the add-to-calendar links. */
-export function eventView(config: Config, event: Record<string, any>, series?: SeriesDates) {
+export function eventView(config: Config, event: ApiObject, series?: SeriesDates) {
   const venue = venueView(event.venue, event.show_map_link === true);
   const location = venue ? [venue.name, venue.address].filter(Boolean).join(', ') : '';
-  const terms = (list: Array<Record<string, any>>, publicPath: string) =>
+  const terms = (list: Array<ApiObject>, publicPath: string) =>
     list.map((term) => ({ name: String(term.name), href: `${basePath(config)}/${publicPath}/${term.slug}/` }));
   return {
     id: event.id as number,
@@ -156,7 +157,7 @@ export function eventView(config: Config, event: Record<string, any>, series?: S
     image: event.image ? { url: event.image.url as string, width: event.image.width as number | undefined, height: event.image.height as number | undefined } : undefined,
     cost: event.cost as string,
     venue,
-    organizers: (event.organizer as Array<Record<string, any>>).map((organizer) => ({
+    organizers: (event.organizer as Array<ApiObject>).map((organizer) => ({
       name: String(organizer.organizer ?? ''),
       href: pathOf(organizer.url),
       email: organizer.email as string | undefined,
@@ -173,4 +174,4 @@ export function eventView(config: Config, event: Record<string, any>, series?: S
 }
 
 /** A short plain-text summary of an item (meta description, og:description). */
-export const summaryOf = (item: Record<string, any>) => shorten(plainText(String(item.excerpt || item.description || '')), 200);
+export const summaryOf = (item: ApiObject) => shorten(plainText(String(item.excerpt || item.description || '')), 200);

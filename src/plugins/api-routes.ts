@@ -3,7 +3,7 @@ import { NAMESPACE } from '../config.ts';
 import type { AppDeps } from '../http/context.ts';
 import { corsPreflightHeaders } from '../http/cors.ts';
 import { emptyParams, mergeParams } from '../http/params.ts';
-import { type ParamMap } from '../core/input/params.ts';
+import type { ParamMap } from '../core/input/params.ts';
 import { allowedMethods, runEndpoint, type Endpoint, type RouteGroup } from '../http/routes.ts';
 import { runWithDeadline } from '../store/deadline.ts';
 import { encodeReply, encodeReplyBounded, sendReply } from './reply.ts';

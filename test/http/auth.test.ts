@@ -30,7 +30,7 @@ describeEachDatabase('authentication (D15)', (h) => {
   });
 
   it('answers a wrong password, a malformed header or another scheme with 401 incorrect_password', async () => {
-    for (const header of [basicAuth('editor', 'wrong password'), 'Basic !!!not-base64', 'Basic ' + Buffer.from('no-colon').toString('base64'),
+    for (const header of [basicAuth('editor', 'wrong password'), 'Basic !!!not-base64', `Basic ${Buffer.from('no-colon').toString('base64')}`,
       'Bearer abc.def.ghi', 'Digest username="editor"', basicAuth('editor', '')]) {
       const response = await h().request('GET', '/venues', { as: header, headers: { 'x-forwarded-for': 'irrelevant' } });
       assert.equal(response.statusCode, 401, header);

@@ -72,7 +72,7 @@ describeEachDatabase('HTTP foundation', (h) => {
   });
 
   it('rejects thousands of nesting levels without a crash', async () => {
-    const deep = '{"venue":' + '['.repeat(5000) + ']'.repeat(5000) + '}';
+    const deep = `{"venue":${'['.repeat(5000)}${']'.repeat(5000)}}`;
     const response = await h().request('POST', '/venues', { as: h().users.editor, body: deep });
     assert.equal(response.statusCode, 400);
     assert.equal(response.json().code, 'rest_invalid_json');

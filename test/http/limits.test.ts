@@ -73,12 +73,12 @@ describeEachDatabase('D31: input limits', (h) => {
     const kib = (n: number, char = 'a') => char.repeat(n * 1024);
     const editor = h().users.editor;
     for (const field of ['description', 'excerpt']) {
-      assertLimit(await h().request('POST', `/events/${eventId}`, { as: editor, body: { [field]: kib(256) + 'x' } }), field, 'rest_too_long', '256 KiB');
+      assertLimit(await h().request('POST', `/events/${eventId}`, { as: editor, body: { [field]: `${kib(256)}x` } }), field, 'rest_too_long', '256 KiB');
       assert.equal((await h().request('POST', `/events/${eventId}`, { as: editor, body: { [field]: kib(256) } })).statusCode, 200);
     }
     // UTF-8 bytes count: 100,000 three-byte characters are over 256 KiB.
     assertLimit(await h().request('POST', `/events/${eventId}`, { as: editor, body: { description: '€'.repeat(100_000) } }), 'description', 'rest_too_long', '256 KiB');
-    assertLimit(await h().request('POST', `/events/${eventId}`, { as: editor, body: { title: kib(10) + 'x' } }), 'title', 'rest_too_long', '10 KiB');
+    assertLimit(await h().request('POST', `/events/${eventId}`, { as: editor, body: { title: `${kib(10)}x` } }), 'title', 'rest_too_long', '10 KiB');
     assertLimit(await h().request('POST', `/events/${eventId}`, { as: editor, body: { website: `https://example.com/${kib(10)}` } }), 'website', 'rest_too_long', '10 KiB');
     assertLimit(await h().request('POST', `/events/${eventId}`, { as: editor, body: { cost: ['5', kib(11)] } }), 'cost', 'rest_too_long', '10 KiB');
     assertLimit(await h().request('POST', `/events/${eventId}`, { as: editor, body: { slug: 's'.repeat(201) } }), 'slug', 'rest_too_long', '200 characters');

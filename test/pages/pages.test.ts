@@ -327,8 +327,8 @@ describeEachDatabase('public pages (D28)', (h) => {
     const date = `${site.month}-11`;
     const occurrencePath = String((await get(`${pathOf(series.url)}${date}/`)).headers.location);
     const body = (await get(occurrencePath)).body;
-    const section = /<section class="add-to-calendar"[^]*?<\/section>/.exec(body)![0];
-    const groups = [...section.matchAll(/<h3>([^<]+)<\/h3>\s*<ul class="inline buttons">([^]*?)<\/ul>/g)];
+    const section = /<section class="add-to-calendar"[\s\S]*?<\/section>/.exec(body)![0];
+    const groups = [...section.matchAll(/<h3>([^<]+)<\/h3>\s*<ul class="inline buttons">([\s\S]*?)<\/ul>/g)];
     assert.deepEqual(groups.map(([, title]) => title), [`This date only: ${describeDay(date)}`, 'Every date of the series']);
     const hrefs = (html: string) => [...html.matchAll(/href="([^"]+)"/g)].map(([, href]) => href.replace(/&amp;/g, '&'));
     const [thisDate, wholeSeries] = groups.map(([, , html]) => hrefs(html));
@@ -341,7 +341,7 @@ describeEachDatabase('public pages (D28)', (h) => {
     assert.equal(ics.statusCode, 200, ics.body);
     assert.equal(ics.headers['content-type'], 'text/calendar; charset=utf-8');
     assert.equal(ics.body.split('BEGIN:VEVENT').length - 1, 1, 'one date');
-    const vevent = /BEGIN:VEVENT[^]*END:VEVENT/.exec(ics.body)![0];
+    const vevent = /BEGIN:VEVENT[\s\S]*END:VEVENT/.exec(ics.body)![0];
     assert.ok(!/^(RRULE|RDATE|EXDATE|RECURRENCE-ID)/m.test(vevent), 'no rule: this date alone');
     assert.match(ics.body, new RegExp(`^DTSTART;TZID=Europe/Rome:${date.replace(/-/g, '')}T180000\r$`, 'm'));
     assert.match(ics.body, /^SUMMARY:Book Club\r$/m);

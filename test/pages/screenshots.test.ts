@@ -60,7 +60,7 @@ describe('photographs of the public pages (D28)', { skip: AVAILABLE ? false : 'C
   async function photograph(path: string, name: string, options: { status?: number; phone?: boolean; check?: (page: Page) => Promise<void> } = {}) {
     const page = await browsing.open(path, options.status);
     await options.check?.(page);
-    assert.doesNotMatch(await page.locator('body').innerText(), /alert\(|"Quoted"/, `${name}: no test data is photographed`);
+    assert.doesNotMatch((await page.locator('body').textContent()) ?? '', /alert\(|"Quoted"/, `${name}: no test data is photographed`);
     await assertAccessible(page, name);
     await shoot(page, name);
     if (options.phone) {

@@ -219,7 +219,7 @@ describeEachDatabase('Discovery: the OpenAPI document (§14)', (h) => {
 
   it('documents real response types: author a string, dates in the WordPress format, errors as the envelope', async () => {
     const doc = await document();
-    const { Venue, Organizer, Image, Error } = doc.components.schemas;
+    const { Venue, Organizer, Image, Error: ErrorSchema } = doc.components.schemas;
     assert.equal(Venue.properties.author.type, 'string');
     assert.equal(Venue.properties.date.pattern, '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$');
     assert.equal(Venue.properties.geo_lat.type, 'number');
@@ -228,7 +228,7 @@ describeEachDatabase('Discovery: the OpenAPI document (§14)', (h) => {
     assert.ok(Venue.required.includes('show_map') && !Venue.required.includes('address'));
     assert.equal(Organizer.properties.email.type, 'string');
     assert.deepEqual(Image.required, ['url', 'id', 'extension']);
-    assert.deepEqual(Error.required, ['code', 'message', 'data']);
+    assert.deepEqual(ErrorSchema.required, ['code', 'message', 'data']);
 
     const get = doc.paths['/venues/{id}'].get.responses;
     assert.deepEqual(get['200'].content['application/json'].schema, { $ref: '#/components/schemas/Venue' });

@@ -548,7 +548,7 @@ describeEachDatabase('category and tag lists', (harness) => {
     for (const name of ['tag one', 'Tag Two', 'unused tag']) tagIds.push((await create('tags', { name })).id);
 
     eventId = await insertEvent(h(), { categories: [ids.b, ids.A, ids.Kid], tags: [tagIds[0], tagIds[1]] });
-    await insertEvent(h(), { categories: [ids.A, ids.C, ids['émile'], ids['Éclair']], tags: [tagIds[1]] });
+    await insertEvent(h(), { categories: [ids.A, ids.C, ids.émile, ids.Éclair], tags: [tagIds[1]] });
     await insertEvent(h(), { categories: [ids.A] });
     draftEventId = await insertEvent(h(), { status: 'draft', categories: [ids.Empty] });
   });

@@ -10,7 +10,7 @@ import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { openStore } from '../../src/store/store.ts';
 import { POSTGRES_AVAILABLE, TEST_DATABASE_URL } from '../helpers/harness.ts';
-import { startService, stopService as stop, waitForHealth, type Started } from '../helpers/service-process.ts';
+import { startService, stopService as stop, waitForHealth, } from '../helpers/service-process.ts';
 
 describe('start-up', () => {
   const directories: string[] = [];

@@ -1,7 +1,7 @@
 import type { TSchema } from 'typebox';
 import type { Config } from '../../config.ts';
 import { documentedSchema, type Arg } from '../../core/input/args.ts';
-import type { Endpoint, Method, RouteGroup } from '../../http/routes.ts';
+import type { AnyEndpoint, Method, RouteGroup } from '../../http/routes.ts';
 import { componentName, ErrorSchema } from '../../http/schemas.ts';
 
 export const OPENAPI_VERSION = '3.1.0';
@@ -125,7 +125,7 @@ function requestBody(fields: Array<[string, Arg]>, collector: ComponentCollector
   };
 }
 
-function responses(definition: Endpoint<any>, collector: ComponentCollector): Json {
+function responses(definition: AnyEndpoint, collector: ComponentCollector): Json {
   const out: Json = {};
   const jsonContent = (schema: TSchema) => ({ 'application/json': { schema: collector.convert(schema) } });
   for (const [status, doc] of Object.entries(definition.responses)) {
@@ -144,7 +144,7 @@ function responses(definition: Endpoint<any>, collector: ComponentCollector): Js
   return out;
 }
 
-function operation(group: RouteGroup, definition: Endpoint<any>, method: Method, path: string, collector: ComponentCollector): Json {
+function operation(group: RouteGroup, definition: AnyEndpoint, method: Method, path: string, collector: ComponentCollector): Json {
   const args = Object.entries(definition.args as Record<string, Arg>);
   const inPath = args.filter(([, spec]) => spec.location === 'path');
   const others = args.filter(([, spec]) => spec.location !== 'path');

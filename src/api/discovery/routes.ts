@@ -35,7 +35,10 @@ export function discoveryRoutes(routeTable: () => readonly RouteGroup[]): RouteG
     responses: { 200: { description: 'The OpenAPI document.', schema: OpenApiDocumentSchema } },
     args: {},
     // The route table and configuration are fixed for the life of the app, and so is the document.
-    handler: async (ctx) => ({ body: (document ??= openApiDocument(routeTable(), ctx.config)) }),
+    handler: async (ctx) => {
+      document ??= openApiDocument(routeTable(), ctx.config);
+      return { body: document };
+    },
   });
 
   return [

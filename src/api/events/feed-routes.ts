@@ -99,7 +99,7 @@ const single = (written: WrittenEntries) => endpoint({
   },
   // `cancelled` is accepted as on the feed, so that one set of options fits both: a trashed event is refused here anyway.
   args: { ...idArg, password: passwordArg, ...feedFormatArgs },
-  async handler(ctx, params, raw) {
+  async handler(ctx, params) {
     const post = await loadPost(ctx, params.id);
     if (!post) throw new ApiError(404, 'rest-event-not-found', `Event with ID ${params.id} does not exist.`);
     if (post.type !== 'event') throw new ApiError(400, 'rest-invalid-event-id', 'The specified ID is not a valid event.');

@@ -9,8 +9,8 @@ import { ifMatchPrecondition, jsonTag, lastModifiedHeader, NOT_MODIFIED, PRECOND
 import { itemStream } from '../../http/bounded-json.ts';
 import { postListReply } from '../../http/list.ts';
 import { emptyParams } from '../../http/params.ts';
-import { type ParamMap } from '../../core/input/params.ts';
-import { endpoint, type Endpoint, type Reply, type RouteGroup } from '../../http/routes.ts';
+import type { ParamMap } from '../../core/input/params.ts';
+import { endpoint, type AnyEndpoint, type Reply, type RouteGroup } from '../../http/routes.ts';
 import { forceArg, loadPost, loadPostBySlug } from '../../core/posts/input.ts';
 import { mayAssignAuthor, postLike } from '../../core/posts/fields.ts';
 import type { PostRow } from '../../core/posts/store.ts';
@@ -176,7 +176,7 @@ const create = endpoint({
 });
 
 /** The item endpoints for one way of naming the event (by id or by slug). */
-function itemEndpoints(key: 'id' | 'slug'): Endpoint<any>[] {
+function itemEndpoints(key: 'id' | 'slug'): AnyEndpoint[] {
   const find = async (ctx: RequestContext, params: Record<string, unknown>): Promise<PostRow | undefined> =>
     key === 'id' ? loadPost(ctx, params.id as number) : loadPostBySlug(ctx, 'event', params.slug as string);
 

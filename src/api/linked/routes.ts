@@ -1,5 +1,5 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
-import { canCreatePosts, canDeletePost, canEditPost, canReadPost, listStatusesAllowed } from '../../domain/access.ts';
+import { canCreatePosts, canDeletePost, canEditPost, canReadPost, listStatusesAllowed, type PostStatus } from '../../domain/access.ts';
 import { formatWp } from '../../domain/dates/stored-format.ts';
 import { arg, type Args } from '../../core/input/args.ts';
 import type { RequestContext } from '../../http/context.ts';
@@ -8,7 +8,7 @@ import { ifMatchPrecondition, jsonTag, lastModifiedHeader, NOT_MODIFIED, PRECOND
 import { itemStream } from '../../http/bounded-json.ts';
 import { clampPerPage, type EchoedQuery } from '../../domain/lists.ts';
 import { postListReply } from '../../http/list.ts';
-import { endpoint, type Endpoint, type Reply, type RouteGroup } from '../../http/routes.ts';
+import { endpoint, type AnyEndpoint, type Reply, type RouteGroup } from '../../http/routes.ts';
 import type { Db } from '../../store/store.ts';
 import { forceArg, isPostOfType, isSlugOfType, listStatusArg, loadPost, loadPostBySlug, pagingArgs, searchArg } from '../../core/posts/input.ts';
 import { mayAssignAuthor, postLike } from '../../core/posts/fields.ts';
@@ -99,14 +99,14 @@ export function linkedPostRoutes(kind: LinkedPostKind, listFilters: ListFilter[]
     methods: ['GET'],
     summary: `List ${kind.collection}`,
     responses: { 200: { description: `A page of ${kind.collection}.`, schema: schemas.list }, ...NOT_MODIFIED, 400: { description: 'Invalid parameter.' }, 404: { description: 'Page beyond the last.' } },
-    args: { ...pagingArgs, search: searchArg, status: listStatusArg, ...(Object.assign({}, ...listFilters.map((filter) => filter.args)) as {}) },
+    args: { ...pagingArgs, search: searchArg, status: listStatusArg, ...(Object.assign({}, ...listFilters.map((filter) => filter.args)) as Args) },
     async handler(ctx, params) {
       // D24: read before the list's queries, so that following /changes from it loses nothing.
       const syncCursor = await syncCursorHeader(ctx);
       const db: Db = ctx.store.db;
       const perPage = clampPerPage(params.per_page, ctx.config.perPageDefault, ctx.config.perPageMax);
       const page = params.page;
-      const statuses = (listStatusesAllowed(ctx.viewer, params.status as string[] | undefined) as { ok: true; statuses: any[] }).statuses;
+      const statuses = (listStatusesAllowed(ctx.viewer, params.status as string[] | undefined) as { ok: true; statuses: PostStatus[] }).statuses;
       const nowUtc = formatWp(ctx.now);
       const words = params.search === undefined ? [] : searchWords(params.search);
       const extraWhere = (await Promise.all(listFilters.map((filter) => filter.where(params, ctx)))).filter((clause) => clause !== undefined);
@@ -114,7 +114,7 @@ export function linkedPostRoutes(kind: LinkedPostKind, listFilters: ListFilter[]
       let query = db.selectFrom('posts')
         .innerJoin(`${kind.metaTable} as meta` as 'venues as meta', 'meta.id', 'posts.id')
         .where('posts.type', '=', kind.type)
-        .where((eb) => visibleInList(eb as any, ctx.viewer, statuses, nowUtc));
+        .where((eb) => visibleInList(eb as unknown as Parameters<typeof visibleInList>[0], ctx.viewer, statuses, nowUtc));
       if (params.search !== undefined) query = query.where(words.length > 0 ? matchesSearch(ctx, kind, words) : sql<SqlBool>`1 = 0`);
       for (const clause of extraWhere) query = query.where(clause!);
 
@@ -157,7 +157,7 @@ export function linkedPostRoutes(kind: LinkedPostKind, listFilters: ListFilter[]
   });
 
   /** The item endpoints for one way of naming the item (by id or by slug). */
-  const itemEndpoints = (key: 'id' | 'slug'): Endpoint<any>[] => {
+  const itemEndpoints = (key: 'id' | 'slug'): AnyEndpoint[] => {
     const keyArg: Args = key === 'id'
       ? { id: arg.integer({ description: `The ${kind.type} id.`, required: true, in: 'path', validate: isPostOfType(kind.type) }) }
       : { slug: arg.string({ description: `The ${kind.type} slug.`, required: true, in: 'path', validate: isSlugOfType(kind.type) }) };

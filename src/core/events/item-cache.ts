@@ -161,7 +161,7 @@ export class EventItemCache {
  */
 export function sameForEveryReader(bundle: EventBundle, id: number): boolean {
   const record = bundle.records.get(id);
-  if (!record || record.post.status !== 'publish' || record.post.password !== '') return false;
+  if (record?.post.status !== 'publish' || record.post.password !== '') return false;
   const venueId = record.event.venue_id;
   if (venueId !== null && bundle.venues.get(venueId)?.post.status !== 'publish') return false;
   return (bundle.organizerIds.get(id) ?? []).every((organizerId) => bundle.organizers.get(organizerId)?.post.status === 'publish');

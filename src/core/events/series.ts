@@ -186,7 +186,7 @@ export interface SeriesOutcome {
  * Brings a series' occurrences in line with its own row (after a create, or an edit of its rule or dates, or when the
  * horizon moves): see planSeriesSync. Everything is logged.
  */
-export async function syncSeries(trx: Trx, store: Store, actor: Actor, seriesId: number): Promise<SeriesOutcome> {
+export async function syncSeries(trx: Trx, _store: Store, actor: Actor, seriesId: number): Promise<SeriesOutcome> {
   const series = await readSeries(trx, seriesId);
   const rule = expandStored(actor, series);
   const members = await seriesMembers(trx, seriesId);
@@ -403,7 +403,7 @@ export async function extendSeriesHorizons(store: Store, actor: Actor): Promise<
  * fields to the occurrence and makes it a series with the lines returned.
  */
 export async function splitSeries(
-  trx: Trx, store: Store, actor: Actor, occurrence: EventRow, newStart: Pick<EventSchedule, 'timezone' | 'allDay' | 'startLocal'>,
+  trx: Trx, _store: Store, actor: Actor, occurrence: EventRow, newStart: Pick<EventSchedule, 'timezone' | 'allDay' | 'startLocal'>,
 ): Promise<string[]> {
   const seriesId = occurrence.series_id!;
   const series = await readSeries(trx, seriesId);

@@ -280,7 +280,8 @@ function filteredOccurrences(store: Store, actor: Actor, plan: EventListPlan) {
   if (plan.modified?.after !== undefined) query = query.where('posts.modified_utc', '>', plan.modified.after);
   if (plan.modified?.before !== undefined) query = query.where('posts.modified_utc', '<=', plan.modified.before);
   if (plan.geoloc !== undefined) {
-    const located = (eb: { (...args: any[]): Expression<SqlBool> }) => eb('events.venue_id', 'in', venuesWithCoordinates(db, actor));
+    // biome-ignore lint/suspicious/noExplicitAny: the builder of a query whose joins vary with the plan; only its call form is used
+    const located = (eb: (...args: any[]) => Expression<SqlBool>) => eb('events.venue_id', 'in', venuesWithCoordinates(db, actor));
     query = query.where((eb) => (plan.geoloc ? located(eb) : eb.or([eb('events.venue_id', 'is', null), eb.not(located(eb))])));
   }
   if (plan.near !== undefined) {

@@ -20,6 +20,7 @@ export interface Arg<T = unknown, Present extends boolean = boolean> {
   readonly openapi?: TSchema | false;
   readonly required: boolean;
   readonly location: ArgLocation;
+  // biome-ignore lint/suspicious/noExplicitAny: an argument's validator takes its own coerced type, erased in a record of arguments
   readonly validate?: Validator<any>;
   /** D31: a bound on the raw value (list length…), checked for every argument before any validator runs. */
   readonly limit?: Limit;
@@ -37,6 +38,7 @@ export type Validator<T> = (value: T, ctx: CommandContext, name: string) => Vali
 /** D31: undefined when the raw value is within bounds; cheap and synchronous, it runs before any work. */
 export type Limit = (raw: unknown, ctx: CommandContext, name: string) => FieldIssue | undefined;
 
+// biome-ignore lint/suspicious/noExplicitAny: a record of arguments of different value types (ArgValues recovers each)
 export type Args = Record<string, Arg<any, boolean>>;
 export type ArgValues<A extends Args> = {
   [K in keyof A]: A[K] extends Arg<infer T, infer P> ? (P extends true ? T : T | undefined) : never;
@@ -57,7 +59,7 @@ interface ArgOptions<T> {
   openapi?: TSchema | false;
 }
 
-type PresentIf<O> = O extends { required: true } ? true : O extends { default: {} } ? true : false;
+type PresentIf<O> = O extends { required: true } ? true : O extends { default: NonNullable<unknown> } ? true : false;
 
 const ok = <T>(value: T): Coerced<T> => ({ ok: true, value });
 /** A value of the wrong type (`rest_invalid_type`). */
@@ -78,6 +80,7 @@ function schemaOptions(options: ArgOptions<never>): Record<string, unknown> {
   return out;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: the options of any argument type; `T` is the one built
 function build<T, O extends ArgOptions<any>>(schema: TSchema, options: O, coerce: (raw: unknown, name: string) => Coerced<T>): Arg<T, PresentIf<O>> {
   return {
     schema,

@@ -1,5 +1,6 @@
 import { canUploadFiles, listStatusesAllowed, POST_STATUSES } from '../../domain/access.ts';
 import { arg, type Validator } from '../input/args.ts';
+import type { CommandContext } from '../input/context.ts';
 import { DATE_INPUT, IMAGE_INPUT } from '../input/documented-inputs.ts';
 import { isTime, nonEmptyString, positiveInteger } from '../input/validators.ts';
 import { findUserById } from '../users/store.ts';
@@ -25,10 +26,10 @@ export const validImage: Validator<unknown> = async (value, ctx) => {
 export const allowedListStatus: Validator<string[]> = (value, ctx) => listStatusesAllowed(ctx.viewer, value).ok;
 
 /** A post of `type` by id, loaded once per request (validators and handlers share it). */
-export const loadPost = (ctx: { memo: <T>(key: string, load: () => Promise<T>) => Promise<T>; store: { db: any } }, id: number) =>
+export const loadPost = (ctx: Pick<CommandContext, 'memo' | 'store'>, id: number) =>
   ctx.memo(`post:${id}`, () => findPostById(ctx.store.db, id));
 
-export const loadPostBySlug = (ctx: { memo: <T>(key: string, load: () => Promise<T>) => Promise<T>; store: { db: any } }, type: PostType, slug: string) =>
+export const loadPostBySlug = (ctx: Pick<CommandContext, 'memo' | 'store'>, type: PostType, slug: string) =>
   ctx.memo(`slug:${type}:${slug}`, () => findPostBySlug(ctx.store.db, type, slug));
 
 export const isPostOfType = (type: PostType): Validator<number> => async (id, ctx) => (await loadPost(ctx, id))?.type === type;

@@ -8,7 +8,7 @@
 import { canUploadFiles, effectiveStatus, scaleBackStatus, type PostLike, type Viewer } from '../../domain/access.ts';
 import type { Actor } from '../../domain/actor.ts';
 import { formatWp } from '../../domain/dates/stored-format.ts';
-import { DomainError, invalidField, notAllowed } from '../../domain/errors.ts';
+import { type DomainError, invalidField, notAllowed } from '../../domain/errors.ts';
 import { trashedSlug } from '../../domain/slugs.ts';
 import { recordChange, recordChanges, type ChangeAction, type ListedBefore } from '../change-log/log.ts';
 import type { Trx } from '../../store/store.ts';

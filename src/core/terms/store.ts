@@ -2,7 +2,6 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { TermsTable } from '../../store/schema.ts';
 import { isRowId, isUniqueViolation, storeOf, type Db, type Store, type Trx } from '../../store/store.ts';
 import { recordChange, recordChanges } from '../change-log/log.ts';
-import { hasEffectiveStatus } from '../posts/visibility.ts';
 import { uniqueTermSlug } from './slugs.ts';
 import type { Taxonomy } from './taxonomies.ts';
 
@@ -268,13 +267,13 @@ export async function insertNewEventTerms(trx: Trx, events: ReadonlyArray<{ even
  */
 export async function copySeriesTerms(trx: Trx, seriesId: number, ids: readonly number[], taxonomies: readonly Taxonomy[]): Promise<void> {
   if (taxonomies.length === 0) return;
-  const ofTaxonomies = (eb: any) => eb.selectFrom('terms').select('terms.id').where('terms.taxonomy', 'in', taxonomies);
+  const ofTaxonomies = trx.selectFrom('terms').select('terms.id').where('terms.taxonomy', 'in', taxonomies);
   await trx.deleteFrom('event_terms').where('event_id', 'in', ids).where('term_id', 'in', ofTaxonomies).execute();
   await trx.insertInto('event_terms').columns(['event_id', 'term_id'])
     .expression((eb) => eb.selectFrom('events').crossJoin('event_terms')
       .select(['events.id', 'event_terms.term_id'])
       .where('event_terms.event_id', '=', seriesId).where('events.id', 'in', ids)
-      .where('event_terms.term_id', 'in', ofTaxonomies(eb)))
+      .where('event_terms.term_id', 'in', ofTaxonomies))
     .execute();
 }
 

@@ -47,7 +47,7 @@ export function* ruleStarts(rule: RuleSpec, dtstart: number, pastUntil: UntilTes
     for (const t of selectPositions(days, times, unit, setPos, dtstart)) {
       budget.examine();
       if (t < dtstart) continue;
-      if (pastUntil !== null && pastUntil(t)) return false;
+      if (pastUntil?.(t)) return false;
       if (first) {
         first = false;
         if (t !== dtstart) remaining -= 1; // DTSTART, added by the caller, is the first occurrence
@@ -64,7 +64,7 @@ export function* ruleStarts(rule: RuleSpec, dtstart: number, pastUntil: UntilTes
    * Whether every start from wall-clock time `periodStart` on is past UNTIL, so the walk can stop even when nothing
    * matches (a day's margin covers any DST gap between wall-clock order and instant order).
    */
-  const periodPastUntil = (periodStart: number) => pastUntil !== null && pastUntil(periodStart - SECONDS_PER_DAY);
+  const periodPastUntil = (periodStart: number) => pastUntil?.(periodStart - SECONDS_PER_DAY);
 
   if (rule.freq === 'HOURLY') {
     const withinHour = new TimesOfDay([rule.byMinute ?? [start.minute], rule.bySecond ?? [start.second]], [60, 1]);

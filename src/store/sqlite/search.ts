@@ -1,5 +1,4 @@
 import { sql, type Expression, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
-import type { DeferredDefinition } from '../dialect.ts';
 
 /**
  * D30: keyword search served by an FTS5 index with the trigram tokenizer. The index holds the Unicode lower-cased

@@ -18,6 +18,7 @@ export const lower = (expression: Expression<string> | RawBuilder<unknown>) => s
  */
 export function containsText(text: Expression<string> | RawBuilder<unknown>, needle: string): RawBuilder<SqlBool> {
   const pattern = `%${escapeLike(needle.toLowerCase())}%`;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the whole ASCII range, control characters included
   const asciiOnly = /^[\x00-\x7f]*$/.test(needle);
   return sql<SqlBool>`${asciiOnly ? text : lower(text)} like ${pattern} escape '\\'`;
 }

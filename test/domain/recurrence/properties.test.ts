@@ -26,7 +26,6 @@ function random(seed: number): () => number {
   };
 }
 
-const pad = (value: number) => String(value).padStart(2, '0');
 
 interface Generated {
   series: SeriesStart;
@@ -123,7 +122,7 @@ describe(`expansion properties (seed ${SEED})`, () => {
 
       // UNTIL at the k-th start (as UTC) gives the first k; so does an open rule with the horizon there.
       const k = 1 + Math.floor(next() * starts.length);
-      const untilZ = starts[k - 1].replace(/[- :]/g, '').replace(/^(\d{8})/, '$1T') + 'Z';
+      const untilZ = `${starts[k - 1].replace(/[- :]/g, '').replace(/^(\d{8})/, '$1T')}Z`;
       const withUntil = g.rule.replace(/COUNT=\d+/, `UNTIL=${untilZ}`);
       assert.deepEqual(utcStartsOf(expandLines(g.series, [withUntil])), starts.slice(0, k), withUntil);
       const open = expandLines(g.series, [g.rule.replace(/;COUNT=\d+/, '')], starts[k - 1]);
