@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 
-const EXPOSED = ['X-TEC-Total', 'X-TEC-TotalPages', 'X-WP-Total', 'X-WP-TotalPages', 'Link', 'Location', 'Allow', 'Idempotent-Replayed', 'ETag', 'Last-Modified', 'X-Sync-Cursor'];
+const EXPOSED = ['X-TEC-Total', 'X-TEC-TotalPages', 'X-WP-Total', 'X-WP-TotalPages', 'Link', 'Location', 'Allow', 'Idempotent-Replayed', 'ETag', 'Last-Modified', 'X-Sync-Cursor', 'X-Truncated'];
 const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'X-WP-Nonce', 'Content-Disposition', 'Content-MD5', 'Idempotency-Key', 'If-Match', 'If-None-Match'];
 const ALLOWED_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 

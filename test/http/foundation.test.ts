@@ -57,7 +57,7 @@ describeEachDatabase('HTTP foundation', (h) => {
     assert.match(String(response.headers['access-control-allow-headers']), /Authorization/);
     assert.match(String(response.headers['access-control-allow-headers']), /Content-Type/);
     assert.match(String(response.headers['access-control-allow-methods']), /PATCH/);
-    for (const header of ['X-TEC-Total', 'X-TEC-TotalPages', 'X-WP-Total', 'X-WP-TotalPages', 'Link', 'Location', 'Allow']) {
+    for (const header of ['X-TEC-Total', 'X-TEC-TotalPages', 'X-WP-Total', 'X-WP-TotalPages', 'Link', 'Location', 'Allow', 'X-Truncated']) {
       assert.match(String(response.headers['access-control-expose-headers']), new RegExp(header));
     }
   });
