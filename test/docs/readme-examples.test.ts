@@ -1,0 +1,85 @@
+// The README's shell examples run as written, against a fresh service, in the order a newcomer would: the quick start
+// (a user and an application password from the CLI, a venue, an event, its page, the feed), then every example of
+// "What it does", with the quick start's credentials. An example that stops working fails here, not for a reader.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { startService, stopService, waitForHealth, type Started } from '../helpers/service-process.ts';
+
+const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+
+/** The `sh` block that follows the `<!-- example: name -->` marker. */
+function example(name: string): string {
+  const marker = `<!-- example: ${name} -->`;
+  const at = README.indexOf(marker);
+  assert.ok(at >= 0, `the README marks an example "${name}"`);
+  const block = /```sh\n([\s\S]*?)```/.exec(README.slice(at));
+  assert.ok(block, `a sh block follows the "${name}" marker`);
+  return block[1];
+}
+
+/** Every `sh` block of the section `heading` (an indented one in a list included), in order. */
+function examplesUnder(heading: string): string[] {
+  const start = README.indexOf(`\n## ${heading}\n`);
+  assert.ok(start >= 0, `the README has a section "${heading}"`);
+  const end = README.indexOf('\n## ', start + 1);
+  const section = README.slice(start, end < 0 ? undefined : end);
+  return [...section.matchAll(/^( *)```sh\n([\s\S]*?)^\1```/gm)].map(([, indent, body]) =>
+    body.split('\n').map((line) => line.slice(indent.length)).join('\n'));
+}
+
+function bash(script: string, env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile('bash', ['-euo', 'pipefail', '-c', script], { env: { ...process.env, ...env }, cwd: new URL('../..', import.meta.url).pathname, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }));
+  });
+}
+
+describe('the README examples, run as written', () => {
+  let directory: string;
+  let service: Started;
+  let env: Record<string, string>;
+  before(async () => {
+    directory = mkdtempSync(join(tmpdir(), 'readme-'));
+    const database = join(directory, 'calendar.db');
+    // As the webhook example says: its receiver is on this machine.
+    service = await startService({ DATABASE_URL: database, WEBHOOKS_ALLOW_PRIVATE: '1' });
+    assert.equal(await waitForHealth(service), 200);
+    // The CLI reads the same database the service serves, as it does on a reader's machine.
+    env = { DATABASE_URL: database, API: `http://127.0.0.1:${service.port}/calendar/events/v1`, npm_config_loglevel: 'silent' };
+  });
+  after(async () => {
+    await stopService(service);
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  it('the quick start creates a user, a venue and an event, shows its page and its feed', async () => {
+    const run = await bash(example('quick-start'), env);
+    assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
+    assert.match(run.stdout, /<title>Opening night/);
+    assert.match(run.stdout, /^SUMMARY:Opening night\r?$/m);
+    assert.match(run.stdout, /^DTSTART;TZID=Europe\/Berlin:20300501T190000\r?$/m);
+  });
+
+  it('every example of "What it does" runs with the quick start\'s credentials', async () => {
+    const examples = examplesUnder('What it does, in one example each');
+    assert.ok(examples.length >= 6, `${examples.length} examples`);
+    // The quick start's lines that set API and AUTH, for a user of this test's own (so it needs no other test).
+    const credentials = example('quick-start').split('\n').filter((line) => /^(API|PASSWORD|AUTH)=/.test(line)).join('\n')
+      .replace('for alice: ', 'for bob: ').replace('AUTH="alice:', 'AUTH="bob:');
+    for (const [index, script] of examples.entries()) {
+      // The import reads a file of the reader's: here, the feed the service itself serves.
+      const runnable = script.replace('~/Downloads/community.ics', '"$FEED"').replace('--as alice', '--as bob');
+      // An HTTP error fails the example (curl alone would print it and exit 0).
+      const setup = 'curl() { command curl --fail-with-body --silent --show-error "$@"; }\n'
+        + 'npm run -s cli -- user create bob --role administrator >/dev/null 2>&1 || true\n'
+        + credentials.replace('app-password create alice', 'app-password create bob')
+        + '\nFEED=$(mktemp); curl "$API/events.ics" > "$FEED"\n';
+      const run = await bash(`${setup}${runnable}`, env);
+      assert.equal(run.code, 0, `example ${index + 1}:\n${runnable}\n${run.stdout}\n${run.stderr}`);
+    }
+  });
+});
