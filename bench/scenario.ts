@@ -32,12 +32,3 @@ export interface BenchContext {
 export interface ScenarioModule {
   scenarios(context: BenchContext): Scenario[] | Promise<Scenario[]>;
 }
-
-/** A deterministic pseudo-random sequence in [0, 1), so that two runs seed and ask for the same things. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-}

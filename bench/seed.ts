@@ -2,7 +2,7 @@ import { DateTime } from 'luxon';
 import { formatWp } from '../src/domain/dates/stored-format.ts';
 import { insertEventsBulk, insertOrganizersBulk, insertTermsBulk, insertVenuesBulk, firstLoad, type BulkEventInput } from '../src/core/bulk-load/bulk.ts';
 import type { Store } from '../src/store/store.ts';
-import { seededRandom } from './scenario.ts';
+import { seededRandom } from './random.ts';
 
 const WORDS = ['Jazz', 'Concert', 'Workshop', 'Market', 'Festival', 'Lecture', 'Yoga', 'Theatre', 'Tasting', 'Meetup', 'Run', 'Exhibition'];
 const CITIES = ['Springfield', 'Rome', 'Zürich', 'Lyon', 'Porto', 'Austin', 'Kyoto', 'Oslo'];

@@ -2,7 +2,8 @@
 // several MiB, above what the read cache keeps, so every request builds it from the database: the target is an answer
 // within 1 s, measured with one connection (latency, not throughput). A calendar app polling with If-None-Match gets
 // a 304 (measured too). Single-event files vary over every seeded event.
-import { seededRandom, type BenchContext, type Scenario } from '../scenario.ts';
+import { seededRandom } from '../random.ts';
+import type { BenchContext, Scenario } from '../scenario.ts';
 
 
 export function scenarios(context: BenchContext): Scenario[] {

@@ -1,6 +1,7 @@
 // D28: the public pages under load. The first scenario varies over every seeded event (`event-<n>` slugs), so the read
 // cache (one second per URL) rarely answers: it measures rendering an event page from the database.
-import { seededRandom, type BenchContext, type Scenario } from '../scenario.ts';
+import { seededRandom } from '../random.ts';
+import type { BenchContext, Scenario } from '../scenario.ts';
 
 
 export function scenarios(context: BenchContext): Scenario[] {

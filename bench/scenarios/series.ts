@@ -2,7 +2,8 @@
 // `recurrence`) until they add BENCH_SERIES_OCCURRENCES occurrences (default 100,000) to the seeded events, and
 // reports how fast that went; the scenarios then read varied list pages over the weeks the series cover, with and
 // without collapse_series. Run last (modules load in name order), so the other scenarios measure the seeded data alone.
-import { seededRandom, type BenchContext, type Scenario } from '../scenario.ts';
+import { seededRandom } from '../random.ts';
+import type { BenchContext, Scenario } from '../scenario.ts';
 
 const OCCURRENCES_PER_SERIES = 700;
 
