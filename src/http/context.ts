@@ -4,7 +4,7 @@ import type { Config } from '../config.ts';
 import type { EventItemCache } from '../core/events/item-cache.ts';
 import type { EmbeddedTermSnapshots } from '../core/terms/embedded-cache.ts';
 import type { Viewer } from '../domain/access.ts';
-import type { CommandContext } from '../core/input/context.ts';
+import { commandContext, type CommandContext } from '../core/input/context.ts';
 import type { Store } from '../store/store.ts';
 import type { FailureLimiter } from './auth.ts';
 import type { TagCondition } from './etag.ts';
@@ -55,21 +55,7 @@ export interface RequestContext extends AppDeps, CommandContext {
   memo<T>(key: string, load: () => Promise<T>): Promise<T>;
 }
 
+/** A request's context: the command context of its caller (core/input/context.ts, with its memo), and the request's own. */
 export function createRequestContext(deps: AppDeps, viewer: Viewer, log: FastifyBaseLogger, clientAddress = ''): RequestContext {
-  const cache = new Map<string, Promise<unknown>>();
-  return {
-    ...deps,
-    viewer,
-    now: deps.clock(),
-    log,
-    clientAddress,
-    memo<T>(key: string, load: () => Promise<T>): Promise<T> {
-      let value = cache.get(key);
-      if (value === undefined) {
-        value = load();
-        cache.set(key, value);
-      }
-      return value as Promise<T>;
-    },
-  };
+  return { ...deps, ...commandContext(deps.store, { viewer, now: deps.clock(), config: deps.config }), log, clientAddress };
 }

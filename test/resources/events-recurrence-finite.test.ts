@@ -3,26 +3,16 @@
 // says; RECURRENCE_MAX_OCCURRENCES bounds them all when a rule is written. Every finite rule of the python-dateutil
 // fixture (test/fixtures/recurrence/expected.json, generate.py) is checked this way.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { beforeEach, it } from 'node:test';
 import ICAL from 'ical.js';
 import { runHorizonJob } from '../helpers/background.ts';
 import { describeEachDatabase } from '../helpers/harness.ts';
+import { recurrenceCases, } from '../fixtures/recurrence/cases.ts';
 
 const NOW = '2026-11-23T12:00:00Z';
 
-interface FixtureCase {
-  name: string;
-  timezone: string;
-  start: string;
-  end: string;
-  all_day: boolean;
-  recurrence: string[];
-  all_utc_starts?: string[];
-  all_local_starts?: string[];
-}
 
-const fixture = JSON.parse(readFileSync(new URL('../fixtures/recurrence/expected.json', import.meta.url), 'utf8')) as { cases: FixtureCase[] };
+const fixture = { cases: recurrenceCases };
 const finiteCases = fixture.cases.filter((c) => c.all_utc_starts !== undefined);
 
 describeEachDatabase('Finite series are expanded completely (D25)', (h) => {

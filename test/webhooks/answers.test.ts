@@ -25,6 +25,35 @@ const listen = async (server: Server): Promise<number> => {
   return (server.address() as { port: number }).port;
 };
 
+/** Writes `next()` for as long as `open()` holds, waiting for 'drain' when the buffer is full; `count` is told each size. */
+function writeUntilClosed(
+  stream: { write(chunk: string | Buffer): boolean; once(event: 'drain', listener: () => void): unknown },
+  open: () => boolean, next: () => string | Buffer, count: (bytes: number) => void,
+): void {
+  const pump = () => {
+    while (open()) {
+      const chunk = next();
+      count(chunk.length);
+      if (!stream.write(chunk)) {
+        stream.once('drain', pump);
+        return;
+      }
+    }
+  };
+  pump();
+}
+
+/** The receiver listening on `port`; `hangUp` drops its connections and answers the server to close. */
+function receiverAt(port: number, written: () => number, hangUp: () => { close(callback: () => void): unknown }): EndlessReceiver {
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    written,
+    close: () => new Promise((resolve) => {
+      hangUp().close(() => resolve());
+    }),
+  };
+}
+
 /** Answers `status` with a chunked body that never ends: it writes until the service hangs up. */
 async function endlessBody(status: number): Promise<EndlessReceiver> {
   let written = 0;
@@ -36,24 +65,15 @@ async function endlessBody(status: number): Promise<EndlessReceiver> {
       response.on('close', () => {
         open = false;
       });
-      const pump = () => {
-        while (open) {
-          written += CHUNK.length;
-          if (!response.write(CHUNK)) return void response.once('drain', pump);
-        }
-      };
-      pump();
+      writeUntilClosed(response, () => open, () => CHUNK, (bytes) => {
+        written += bytes;
+      });
     });
   });
-  const port = await listen(server);
-  return {
-    url: `http://127.0.0.1:${port}/hook`,
-    written: () => written,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
-  };
+  return receiverAt(await listen(server), () => written, () => {
+    server.closeAllConnections();
+    return server;
+  });
 }
 
 /** Answers a status line, then header lines without end (a raw socket: node:http would refuse to send them). */
@@ -74,25 +94,15 @@ async function endlessHeaders(): Promise<EndlessReceiver> {
       answered = true;
       socket.write('HTTP/1.1 200 OK\r\n');
       let line = 0;
-      const pump = () => {
-        while (open) {
-          const header = `x-padding-${line++}: ${'a'.repeat(1000)}\r\n`;
-          written += header.length;
-          if (!socket.write(header)) return void socket.once('drain', pump);
-        }
-      };
-      pump();
+      writeUntilClosed(socket, () => open, () => `x-padding-${line++}: ${'a'.repeat(1000)}\r\n`, (bytes) => {
+        written += bytes;
+      });
     });
   });
-  const port = await listen(server);
-  return {
-    url: `http://127.0.0.1:${port}/hook`,
-    written: () => written,
-    close: () => new Promise((resolve) => {
-      for (const socket of connections) socket.destroy();
-      server.close(() => resolve());
-    }),
-  };
+  return receiverAt(await listen(server), () => written, () => {
+    for (const socket of connections) socket.destroy();
+    return server;
+  });
 }
 
 /** Runs `work`, then says how many bytes the service's sockets to `port` read meanwhile. */

@@ -4,31 +4,13 @@
  * disagrees with RFC 5545). Also: the work bound (counted in steps), the horizon, the occurrence limit.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { DEFAULT_EXPANSION_BUDGET, DEFAULT_LOOKAHEAD_BUDGET } from '../../../src/domain/recurrence/budget.ts';
 import { expandRecurrence, parseRecurrence, utcStartsOf, type Expansion, type SeriesStart } from '../../../src/domain/recurrence/index.ts';
+import { recurrenceCases, } from '../../fixtures/recurrence/cases.ts';
 
-interface FixtureCase {
-  name: string;
-  timezone: string;
-  start: string;
-  end: string;
-  all_day: boolean;
-  recurrence: string[];
-  horizon: string;
-  note: string;
-  expected_utc_starts: string[];
-  expected_local_starts: string[];
-  expected_utc_ends: string[];
-  expected_local_ends: string[];
-  complete: boolean;
-  dateutil_raw_utc?: string[];
-  dateutil_differs?: boolean;
-  dateutil_utc_starts?: string[];
-}
 
-const fixture = JSON.parse(readFileSync(new URL('../../fixtures/recurrence/expected.json', import.meta.url), 'utf8')) as { cases: FixtureCase[] };
+const fixture = { cases: recurrenceCases };
 
 function expand(series: SeriesStart, lines: unknown, horizonUtc = '2030-01-01 00:00:00', maxOccurrences = 1000): Expansion {
   const parsed = parseRecurrence(lines, series);

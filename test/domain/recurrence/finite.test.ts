@@ -5,24 +5,13 @@
  * complete expansions (`all_utc_starts`, see test/fixtures/recurrence/generate.py).
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { DEFAULT_EXPANSION_BUDGET, DEFAULT_FINITE_BUDGET, DEFAULT_LOOKAHEAD_BUDGET } from '../../../src/domain/recurrence/budget.ts';
 import { expandRecurrence, parseRecurrence, utcStartsOf, type Expansion, type SeriesStart } from '../../../src/domain/recurrence/index.ts';
+import { recurrenceCases, } from '../../fixtures/recurrence/cases.ts';
 
-interface FixtureCase {
-  name: string;
-  timezone: string;
-  start: string;
-  end: string;
-  all_day: boolean;
-  recurrence: string[];
-  horizon: string;
-  all_utc_starts?: string[];
-  all_local_starts?: string[];
-}
 
-const fixture = JSON.parse(readFileSync(new URL('../../fixtures/recurrence/expected.json', import.meta.url), 'utf8')) as { cases: FixtureCase[] };
+const fixture = { cases: recurrenceCases };
 
 const ALLOWED_STEPS = DEFAULT_EXPANSION_BUDGET + DEFAULT_LOOKAHEAD_BUDGET + DEFAULT_FINITE_BUDGET;
 

@@ -13,6 +13,7 @@ import {
   type MaterialisedRule, type OccurrenceTimes, type PlannedSeries, type SeriesMemberState, type SeriesPlan, type SeriesStart,
 } from '../../../src/domain/recurrence/index.ts';
 import { WEEKDAY_CODES } from '../../../src/domain/recurrence/types.ts';
+import { PROPERTY_ZONES, random } from './random.ts';
 
 const FAR = '2200-01-01 00:00:00';
 
@@ -280,19 +281,8 @@ describe('horizons', () => {
 // ---------------------------------------------------------------------------------------------------------------------
 
 const SEED = Number(process.env.RECURRENCE_SEED ?? 20_260_611);
-const ZONES = ['Europe/Berlin', 'America/New_York', 'Australia/Sydney', 'America/Santiago', 'Australia/Lord_Howe', 'Asia/Kolkata', 'UTC'];
+const ZONES = PROPERTY_ZONES;
 
-/** mulberry32 */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 interface RuleParts {
   freq: 'DAILY' | 'WEEKLY';
