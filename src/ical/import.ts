@@ -230,8 +230,12 @@ function defaultZone(calendar: ParsedCalendar): string | undefined {
   return calendar.defaultZone === undefined ? undefined : resolveZone(calendar.defaultZone, calendar.zoneAliases);
 }
 
-/** The API fields (a request's raw parameters) of one VEVENT. */
-function eventFields(component: JComponent, calendar: ParsedCalendar, config: Config): ParamMap {
+/**
+ * The API fields (a request's raw parameters) of one VEVENT, as `actor` may send them: an ATTACH image would add media,
+ * so it is kept only for importers who may upload files, as the API's `image` is.
+ */
+function eventFields(component: JComponent, calendar: ParsedCalendar, actor: Pick<CommandContext, 'config' | 'viewer'>): ParamMap {
+  const { config } = actor;
   const startProperty = propertyOf(component, 'dtstart');
   if (!startProperty) throw new Refusal('the VEVENT has no DTSTART');
   const start = momentOf(startProperty, calendar, config.siteTimezone);
@@ -273,7 +277,7 @@ function eventFields(component: JComponent, calendar: ParsedCalendar, config: Co
   const categories = propertiesOf(component, 'categories').flatMap((property) => property.slice(3).map(String)).map((name) => name.trim()).filter(Boolean);
   fields.categories = [...new Set(categories)];
   const image = propertiesOf(component, 'attach').map((property) => String(property[3])).find((uri) => /^https?:\/\//i.test(uri));
-  if (image !== undefined) fields.image = image;
+  if (image !== undefined && canUploadFiles(actor.viewer)) fields.image = image;
   return fields;
 }
 
@@ -384,9 +388,7 @@ async function importUnit(ctx: CommandContext, calendar: ParsedCalendar, unit: I
     return 'updated';
   }
 
-  const raw = eventFields(master, calendar, ctx.config);
-  // An ATTACH image would add media: kept only for importers who may upload files, as the API's `image` is.
-  if (!canUploadFiles(ctx.viewer)) delete raw.image;
+  const raw = eventFields(master, calendar, ctx);
   if (recurrence.length > 0) raw.recurrence = recurrence;
   const venue = venueOf(master);
   const organizer = organizerOf(master);
@@ -442,9 +444,8 @@ async function importExceptions(ctx: CommandContext, calendar: ParsedCalendar, u
         await trashEvent(ctx.store, ctx, occurrenceId);
         continue;
       }
-      const raw = eventFields(exception, calendar, ctx.config);
+      const raw = eventFields(exception, calendar, ctx);
       delete raw.status;
-      if (!canUploadFiles(ctx.viewer)) delete raw.image;
       await updateEvent(ctx.store, ctx, occurrenceId, await readEventCommand(ctx, raw, { create: false }));
     } catch (error) {
       problems.push(reasonOf(error));
