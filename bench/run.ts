@@ -58,21 +58,37 @@ const duration = Number(options.duration);
 const connections = Number(options.connections);
 const writeConnections = Number(options['write-connections']);
 const workers = Number(options.workers);
-const only = options.only?.split(',').map((word) => word.trim().toLowerCase()).filter((word) => word !== '');
-const abVariant = options.ab === undefined ? undefined : (() => {
-  const [name, ...assignments] = options.ab.split('=');
-  const rest = assignments.join('=');
-  const env: Record<string, string> = {};
-  // Another checkout of the service (the code before a change), on the same database.
-  if (rest.startsWith('/')) return { name, env: {} as Record<string, string>, directory: rest as string | undefined };
-  for (const assignment of rest.split(';').filter((part) => part !== '')) {
-    const at = assignment.indexOf('=');
-    env[assignment.slice(0, at)] = assignment.slice(at + 1);
-  }
-  return { name, env, directory: undefined as string | undefined };
-})();
-if (!Number.isInteger(eventCount) || eventCount < 100 || !Number.isInteger(workers) || workers < 1 || workers > 64 || !['sqlite', 'postgres'].includes(options.database!) || !['fresh', 'live'].includes(options.seed!)
-  || (abVariant !== undefined && (abVariant.name === '' || (abVariant.directory === undefined && Object.keys(abVariant.env).length === 0)))) {
+const only = options.only
+  ?.split(',')
+  .map((word) => word.trim().toLowerCase())
+  .filter((word) => word !== '');
+const abVariant =
+  options.ab === undefined
+    ? undefined
+    : (() => {
+        const [name, ...assignments] = options.ab.split('=');
+        const rest = assignments.join('=');
+        const env: Record<string, string> = {};
+        // Another checkout of the service (the code before a change), on the same database.
+        if (rest.startsWith('/'))
+          return { name, env: {} as Record<string, string>, directory: rest as string | undefined };
+        for (const assignment of rest.split(';').filter((part) => part !== '')) {
+          const at = assignment.indexOf('=');
+          env[assignment.slice(0, at)] = assignment.slice(at + 1);
+        }
+        return { name, env, directory: undefined as string | undefined };
+      })();
+if (
+  !Number.isInteger(eventCount) ||
+  eventCount < 100 ||
+  !Number.isInteger(workers) ||
+  workers < 1 ||
+  workers > 64 ||
+  !['sqlite', 'postgres'].includes(options.database!) ||
+  !['fresh', 'live'].includes(options.seed!) ||
+  (abVariant !== undefined &&
+    (abVariant.name === '' || (abVariant.directory === undefined && Object.keys(abVariant.env).length === 0)))
+) {
   console.error(USAGE);
   process.exit(2);
 }
@@ -95,10 +111,13 @@ const SEED_FILE = `bench/data/${options.database}-${eventCount}.seed.json`;
 async function databaseUrl(): Promise<string> {
   mkdirSync('bench/data', { recursive: true });
   if (options.database === 'sqlite') {
-    if (!options.reuse) for (const suffix of ['', '-wal', '-shm']) rmSync(`bench/data/bench.db${suffix}`, { force: true });
+    if (!options.reuse)
+      for (const suffix of ['', '-wal', '-shm']) rmSync(`bench/data/bench.db${suffix}`, { force: true });
     return 'bench/data/bench.db';
   }
-  const base = process.env.DATABASE_URL?.startsWith('postgres') ? process.env.DATABASE_URL : 'postgres://postgres@127.0.0.1:5432/test';
+  const base = process.env.DATABASE_URL?.startsWith('postgres')
+    ? process.env.DATABASE_URL
+    : 'postgres://postgres@127.0.0.1:5432/test';
   if (!options.reuse) {
     const client = new pg.Client({ connectionString: base });
     await client.connect();
@@ -111,7 +130,11 @@ async function databaseUrl(): Promise<string> {
 
 /** Started as `npm start` starts the service (same V8 flags), so the numbers are the ones users get. */
 function start(script: string, env: Record<string, string>, nodeFlags: string[] = [], cwd?: string): ChildProcess {
-  const child = spawn(process.execPath, [...nodeFlags, script], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit'] });
+  const child = spawn(process.execPath, [...nodeFlags, script], {
+    cwd,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   child.on('exit', (code, signal) => {
     if (code !== 0 && signal !== 'SIGTERM') console.error(`${script} exited with ${code ?? signal}`);
   });
@@ -122,7 +145,9 @@ async function waitFor(url: string): Promise<void> {
   for (let attempt = 0; attempt < 200; attempt++) {
     try {
       if ((await fetch(url)).ok) return;
-    } catch { /* not up yet */ }
+    } catch {
+      /* not up yet */
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`${url} did not answer`);
@@ -135,7 +160,9 @@ async function drained(url: string): Promise<void> {
     const started = performance.now();
     try {
       await (await fetch(url)).arrayBuffer();
-    } catch { /* busy or restarting */ }
+    } catch {
+      /* busy or restarting */
+    }
     if (performance.now() - started < 50) return;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
@@ -156,34 +183,46 @@ function processTree(pid: number): number[] {
     }
     for (const task of tasks) {
       try {
-        tree.push(...readFileSync(`/proc/${tree[index]}/task/${task}/children`, 'utf8').split(' ').filter((child) => child !== '').map(Number));
-      } catch { /* the thread ended */ }
+        tree.push(
+          ...readFileSync(`/proc/${tree[index]}/task/${task}/children`, 'utf8')
+            .split(' ')
+            .filter((child) => child !== '')
+            .map(Number),
+        );
+      } catch {
+        /* the thread ended */
+      }
     }
   }
   return tree;
 }
 
 /** Sums `read` over the process tree of `pid`, skipping a process that exited meanwhile. */
-const sumOverTree = (pid: number, read: (pid: number) => number) => processTree(pid).reduce((sum, member) => {
-  try {
-    return sum + read(member);
-  } catch {
-    return sum;
-  }
-}, 0);
+const sumOverTree = (pid: number, read: (pid: number) => number) =>
+  processTree(pid).reduce((sum, member) => {
+    try {
+      return sum + read(member);
+    } catch {
+      return sum;
+    }
+  }, 0);
 
-const rssMb = (pid: number) => Math.round(sumOverTree(pid, (member) => {
-  const status = readFileSync(`/proc/${member}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-}) / 1024);
+const rssMb = (pid: number) =>
+  Math.round(
+    sumOverTree(pid, (member) => {
+      const status = readFileSync(`/proc/${member}/status`, 'utf8');
+      return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+    }) / 1024,
+  );
 
 const CLOCK_TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
 /** CPU time (user + system) a process and its descendants have used, in microseconds: `/proc/<pid>/stat` fields 14 and 15. */
-const cpuMicros = (pid: number) => sumOverTree(pid, (member) => {
-  const fields = readFileSync(`/proc/${member}/stat`, 'utf8').split(') ')[1].split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND) * 1e6;
-});
+const cpuMicros = (pid: number) =>
+  sumOverTree(pid, (member) => {
+    const fields = readFileSync(`/proc/${member}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND) * 1e6;
+  });
 
 interface Measured {
   name: string;
@@ -221,7 +260,8 @@ const between = (low: number, high: number) => low + Math.floor(Math.random() * 
 const shuffled = <T>(items: readonly T[]) => [...items].sort(() => Math.random() - 0.5);
 
 /** A day `offset` days after `day` (`YYYY-MM-DD`), in UTC arithmetic (dates only). */
-const addDays = (day: string, offset: number) => new Date(Date.parse(`${day}T00:00:00Z`) + offset * 86_400_000).toISOString().slice(0, 10);
+const addDays = (day: string, offset: number) =>
+  new Date(Date.parse(`${day}T00:00:00Z`) + offset * 86_400_000).toISOString().slice(0, 10);
 
 /**
  * The varied list of `GET /events` a client sends: a random page of the default list, or the first page of one to
@@ -282,7 +322,9 @@ async function main(): Promise<void> {
   const url = await databaseUrl();
   const config = loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent' });
   const store = await openStore(config.database);
-  const admin = options.reuse ? (await findUserByLogin(store.db, 'bench'))! : await createUser(store.db, 'bench', 'administrator');
+  const admin = options.reuse
+    ? (await findUserByLogin(store.db, 'bench'))!
+    : await createUser(store.db, 'bench', 'administrator');
   const { secret } = generateAppPassword();
   await createAppPassword(store.db, admin.id, 'bench', secret);
   const authorization = `Basic ${Buffer.from(`bench:${secret}`).toString('base64')}`;
@@ -300,20 +342,44 @@ async function main(): Promise<void> {
   await store.close();
 
   const serviceEnv = {
-    DATABASE_URL: url, LOG_LEVEL: 'warn', GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=1048576', WORKERS: String(workers),
+    DATABASE_URL: url,
+    LOG_LEVEL: 'warn',
+    GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=1048576',
+    WORKERS: String(workers),
     // D27: the webhook scenario's receiver listens on 127.0.0.1.
     WEBHOOKS_ALLOW_PRIVATE: '1',
   };
-  const nodeFlags = ['--max-semi-space-size=2', ...(options['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${options['cpu-prof']}`] : [])];
+  const nodeFlags = [
+    '--max-semi-space-size=2',
+    ...(options['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${options['cpu-prof']}`] : []),
+  ];
   const service = start('src/main.ts', { ...serviceEnv, PORT: String(SERVICE_PORT) }, nodeFlags);
-  const variant = abVariant && start('src/main.ts', {
-    ...serviceEnv, ...abVariant.env, PORT: String(VARIANT_PORT),
-    ...(abVariant.directory && !isAbsolute(url) && !url.startsWith('postgres') ? { DATABASE_URL: resolve(url) } : {}),
-  }, nodeFlags, abVariant.directory);
+  const variant =
+    abVariant &&
+    start(
+      'src/main.ts',
+      {
+        ...serviceEnv,
+        ...abVariant.env,
+        PORT: String(VARIANT_PORT),
+        ...(abVariant.directory && !isAbsolute(url) && !url.startsWith('postgres')
+          ? { DATABASE_URL: resolve(url) }
+          : {}),
+      },
+      nodeFlags,
+      abVariant.directory,
+    );
   const targetOf = (label: string, child: ChildProcess, port: number): Target => ({
-    label, pid: () => child.pid!, port, site: `http://127.0.0.1:${port}`, api: `http://127.0.0.1:${port}/calendar/events/v1`,
+    label,
+    pid: () => child.pid!,
+    port,
+    site: `http://127.0.0.1:${port}`,
+    api: `http://127.0.0.1:${port}/calendar/events/v1`,
   });
-  const targets = [targetOf('', service, SERVICE_PORT), ...(variant ? [targetOf(abVariant!.name, variant, VARIANT_PORT)] : [])];
+  const targets = [
+    targetOf('', service, SERVICE_PORT),
+    ...(variant ? [targetOf(abVariant!.name, variant, VARIANT_PORT)] : []),
+  ];
   const api = targets[0].api;
   try {
     for (const target of targets) await waitFor(`${target.site}/health`);
@@ -322,16 +388,23 @@ async function main(): Promise<void> {
     const single = await singleResponse.text();
     // D22: the tags of the item and of a list as their 200s send them, for conditional GETs answered 304.
     const singleTag = singleResponse.headers.get('etag')!;
-    const authorizedTag = (await fetch(`${api}/events/${eventId}`, { headers: { authorization } })).headers.get('etag')!;
+    const authorizedTag = (await fetch(`${api}/events/${eventId}`, { headers: { authorization } })).headers.get(
+      'etag',
+    )!;
     const listTag = (await fetch(`${api}/events?per_page=50`)).headers.get('etag')!;
     // What the scenario being measured leaves behind, undone once it ends (also when it fails), so that later
     // scenarios, and later `--reuse` runs, do not measure a service busy with it.
     const undo: Array<() => Promise<void>> = [];
     const undoAll = async () => {
-      for (const step of undo.splice(0).reverse()) await step().catch((error: Error) => console.error(`bench clean-up failed: ${error.message}`));
+      for (const step of undo.splice(0).reverse())
+        await step().catch((error: Error) => console.error(`bench clean-up failed: ${error.message}`));
     };
     // As many processes as the service, so that the ratios to the ceiling compare like with like.
-    const ceiling = start('bench/ceiling.ts', { PORT: String(CEILING_PORT), BODY_SIZE: String(Buffer.byteLength(single)), WORKERS: String(workers) });
+    const ceiling = start('bench/ceiling.ts', {
+      PORT: String(CEILING_PORT),
+      BODY_SIZE: String(Buffer.byteLength(single)),
+      WORKERS: String(workers),
+    });
     try {
       await waitFor(`http://127.0.0.1:${CEILING_PORT}/fixed`);
       // Every created event gets its own title, as real creates do: thousands of identical titles would measure the
@@ -341,45 +414,107 @@ async function main(): Promise<void> {
         const day = addDays(seeded.firstDay, between(700, 1400));
         const hour = between(8, 18);
         return JSON.stringify({
-          title: `Bench ${pick(seeded.words)} ${++created}`, description: `A ${pick(seeded.words)} with ${pick(seeded.words)}.`,
-          start_date: `${day} ${String(hour).padStart(2, '0')}:00:00`, end_date: `${day} ${String(hour + 2).padStart(2, '0')}:00:00`,
-          categories: [pick(seeded.categoryIds)], tags: [pick(seeded.tagIds), pick(seeded.tagIds)], venue: { id: pick(seeded.venueIds) },
+          title: `Bench ${pick(seeded.words)} ${++created}`,
+          description: `A ${pick(seeded.words)} with ${pick(seeded.words)}.`,
+          start_date: `${day} ${String(hour).padStart(2, '0')}:00:00`,
+          end_date: `${day} ${String(hour + 2).padStart(2, '0')}:00:00`,
+          categories: [pick(seeded.categoryIds)],
+          tags: [pick(seeded.tagIds), pick(seeded.tagIds)],
+          venue: { id: pick(seeded.venueIds) },
         });
       };
       let renamed = 0;
-      const ceilingScenario: Scenario = { name: 'ceiling: bare Fastify, fixed body', url: `http://127.0.0.1:${CEILING_PORT}/fixed` };
+      const ceilingScenario: Scenario = {
+        name: 'ceiling: bare Fastify, fixed body',
+        url: `http://127.0.0.1:${CEILING_PORT}/fixed`,
+      };
       const scenariosFor = (target: Target): Scenario[] => {
         const { api } = target;
         const path = new URL(api).pathname;
         return [
           // Varied traffic first: what a service with many clients answers.
           { name: 'GET /events/{random id}', url: api, makePath: () => `${path}/events/${pick(seeded.eventIds)}` },
-          { name: 'GET /events/{random id} (authenticated)', url: api, makePath: () => `${path}/events/${pick(seeded.eventIds)}`, authorized: true },
-          { name: 'GET /events?{random page or filters}', url: api, makePath: makeListPath(seeded, path) },
-          { name: 'GET /events?{random page or filters} (authenticated)', url: api, makePath: makeListPath(seeded, path), authorized: true },
-          { name: 'GET /events?categories={random}&search={random word}', url: api, makePath: makeSearchPath(seeded, path, false) },
-          { name: 'GET /events?categories={random}&search={random word and number}', url: api, makePath: makeSearchPath(seeded, path, true) },
-          { name: 'GET /events?{random page or filters}, 1 connection', url: api, makePath: makeListPath(seeded, path), connections: 1 },
-          { name: 'POST /events (authenticated, random)', url: `${api}/events`, method: 'POST', makeBody: newEvent, authorized: true, connections: writeConnections },
           {
-            name: 'PATCH /events/{random id} (authenticated)', url: api, method: 'PATCH', authorized: true, connections: writeConnections,
-            makePath: () => `${path}/events/${pick(seeded.eventIds)}`, makeBody: () => JSON.stringify({ title: `Renamed by the benchmark ${++renamed}` }),
+            name: 'GET /events/{random id} (authenticated)',
+            url: api,
+            makePath: () => `${path}/events/${pick(seeded.eventIds)}`,
+            authorized: true,
+          },
+          { name: 'GET /events?{random page or filters}', url: api, makePath: makeListPath(seeded, path) },
+          {
+            name: 'GET /events?{random page or filters} (authenticated)',
+            url: api,
+            makePath: makeListPath(seeded, path),
+            authorized: true,
+          },
+          {
+            name: 'GET /events?categories={random}&search={random word}',
+            url: api,
+            makePath: makeSearchPath(seeded, path, false),
+          },
+          {
+            name: 'GET /events?categories={random}&search={random word and number}',
+            url: api,
+            makePath: makeSearchPath(seeded, path, true),
+          },
+          {
+            name: 'GET /events?{random page or filters}, 1 connection',
+            url: api,
+            makePath: makeListPath(seeded, path),
+            connections: 1,
+          },
+          {
+            name: 'POST /events (authenticated, random)',
+            url: `${api}/events`,
+            method: 'POST',
+            makeBody: newEvent,
+            authorized: true,
+            connections: writeConnections,
+          },
+          {
+            name: 'PATCH /events/{random id} (authenticated)',
+            url: api,
+            method: 'PATCH',
+            authorized: true,
+            connections: writeConnections,
+            makePath: () => `${path}/events/${pick(seeded.eventIds)}`,
+            makeBody: () => JSON.stringify({ title: `Renamed by the benchmark ${++renamed}` }),
           },
           // One URL repeated: every answer but the first of each second comes from the read cache.
           { name: 'GET /events/{id} (cache hit)', url: `${api}/events/${eventId}` },
-          { name: 'GET /events/{id}, If-None-Match: current tag → 304 (cache hit)', url: `${api}/events/${eventId}`, headers: { 'if-none-match': singleTag } },
+          {
+            name: 'GET /events/{id}, If-None-Match: current tag → 304 (cache hit)',
+            url: `${api}/events/${eventId}`,
+            headers: { 'if-none-match': singleTag },
+          },
           { name: 'GET /events/{id} (authenticated, one id) → 200', url: `${api}/events/${eventId}`, authorized: true },
-          { name: 'GET /events/{id} (authenticated, one id), If-None-Match → 304', url: `${api}/events/${eventId}`, authorized: true, headers: { 'if-none-match': authorizedTag } },
+          {
+            name: 'GET /events/{id} (authenticated, one id), If-None-Match → 304',
+            url: `${api}/events/${eventId}`,
+            authorized: true,
+            headers: { 'if-none-match': authorizedTag },
+          },
           { name: 'GET /events (default window, 10) (cache hit)', url: `${api}/events` },
-          { name: 'GET /events?categories&search (cache hit)', url: `${api}/events?categories=${seeded.sampleCategory}&search=jazz` },
+          {
+            name: 'GET /events?categories&search (cache hit)',
+            url: `${api}/events?categories=${seeded.sampleCategory}&search=jazz`,
+          },
           { name: 'GET /events?per_page=50 (cache hit)', url: `${api}/events?per_page=50` },
-          { name: 'GET /events?per_page=50, If-None-Match → 304 (cache hit)', url: `${api}/events?per_page=50`, headers: { 'if-none-match': listTag } },
+          {
+            name: 'GET /events?per_page=50, If-None-Match → 304 (cache hit)',
+            url: `${api}/events?per_page=50`,
+            headers: { 'if-none-match': listTag },
+          },
           { name: 'GET /venues (cache hit)', url: `${api}/venues` },
           { name: 'GET /events, 1 connection (cache hit)', url: `${api}/events`, connections: 1 },
           // D27: the same creates with ten active webhook subscriptions (deliveries happen after the commit, off the
           // request path, to a receiver in this process that answers 204 at once).
           {
-            name: 'POST /events (authenticated), 10 webhook subscriptions', url: `${api}/events`, method: 'POST', makeBody: newEvent, authorized: true,
+            name: 'POST /events (authenticated), 10 webhook subscriptions',
+            url: `${api}/events`,
+            method: 'POST',
+            makeBody: newEvent,
+            authorized: true,
             connections: writeConnections,
             setup: async () => {
               const receiverUrl = await startWebhookReceiver();
@@ -389,12 +524,17 @@ async function main(): Promise<void> {
                   headers: { authorization, 'content-type': 'application/json' },
                   body: JSON.stringify({ url: `${receiverUrl}/${index}`, events: ['event.created', 'event.updated'] }),
                 });
-                if (response.status !== 201) throw new Error(`webhook subscription: ${response.status} ${await response.text()}`);
+                if (response.status !== 201)
+                  throw new Error(`webhook subscription: ${response.status} ${await response.text()}`);
                 // Deleting the subscription deletes its deliveries too (foreign key, on delete cascade).
-                const { id } = await response.json() as { id: number };
+                const { id } = (await response.json()) as { id: number };
                 undo.push(async () => {
-                  const deleted = await fetch(`${api}/webhooks/${id}`, { method: 'DELETE', headers: { authorization } });
-                  if (deleted.status !== 200) throw new Error(`DELETE webhook ${id}: ${deleted.status} ${await deleted.text()}`);
+                  const deleted = await fetch(`${api}/webhooks/${id}`, {
+                    method: 'DELETE',
+                    headers: { authorization },
+                  });
+                  if (deleted.status !== 200)
+                    throw new Error(`DELETE webhook ${id}: ${deleted.status} ${await deleted.text()}`);
                 });
               }
             },
@@ -404,11 +544,15 @@ async function main(): Promise<void> {
       const withModules = async (target: Target) => {
         const list = scenariosFor(target);
         const context: BenchContext = { api: target.api, site: target.site, authorization, seeded };
-        for (const file of readdirSync(new URL('./scenarios/', import.meta.url)).filter((name) => name.endsWith('.ts')).sort()) {
-          const module = await import(new URL(`./scenarios/${file}`, import.meta.url).href) as ScenarioModule;
-          list.push(...await module.scenarios(context));
+        for (const file of readdirSync(new URL('./scenarios/', import.meta.url))
+          .filter((name) => name.endsWith('.ts'))
+          .sort()) {
+          const module = (await import(new URL(`./scenarios/${file}`, import.meta.url).href)) as ScenarioModule;
+          list.push(...(await module.scenarios(context)));
         }
-        return list.filter((scenario) => only === undefined || only.some((word) => scenario.name.toLowerCase().includes(word)));
+        return list.filter(
+          (scenario) => only === undefined || only.some((word) => scenario.name.toLowerCase().includes(word)),
+        );
       };
       const perTarget = await Promise.all(targets.map(withModules));
       // Each scenario on A, then on B: the two measured one after the other, under the same conditions.
@@ -429,24 +573,34 @@ async function main(): Promise<void> {
         } catch (error) {
           // One scenario's preparation failing (e.g. two services writing one SQLite file in an A/B run) should not
           // lose the others' results.
-          console.error(`${scenario.name}${target?.label ? ` [${target.label}]` : ''}: not measured, its setup failed: ${(error as Error).message}`);
+          console.error(
+            `${scenario.name}${target?.label ? ` [${target.label}]` : ''}: not measured, its setup failed: ${(error as Error).message}`,
+          );
           await undoAll();
           continue;
         }
         const served = target === null ? ceiling.pid! : target.pid();
         const cpuBefore = cpuMicros(served);
         const run = await autocannon({
-          url: scenario.url, method: scenario.method ?? 'GET', body: scenario.body, headers,
-          ...(scenario.makeBody || scenario.makePath ? {
-            requests: [{
-              setupRequest: (request: autocannon.Request) => ({
-                ...request,
-                ...(scenario.makeBody ? { body: scenario.makeBody() } : {}),
-                ...(scenario.makePath ? { path: scenario.makePath() } : {}),
-              }),
-            }],
-          } : {}),
-          connections: scenario.connections ?? connections, duration,
+          url: scenario.url,
+          method: scenario.method ?? 'GET',
+          body: scenario.body,
+          headers,
+          ...(scenario.makeBody || scenario.makePath
+            ? {
+                requests: [
+                  {
+                    setupRequest: (request: autocannon.Request) => ({
+                      ...request,
+                      ...(scenario.makeBody ? { body: scenario.makeBody() } : {}),
+                      ...(scenario.makePath ? { path: scenario.makePath() } : {}),
+                    }),
+                  },
+                ],
+              }
+            : {}),
+          connections: scenario.connections ?? connections,
+          duration,
         });
         const isCeiling = target === null;
         if (isCeiling) ceilingRate = run.requests.average;
@@ -467,20 +621,47 @@ async function main(): Promise<void> {
         // Requests the service still works on after the load stopped would be measured as the next scenario's: wait
         // until it answers a cheap request promptly again.
         if (target !== null) await drained(`${target.site}/health`);
-        console.log(`${measured.name}: ${measured.requestsPerSecond} req/s, p50 ${measured.p50} ms, p99 ${measured.p99} ms, ${measured.serverCpuUsPerRequest} µs CPU/request, non-2xx ${measured.non2xx}, errors ${measured.errors} (timeouts ${measured.timeouts})`);
+        console.log(
+          `${measured.name}: ${measured.requestsPerSecond} req/s, p50 ${measured.p50} ms, p99 ${measured.p99} ms, ${measured.serverCpuUsPerRequest} µs CPU/request, non-2xx ${measured.non2xx}, errors ${measured.errors} (timeouts ${measured.timeouts})`,
+        );
         await undoAll();
       }
 
       const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
-      console.log(`\n${options.database}, ${eventCount} events, ${workers} worker process${workers === 1 ? '' : 'es'}, ${connections} connections (writes: ${writeConnections}), ${duration} s per scenario, seeded at ${seeded.eventsPerSecond} events/s — ${machine}\n`);
-      console.log('| scenario | req/s | p50 ms | p99 ms | vs ceiling | server CPU µs/request | server RSS MB | non-2xx | of which 3xx | errors (timeouts) |');
+      console.log(
+        `\n${options.database}, ${eventCount} events, ${workers} worker process${workers === 1 ? '' : 'es'}, ${connections} connections (writes: ${writeConnections}), ${duration} s per scenario, seeded at ${seeded.eventsPerSecond} events/s — ${machine}\n`,
+      );
+      console.log(
+        '| scenario | req/s | p50 ms | p99 ms | vs ceiling | server CPU µs/request | server RSS MB | non-2xx | of which 3xx | errors (timeouts) |',
+      );
       console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
       for (const row of results) {
-        console.log(`| ${row.name} | ${row.requestsPerSecond} | ${row.p50} | ${row.p99} | ${row.ratioToCeiling === null ? '' : `${Math.round(row.ratioToCeiling * 100)} %`} | ${row.serverCpuUsPerRequest} | ${row.serverRssMb ?? ''} | ${row.non2xx} | ${row.responses3xx} | ${row.errors} (${row.timeouts}) |`);
+        console.log(
+          `| ${row.name} | ${row.requestsPerSecond} | ${row.p50} | ${row.p99} | ${row.ratioToCeiling === null ? '' : `${Math.round(row.ratioToCeiling * 100)} %`} | ${row.serverCpuUsPerRequest} | ${row.serverRssMb ?? ''} | ${row.non2xx} | ${row.responses3xx} | ${row.errors} (${row.timeouts}) |`,
+        );
       }
       mkdirSync('bench/results', { recursive: true });
       const file = `bench/results/${options.database}-${eventCount}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
-      writeFileSync(file, JSON.stringify({ database: options.database, events: eventCount, workers, connections, writeConnections, duration, machine, seed: options.seed, seedEventsPerSecond: seeded.eventsPerSecond, ab: abVariant, results }, null, 2));
+      writeFileSync(
+        file,
+        JSON.stringify(
+          {
+            database: options.database,
+            events: eventCount,
+            workers,
+            connections,
+            writeConnections,
+            duration,
+            machine,
+            seed: options.seed,
+            seedEventsPerSecond: seeded.eventsPerSecond,
+            ab: abVariant,
+            results,
+          },
+          null,
+          2,
+        ),
+      );
       console.log(`\nwritten to ${file}`);
     } finally {
       await undoAll();

@@ -1,21 +1,42 @@
 import { DateTime } from 'luxon';
 import { formatWp } from '../src/domain/dates/stored-format.ts';
-import { insertEventsBulk, insertOrganizersBulk, insertTermsBulk, insertVenuesBulk, firstLoad, type BulkEventInput } from '../src/core/bulk-load/bulk.ts';
+import {
+  insertEventsBulk,
+  insertOrganizersBulk,
+  insertTermsBulk,
+  insertVenuesBulk,
+  firstLoad,
+  type BulkEventInput,
+} from '../src/core/bulk-load/bulk.ts';
 import type { Store } from '../src/store/store.ts';
 import { seededRandom } from './random.ts';
 
-const WORDS = ['Jazz', 'Concert', 'Workshop', 'Market', 'Festival', 'Lecture', 'Yoga', 'Theatre', 'Tasting', 'Meetup', 'Run', 'Exhibition'];
+const WORDS = [
+  'Jazz',
+  'Concert',
+  'Workshop',
+  'Market',
+  'Festival',
+  'Lecture',
+  'Yoga',
+  'Theatre',
+  'Tasting',
+  'Meetup',
+  'Run',
+  'Exhibition',
+];
 const CITIES = ['Springfield', 'Rome', 'Zürich', 'Lyon', 'Porto', 'Austin', 'Kyoto', 'Oslo'];
 const ZONES = ['UTC', 'America/New_York', 'Europe/Rome', 'Asia/Tokyo'];
 const BATCH = 10_000;
-
 
 function progress(label: string, done: number, total: number, startedAt: number): void {
   if (!process.stderr.isTTY && done !== total && done % 100_000 !== 0) return;
   const width = 30;
   const filled = Math.round((done / total) * width);
   const rate = Math.round(done / Math.max((Date.now() - startedAt) / 1000, 0.001));
-  process.stderr.write(`\r${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} (${rate}/s)${done === total ? '\n' : ''}`);
+  process.stderr.write(
+    `\r${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} (${rate}/s)${done === total ? '\n' : ''}`,
+  );
 }
 
 export interface SeedResult {
@@ -35,15 +56,34 @@ export interface SeedResult {
 }
 
 /** N events over seven years (two past, five ahead) with venues, organizers, categories and tags. */
-export async function seed(store: Store, events: number, authorId: number, options: { deferIndexes: boolean }, now = DateTime.utc()): Promise<SeedResult> {
+export async function seed(
+  store: Store,
+  events: number,
+  authorId: number,
+  options: { deferIndexes: boolean },
+  now = DateTime.utc(),
+): Promise<SeedResult> {
   const next = seededRandom(42);
   const pick = <T>(items: readonly T[]) => items[Math.floor(next() * items.length)];
   const stamp = { utc: formatWp(now), local: formatWp(now) };
   const published = { utc: formatWp(now.minus({ days: 30 })), local: formatWp(now.minus({ days: 30 })) };
 
-  const categoryNames = WORDS.map((word) => `${word}s`).concat(['Family', 'Outdoor', 'Online', 'Free entry', 'Music', 'Arts', 'Food', 'Sports']);
+  const categoryNames = WORDS.map((word) => `${word}s`).concat([
+    'Family',
+    'Outdoor',
+    'Online',
+    'Free entry',
+    'Music',
+    'Arts',
+    'Food',
+    'Sports',
+  ]);
   const categories = await insertTermsBulk(store, 'event_category', categoryNames);
-  const tags = await insertTermsBulk(store, 'event_tag', Array.from({ length: 40 }, (_, index) => `tag ${index + 1}`));
+  const tags = await insertTermsBulk(
+    store,
+    'event_tag',
+    Array.from({ length: 40 }, (_, index) => `tag ${index + 1}`),
+  );
   const linkedCount = Math.max(10, Math.ceil(events / 20));
   // Timed from the first event to the end of the load, building the indexes of a first load included.
   let started = 0;
@@ -52,19 +92,44 @@ export async function seed(store: Store, events: number, authorId: number, optio
     : await loadLinkedAndEvents();
   const seconds = (Date.now() - started) / 1000;
   return {
-    eventIds, venueCount: venues.length, venueIds: venues, organizerIds: organizers, categoryIds: categories, tagIds: tags,
-    words: [...WORDS, ...CITIES].map((word) => word.toLowerCase()), firstDay: days[0], lastDay: days[days.length - 1],
-    eventsPerSecond: Math.round(events / seconds), sampleCategory: 'jazzs',
+    eventIds,
+    venueCount: venues.length,
+    venueIds: venues,
+    organizerIds: organizers,
+    categoryIds: categories,
+    tagIds: tags,
+    words: [...WORDS, ...CITIES].map((word) => word.toLowerCase()),
+    firstDay: days[0],
+    lastDay: days[days.length - 1],
+    eventsPerSecond: Math.round(events / seconds),
+    sampleCategory: 'jazzs',
   };
 
   async function loadLinkedAndEvents() {
-    const venues = await insertVenuesBulk(store, Array.from({ length: linkedCount }, (_, index) => ({
-      title: `${pick(CITIES)} Hall ${index + 1}`, authorId, published, city: pick(CITIES), country: 'Somewhere',
-      address: `${index + 1} Main Street`, geo: { lat: next() * 120 - 60, lng: next() * 300 - 150 },
-    })), stamp);
-    const organizers = await insertOrganizersBulk(store, Array.from({ length: linkedCount }, (_, index) => ({
-      title: `Organizer ${index + 1}`, authorId, published, email: `org${index + 1}@example.com`, phone: '555-0100',
-    })), stamp);
+    const venues = await insertVenuesBulk(
+      store,
+      Array.from({ length: linkedCount }, (_, index) => ({
+        title: `${pick(CITIES)} Hall ${index + 1}`,
+        authorId,
+        published,
+        city: pick(CITIES),
+        country: 'Somewhere',
+        address: `${index + 1} Main Street`,
+        geo: { lat: next() * 120 - 60, lng: next() * 300 - 150 },
+      })),
+      stamp,
+    );
+    const organizers = await insertOrganizersBulk(
+      store,
+      Array.from({ length: linkedCount }, (_, index) => ({
+        title: `Organizer ${index + 1}`,
+        authorId,
+        published,
+        email: `org${index + 1}@example.com`,
+        phone: '555-0100',
+      })),
+      stamp,
+    );
 
     started = Date.now();
     const firstDay = now.minus({ years: 2 }).startOf('day');
@@ -96,7 +161,11 @@ export async function seed(store: Store, events: number, authorId: number, optio
           tagIds: [...new Set([pick(tags), pick(tags), pick(tags)])],
         });
       }
-      eventIds.push(...(await insertEventsBulk(store, batch, stamp, (done) => progress('seeding events', offset + done, events, started))));
+      eventIds.push(
+        ...(await insertEventsBulk(store, batch, stamp, (done) =>
+          progress('seeding events', offset + done, events, started),
+        )),
+      );
     }
     if (options.deferIndexes) process.stderr.write('building indexes…\n');
     return { venues, organizers, eventIds, days };

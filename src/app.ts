@@ -92,7 +92,10 @@ export async function buildApp(setup: AppSetup, options: AppOptions = {}): Promi
   if (config.validateResponses) await app.register(responseValidation);
   await app.register(conditional);
 
-  await app.register(apiRoutes, { deps, groups: [...apiRouteGroups(caches.icalEntries), ...(options.extraRouteGroups ?? [])] });
+  await app.register(apiRoutes, {
+    deps,
+    groups: [...apiRouteGroups(caches.icalEntries), ...(options.extraRouteGroups ?? [])],
+  });
   await app.register(docsUi, { config });
   await app.register(pages, { deps });
   await app.register(health, { store });

@@ -5,11 +5,11 @@ import { IANAZone } from 'luxon';
 export type DatabaseConfig =
   | { dialect: 'sqlite'; path: string }
   | {
-    dialect: 'postgres';
-    url: string;
-    /** D31: PostgreSQL `statement_timeout` of every pooled connection (STATEMENT_TIMEOUT_MS); none when left out. */
-    statementTimeoutMs?: number;
-  };
+      dialect: 'postgres';
+      url: string;
+      /** D31: PostgreSQL `statement_timeout` of every pooled connection (STATEMENT_TIMEOUT_MS); none when left out. */
+      statementTimeoutMs?: number;
+    };
 
 export interface Config {
   port: number;
@@ -147,7 +147,8 @@ const MAX_WORKERS = 64;
 function readWorkers(env: Env): number {
   const raw = (env.WORKERS ?? '').trim();
   if (raw.toLowerCase() === 'auto') return Math.min(availableParallelism(), MAX_WORKERS);
-  if (raw !== '' && !/^\d+$/.test(raw)) throw new ConfigError('WORKERS', `must be auto or a whole number, got "${env.WORKERS}"`);
+  if (raw !== '' && !/^\d+$/.test(raw))
+    throw new ConfigError('WORKERS', `must be auto or a whole number, got "${env.WORKERS}"`);
   return readInteger(env, 'WORKERS', 1, 1, MAX_WORKERS);
 }
 
@@ -163,7 +164,10 @@ export function parseDatabaseUrl(raw: string | undefined): DatabaseConfig {
   }
   const path = value.replace(/^(sqlite|file):(\/\/)?/i, '');
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(path)) {
-    throw new ConfigError('DATABASE_URL', `must be a file path, sqlite:<path>, file:<path> or postgres://…, got "${value}"`);
+    throw new ConfigError(
+      'DATABASE_URL',
+      `must be a file path, sqlite:<path>, file:<path> or postgres://…, got "${value}"`,
+    );
   }
   if (path === '') throw new ConfigError('DATABASE_URL', 'names an empty SQLite path');
   return { dialect: 'sqlite', path };
@@ -201,7 +205,10 @@ function readApiPrefix(env: Env): string {
 function readCorsOrigins(env: Env): '*' | string[] {
   const raw = (env.CORS_ORIGINS ?? '*').trim();
   if (raw === '*' || raw === '') return '*';
-  const origins = raw.split(',').map((origin) => origin.trim()).filter(Boolean);
+  const origins = raw
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter(Boolean);
   for (const origin of origins) {
     let url: URL;
     try {
@@ -209,7 +216,8 @@ function readCorsOrigins(env: Env): '*' | string[] {
     } catch {
       throw new ConfigError('CORS_ORIGINS', `must be * or a comma-separated list of origins, got "${origin}"`);
     }
-    if (url.origin !== origin) throw new ConfigError('CORS_ORIGINS', `"${origin}" is not an origin (scheme://host[:port])`);
+    if (url.origin !== origin)
+      throw new ConfigError('CORS_ORIGINS', `"${origin}" is not an origin (scheme://host[:port])`);
   }
   return origins;
 }
@@ -239,11 +247,17 @@ function isProxyEntry(entry: string): boolean {
 function readTrustProxy(env: Env): string[] {
   const raw = (env.TRUST_PROXY ?? '').trim();
   if (raw === '') return [];
-  const entries = raw.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const entries = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   for (const entry of entries) {
     if (!isProxyEntry(entry)) {
-      throw new ConfigError('TRUST_PROXY', `must be a comma-separated list of proxy addresses or CIDRs (such as 10.0.0.1, 10.0.0.0/8, `
-        + `::1 or loopback), got "${entry}"`);
+      throw new ConfigError(
+        'TRUST_PROXY',
+        `must be a comma-separated list of proxy addresses or CIDRs (such as 10.0.0.1, 10.0.0.0/8, ` +
+          `::1 or loopback), got "${entry}"`,
+      );
     }
   }
   return entries;
@@ -267,24 +281,30 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('PER_PAGE_DEFAULT', `must not exceed PER_PAGE_MAX (${perPageMax}), got ${perPageDefault}`);
   }
 
-  const currencyPosition = env.CURRENCY_POSITION === undefined || env.CURRENCY_POSITION === '' ? 'prefix' : env.CURRENCY_POSITION;
+  const currencyPosition =
+    env.CURRENCY_POSITION === undefined || env.CURRENCY_POSITION === '' ? 'prefix' : env.CURRENCY_POSITION;
   if (currencyPosition !== 'prefix' && currencyPosition !== 'postfix') {
     throw new ConfigError('CURRENCY_POSITION', `must be prefix or postfix, got "${currencyPosition}"`);
   }
   const currencyCode = env.CURRENCY_CODE === undefined || env.CURRENCY_CODE === '' ? 'USD' : env.CURRENCY_CODE;
-  if (!/^[A-Z]{3}$/.test(currencyCode)) throw new ConfigError('CURRENCY_CODE', `must be a three-letter ISO 4217 code, got "${currencyCode}"`);
+  if (!/^[A-Z]{3}$/.test(currencyCode))
+    throw new ConfigError('CURRENCY_CODE', `must be a three-letter ISO 4217 code, got "${currencyCode}"`);
 
   const adminUser = env.ADMIN_USER ?? '';
   const adminPassword = env.ADMIN_PASSWORD ?? '';
   if ((adminUser === '') !== (adminPassword === '')) {
-    throw new ConfigError(adminUser === '' ? 'ADMIN_USER' : 'ADMIN_PASSWORD', `must be set together with ${adminUser === '' ? 'ADMIN_PASSWORD' : 'ADMIN_USER'}`);
+    throw new ConfigError(
+      adminUser === '' ? 'ADMIN_USER' : 'ADMIN_PASSWORD',
+      `must be set together with ${adminUser === '' ? 'ADMIN_PASSWORD' : 'ADMIN_USER'}`,
+    );
   }
   if (adminUser !== '' && !/^[A-Za-z0-9._@-]{1,60}$/.test(adminUser)) {
     throw new ConfigError('ADMIN_USER', 'must be 1–60 characters of letters, digits, . _ @ or -');
   }
 
   const logLevel = env.LOG_LEVEL === undefined || env.LOG_LEVEL === '' ? 'info' : env.LOG_LEVEL;
-  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  if (!LOG_LEVELS.includes(logLevel))
+    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
 
   const apiPath = `${apiPrefix}/${NAMESPACE}`;
   const requestMs = readInteger(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000);

@@ -55,7 +55,10 @@ async function runPrimary(config: Config): Promise<void> {
     crashTimes.push(now);
     while (crashTimes[0] <= now - CRASH_WINDOW_MS) crashTimes.shift();
     if (crashTimes.length >= MAX_CRASHES) {
-      log.error({ pid: worker.process.pid, code, signal }, `${MAX_CRASHES} workers died within ${CRASH_WINDOW_MS / 1000} s; stopping the service`);
+      log.error(
+        { pid: worker.process.pid, code, signal },
+        `${MAX_CRASHES} workers died within ${CRASH_WINDOW_MS / 1000} s; stopping the service`,
+      );
       exitCode = 1;
       if (running === 0) process.exit(exitCode);
       stopWorkers('SIGTERM');

@@ -31,7 +31,10 @@ export async function prettyLogStream(
   const prettyPrinter = await loadPrettyPrinter();
   if (prettyPrinter) return prettyPrinter();
   if (format === 'pretty') {
-    throw new ConfigError('LOG_FORMAT', 'is pretty, but pino-pretty is not installed: npm install pino-pretty, or LOG_FORMAT=json');
+    throw new ConfigError(
+      'LOG_FORMAT',
+      'is pretty, but pino-pretty is not installed: npm install pino-pretty, or LOG_FORMAT=json',
+    );
   }
   return undefined;
 }

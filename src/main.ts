@@ -5,7 +5,9 @@ import { readFileSync } from 'node:fs';
 import { unsupportedNode } from './node-version.ts';
 
 // package.json sits one level above both src/ and dist/.
-const { engines } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { engines: { node: string } };
+const { engines } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  engines: { node: string };
+};
 const unsupported = unsupportedNode(process.version, engines.node);
 if (unsupported !== undefined) {
   console.error(unsupported);

@@ -10,14 +10,17 @@ const versionParts = (version: string) => version.split('.').map(Number);
  */
 export function unsupportedNode(version: string, required: string): string | undefined {
   const minimum = /^>=\s*(\d+(?:\.\d+){0,2})$/.exec(required.trim())?.[1];
-  if (minimum === undefined) throw new Error(`package.json engines.node must read >=major[.minor[.patch]], got "${required}"`);
+  if (minimum === undefined)
+    throw new Error(`package.json engines.node must read >=major[.minor[.patch]], got "${required}"`);
   const have = versionParts(version.replace(/^v/, ''));
   const need = versionParts(minimum);
   for (let index = 0; index < need.length; index++) {
     if ((have[index] ?? 0) > need[index]) return undefined;
     if ((have[index] ?? 0) < need[index]) {
-      return `calendar-events needs Node.js ${minimum} or newer (this is ${version}): run it with the project's own Node, `
-        + `\`npx node src/main.ts\` or \`npm start\`, or install Node ${minimum}`;
+      return (
+        `calendar-events needs Node.js ${minimum} or newer (this is ${version}): run it with the project's own Node, ` +
+        `\`npx node src/main.ts\` or \`npm start\`, or install Node ${minimum}`
+      );
     }
   }
   return undefined;

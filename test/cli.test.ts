@@ -11,11 +11,17 @@ describeEachDatabase('command-line tool', (h) => {
   };
 
   it('creates users and application passwords that authenticate over HTTP', async () => {
-    assert.match((await run('user', 'create', 'carol', '--role', 'editor'))[0], /created user carol \(id \d+, editor\)/);
+    assert.match(
+      (await run('user', 'create', 'carol', '--role', 'editor'))[0],
+      /created user carol \(id \d+, editor\)/,
+    );
     const [line] = await run('app-password', 'create', 'carol', '--name', 'laptop');
     const password = /: (.+)$/.exec(line)![1];
     assert.match(password, /^(\w{4} ){5}\w{4}$/);
-    const response = await h().request('POST', '/venues', { as: basicAuth('carol', password), body: { venue: 'Carol Hall' } });
+    const response = await h().request('POST', '/venues', {
+      as: basicAuth('carol', password),
+      body: { venue: 'Carol Hall' },
+    });
     assert.equal(response.statusCode, 201);
   });
 
@@ -43,7 +49,9 @@ describeEachDatabase('command-line tool', (h) => {
   it('deletes a user after handing their items to another', async () => {
     await run('user', 'create', 'frank', '--role', 'author');
     const password = /: (.+)$/.exec((await run('app-password', 'create', 'frank'))[0])![1];
-    const venue = (await h().request('POST', '/venues', { as: basicAuth('frank', password), body: { venue: 'Frank Hall' } })).json();
+    const venue = (
+      await h().request('POST', '/venues', { as: basicAuth('frank', password), body: { venue: 'Frank Hall' } })
+    ).json();
     await run('user', 'delete', 'frank', '--reassign', 'editor');
     const after = (await h().request('GET', `/venues/${venue.id}`)).json();
     assert.equal(after.author, String(h().users.editor.id));

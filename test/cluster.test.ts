@@ -27,7 +27,11 @@ describe('WORKERS configuration', () => {
     assert.equal(loadConfig({ WORKERS: '3' }).workers, 3);
     assert.ok(loadConfig({ WORKERS: 'auto' }).workers >= 1);
     for (const WORKERS of ['0', '65', 'two', '1.5']) {
-      assert.throws(() => loadConfig({ WORKERS }), (error) => error instanceof ConfigError && error.variable === 'WORKERS', WORKERS);
+      assert.throws(
+        () => loadConfig({ WORKERS }),
+        (error) => error instanceof ConfigError && error.variable === 'WORKERS',
+        WORKERS,
+      );
     }
   });
 });
@@ -35,7 +39,10 @@ describe('WORKERS configuration', () => {
 /** The pids of the primary's children: its workers (the webhook worker is a thread, not a process). */
 function workerPids(primary: number): number[] {
   try {
-    return execFileSync('ps', ['--ppid', String(primary), '-o', 'pid='], { encoding: 'utf8' }).split('\n').filter((line) => line.trim() !== '').map(Number);
+    return execFileSync('ps', ['--ppid', String(primary), '-o', 'pid='], { encoding: 'utf8' })
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map(Number);
   } catch {
     return []; // ps exits 1 when there is none
   }
@@ -50,13 +57,29 @@ const isAlive = (pid: number) => {
   }
 };
 
-const logLines = (started: Started) => started.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
-const listening = (started: Started) => logLines(started).filter((line) => String(line.msg).startsWith('API root:')).length;
+const logLines = (started: Started) =>
+  started
+    .output()
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+const listening = (started: Started) =>
+  logLines(started).filter((line) => String(line.msg).startsWith('API root:')).length;
 /** The pids that logged a completed request. */
-const answeredBy = (started: Started) => new Set(logLines(started).filter((line) => line.msg === 'request completed').map((line) => line.pid as number));
+const answeredBy = (started: Started) =>
+  new Set(
+    logLines(started)
+      .filter((line) => line.msg === 'request completed')
+      .map((line) => line.pid as number),
+  );
 
-function clusterSuite(database: 'sqlite' | 'postgres', serviceEnv: () => Promise<{ env: Record<string, string>; cleanUp: () => Promise<void> }>) {
-  describe(`cluster mode, WORKERS=2 [${database}]`, { skip: database === 'postgres' && !POSTGRES_AVAILABLE ? 'PostgreSQL does not answer' : false }, () => {
+function clusterSuite(
+  database: 'sqlite' | 'postgres',
+  serviceEnv: () => Promise<{ env: Record<string, string>; cleanUp: () => Promise<void> }>,
+) {
+  describe(`cluster mode, WORKERS=2 [${database}]`, {
+    skip: database === 'postgres' && !POSTGRES_AVAILABLE ? 'PostgreSQL does not answer' : false,
+  }, () => {
     let started: Started;
     let cleanUp = async () => {};
     let workers: number[] = [];
@@ -78,21 +101,35 @@ function clusterSuite(database: 'sqlite' | 'postgres', serviceEnv: () => Promise
 
     it('forks two workers, after logging how many', () => {
       assert.equal(workers.length, 2, started.output());
-      assert.ok(logLines(started).some((line) => line.pid === started.child.pid && line.workers === 2), started.output());
+      assert.ok(
+        logLines(started).some((line) => line.pid === started.child.pid && line.workers === 2),
+        started.output(),
+      );
     });
 
     it('lands 40 concurrent creates through both workers, with no 5xx, and lists them all', async () => {
       const titles = Array.from({ length: 40 }, (_, index) => `Cluster ${database} ${index}`);
-      const answers = await Promise.all(titles.map(async (title) => {
-        const response = await fetch(url(`${API}/events`), {
-          method: 'POST',
-          headers: { authorization, 'content-type': 'application/json' },
-          body: JSON.stringify({ title, start_date: `${IN_A_MONTH} 10:00:00`, end_date: `${IN_A_MONTH} 12:00:00`, status: 'publish' }),
-        });
-        return { status: response.status, body: await response.text() };
-      }));
+      const answers = await Promise.all(
+        titles.map(async (title) => {
+          const response = await fetch(url(`${API}/events`), {
+            method: 'POST',
+            headers: { authorization, 'content-type': 'application/json' },
+            body: JSON.stringify({
+              title,
+              start_date: `${IN_A_MONTH} 10:00:00`,
+              end_date: `${IN_A_MONTH} 12:00:00`,
+              status: 'publish',
+            }),
+          });
+          return { status: response.status, body: await response.text() };
+        }),
+      );
       for (const answer of answers) assert.equal(answer.status, 201, answer.body);
-      assert.deepEqual(new Set(workers.filter((pid) => answeredBy(started).has(pid))), new Set(workers), 'both workers answered');
+      assert.deepEqual(
+        new Set(workers.filter((pid) => answeredBy(started).has(pid))),
+        new Set(workers),
+        'both workers answered',
+      );
 
       const list = await fetch(url(`${API}/events?per_page=100`));
       assert.equal(list.status, 200);
@@ -103,10 +140,14 @@ function clusterSuite(database: 'sqlite' | 'postgres', serviceEnv: () => Promise
     it('replaces a worker killed with SIGKILL and keeps answering', async () => {
       const [killed, survivor] = workers;
       process.kill(killed, 'SIGKILL');
-      await eventually(() => {
-        const now = workerPids(started.child.pid!);
-        return now.length === 2 && !now.includes(killed) && now.includes(survivor);
-      }, 'a new worker replaces the killed one', started.output);
+      await eventually(
+        () => {
+          const now = workerPids(started.child.pid!);
+          return now.length === 2 && !now.includes(killed) && now.includes(survivor);
+        },
+        'a new worker replaces the killed one',
+        started.output,
+      );
       for (let request = 0; request < 10; request++) assert.equal((await fetch(url('/health'))).status, 200);
       await eventually(() => listening(started) === 3, 'the new worker listens', started.output);
       assert.match(started.output(), /a worker died; starting another/);
@@ -125,7 +166,10 @@ function clusterSuite(database: 'sqlite' | 'postgres', serviceEnv: () => Promise
 clusterSuite('sqlite', async () => {
   // A fresh file: the primary creates and migrates it before the workers open it.
   const directory = mkdtempSync(join(tmpdir(), 'calendar-events-cluster-'));
-  return { env: { DATABASE_URL: join(directory, 'cluster.db') }, cleanUp: async () => rmSync(directory, { recursive: true, force: true }) };
+  return {
+    env: { DATABASE_URL: join(directory, 'cluster.db') },
+    cleanUp: async () => rmSync(directory, { recursive: true, force: true }),
+  };
 });
 
 clusterSuite('postgres', async () => {
@@ -138,9 +182,15 @@ describe('cluster mode, workers that cannot start', () => {
     const directory = mkdtempSync(join(tmpdir(), 'calendar-events-cluster-'));
     // An address of TEST-NET-1, which no interface of this machine has: every worker's listen fails. Five workers
     // make the five crashes come at once.
-    const started = await startService({ DATABASE_URL: join(directory, 'cluster.db'), WORKERS: '5', HOST: '192.0.2.1' });
+    const started = await startService({
+      DATABASE_URL: join(directory, 'cluster.db'),
+      WORKERS: '5',
+      HOST: '192.0.2.1',
+    });
     try {
-      const code = await new Promise<number | null>((resolve) => started.child.once('exit', (exitCode) => resolve(exitCode)));
+      const code = await new Promise<number | null>((resolve) =>
+        started.child.once('exit', (exitCode) => resolve(exitCode)),
+      );
       assert.equal(code, 1, started.output());
       assert.match(started.output(), /5 workers died within 60 s; stopping the service/);
     } finally {
@@ -153,7 +203,12 @@ describe('cluster mode, workers that cannot start', () => {
 describe('cluster mode, WORKERS=4 on one SQLite file under a steady write load', () => {
   it('answers every create and update (each write transaction takes the write lock first: no write fails its race)', async () => {
     const directory = mkdtempSync(join(tmpdir(), 'calendar-events-cluster-'));
-    const started = await startService({ DATABASE_URL: join(directory, 'cluster.db'), ...ADMIN, WORKERS: '4', LOG_LEVEL: 'debug' });
+    const started = await startService({
+      DATABASE_URL: join(directory, 'cluster.db'),
+      ...ADMIN,
+      WORKERS: '4',
+      LOG_LEVEL: 'debug',
+    });
     try {
       assert.equal(await waitForHealth(started), 200);
       await eventually(() => listening(started) === 4, 'the four workers listen', started.output);
@@ -164,9 +219,16 @@ describe('cluster mode, WORKERS=4 on one SQLite file under a steady write load',
         const response = await fetch(url(path), { method, headers, body: JSON.stringify(body) });
         return { status: response.status, body: await response.text() };
       };
-      const event = (title: string) => ({ title, start_date: `${IN_A_MONTH} 10:00:00`, end_date: `${IN_A_MONTH} 12:00:00`, status: 'publish', categories: ['Shared'] });
+      const event = (title: string) => ({
+        title,
+        start_date: `${IN_A_MONTH} 10:00:00`,
+        end_date: `${IN_A_MONTH} 12:00:00`,
+        status: 'publish',
+        categories: ['Shared'],
+      });
       const shared: number[] = [];
-      for (let index = 0; index < 5; index++) shared.push(JSON.parse((await write('/events', 'POST', event(`Shared ${index}`))).body).id);
+      for (let index = 0; index < 5; index++)
+        shared.push(JSON.parse((await write('/events', 'POST', event(`Shared ${index}`))).body).id);
       // Twenty clients of 25 writes each, creates (with the same category: its stored count) and renames of five
       // shared events, through four processes. Before writes began IMMEDIATE, about one write in 400 lost the race
       // for the lock eight times in a row and answered 500.
@@ -174,30 +236,46 @@ describe('cluster mode, WORKERS=4 on one SQLite file under a steady write load',
       const created: string[] = [];
       const renamed = new Map<number, Set<string>>(shared.map((id) => [id, new Set<string>()]));
       let writes = 0;
-      await Promise.all(Array.from({ length: CLIENTS }, async () => {
-        for (let round = 0; round < WRITES_PER_CLIENT; round++) {
-          const number = writes++;
-          const id = shared[number % shared.length];
-          const title = number % 2 === 0 ? `Load ${number}` : `Renamed ${number}`;
-          const answer = number % 2 === 0 ? await write('/events', 'POST', event(title)) : await write(`/events/${id}`, 'PATCH', { title });
-          if (answer.status >= 300) failures.push(`${answer.status} ${answer.body}`);
-          else if (number % 2 === 0) created.push(title);
-          else renamed.get(id)!.add(title);
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: CLIENTS }, async () => {
+          for (let round = 0; round < WRITES_PER_CLIENT; round++) {
+            const number = writes++;
+            const id = shared[number % shared.length];
+            const title = number % 2 === 0 ? `Load ${number}` : `Renamed ${number}`;
+            const answer =
+              number % 2 === 0
+                ? await write('/events', 'POST', event(title))
+                : await write(`/events/${id}`, 'PATCH', { title });
+            if (answer.status >= 300) failures.push(`${answer.status} ${answer.body}`);
+            else if (number % 2 === 0) created.push(title);
+            else renamed.get(id)!.add(title);
+          }
+        }),
+      );
       assert.equal(writes, CLIENTS * WRITES_PER_CLIENT);
       assert.deepEqual(failures, [], `${failures.length} of ${writes} writes failed`);
-      assert.ok(workers.every((pid) => answeredBy(started).has(pid)), `all four workers answered: ${JSON.stringify([...answeredBy(started)])}`);
+      assert.ok(
+        workers.every((pid) => answeredBy(started).has(pid)),
+        `all four workers answered: ${JSON.stringify([...answeredBy(started)])}`,
+      );
 
       // Every write is visible: each create is listed, in the shared category whose stored count has them all, and
       // each shared event bears one of the titles it was given.
-      const [category] = ((await (await fetch(url('/categories?search=Shared'))).json()) as { categories: Array<{ id: number; count: number }> }).categories;
+      const [category] = (
+        (await (await fetch(url('/categories?search=Shared'))).json()) as {
+          categories: Array<{ id: number; count: number }>;
+        }
+      ).categories;
       assert.equal(category.count, shared.length + created.length);
       const listed: string[] = [];
       for (let page = 1; ; page++) {
         const response = await fetch(url(`/events?categories=${category.id}&per_page=100&page=${page}`));
         assert.equal(response.status, 200);
-        listed.push(...((await response.json()) as { events: Array<{ title: string }> }).events.map((listedEvent) => listedEvent.title));
+        listed.push(
+          ...((await response.json()) as { events: Array<{ title: string }> }).events.map(
+            (listedEvent) => listedEvent.title,
+          ),
+        );
         if (page >= Number(response.headers.get('x-wp-totalpages'))) break;
       }
       assert.deepEqual(listed.filter((title) => title.startsWith('Load ')).sort(), [...created].sort());

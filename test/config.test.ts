@@ -3,8 +3,10 @@ import { describe, it } from 'node:test';
 import { ConfigError, loadConfig, parseDatabaseUrl } from '../src/config.ts';
 
 function rejects(env: Record<string, string>, variable: string) {
-  assert.throws(() => loadConfig(env), (error: unknown) => error instanceof ConfigError && error.variable === variable
-    && error.message.includes(variable));
+  assert.throws(
+    () => loadConfig(env),
+    (error: unknown) => error instanceof ConfigError && error.variable === variable && error.message.includes(variable),
+  );
 }
 
 describe('configuration', () => {
@@ -47,8 +49,10 @@ describe('configuration', () => {
   });
 
   it('accepts a list of CORS origins', () => {
-    assert.deepEqual(loadConfig({ CORS_ORIGINS: 'https://a.example, http://b.example:8080' }).corsOrigins,
-      ['https://a.example', 'http://b.example:8080']);
+    assert.deepEqual(loadConfig({ CORS_ORIGINS: 'https://a.example, http://b.example:8080' }).corsOrigins, [
+      'https://a.example',
+      'http://b.example:8080',
+    ]);
   });
 
   it('stops on a bad value, naming the variable', () => {
@@ -74,8 +78,10 @@ describe('configuration', () => {
 
   it('reads the D31 limits, validated like the others', () => {
     assert.deepEqual(loadConfig({}).limits, { organizersPerEvent: 50, termsPerEvent: 100, filterIds: 1000 });
-    assert.deepEqual(loadConfig({ MAX_ORGANIZERS_PER_EVENT: '5', MAX_TERMS_PER_EVENT: '7', MAX_FILTER_IDS: '20' }).limits,
-      { organizersPerEvent: 5, termsPerEvent: 7, filterIds: 20 });
+    assert.deepEqual(
+      loadConfig({ MAX_ORGANIZERS_PER_EVENT: '5', MAX_TERMS_PER_EVENT: '7', MAX_FILTER_IDS: '20' }).limits,
+      { organizersPerEvent: 5, termsPerEvent: 7, filterIds: 20 },
+    );
     for (const name of ['MAX_ORGANIZERS_PER_EVENT', 'MAX_TERMS_PER_EVENT', 'MAX_FILTER_IDS']) {
       rejects({ [name]: '0' }, name);
       rejects({ [name]: 'many' }, name);
@@ -85,7 +91,10 @@ describe('configuration', () => {
 
   it('reads the sizes of the caches, validated like the others', () => {
     const defaults = loadConfig({});
-    assert.deepEqual([defaults.itemCacheBytes, defaults.readCacheBytes, defaults.icalCacheBytes], [32 * 1024 * 1024, 16 * 1024 * 1024, 48 * 1024 * 1024]);
+    assert.deepEqual(
+      [defaults.itemCacheBytes, defaults.readCacheBytes, defaults.icalCacheBytes],
+      [32 * 1024 * 1024, 16 * 1024 * 1024, 48 * 1024 * 1024],
+    );
     const set = loadConfig({ ITEM_CACHE_BYTES: '1000', READ_CACHE_BYTES: '0', ICAL_CACHE_BYTES: '65536' });
     assert.deepEqual([set.itemCacheBytes, set.readCacheBytes, set.icalCacheBytes], [1000, 0, 65536]);
     for (const name of ['ITEM_CACHE_BYTES', 'READ_CACHE_BYTES', 'ICAL_CACHE_BYTES']) {
@@ -96,13 +105,26 @@ describe('configuration', () => {
   });
 
   it('reads the D31 deadlines and response budget, validated like the others', () => {
-    assert.deepEqual(loadConfig({}).deadlines, { requestMs: 30_000, statementMs: 30_000, maxResponseBytes: 16 * 1024 * 1024 });
-    assert.deepEqual(loadConfig({ REQUEST_TIMEOUT_MS: '5000' }).deadlines, { requestMs: 5000, statementMs: 5000, maxResponseBytes: 16 * 1024 * 1024 });
-    assert.deepEqual(loadConfig({ REQUEST_TIMEOUT_MS: '5000', STATEMENT_TIMEOUT_MS: '2000', MAX_RESPONSE_BYTES: '65536' }).deadlines,
-      { requestMs: 5000, statementMs: 2000, maxResponseBytes: 65536 });
+    assert.deepEqual(loadConfig({}).deadlines, {
+      requestMs: 30_000,
+      statementMs: 30_000,
+      maxResponseBytes: 16 * 1024 * 1024,
+    });
+    assert.deepEqual(loadConfig({ REQUEST_TIMEOUT_MS: '5000' }).deadlines, {
+      requestMs: 5000,
+      statementMs: 5000,
+      maxResponseBytes: 16 * 1024 * 1024,
+    });
+    assert.deepEqual(
+      loadConfig({ REQUEST_TIMEOUT_MS: '5000', STATEMENT_TIMEOUT_MS: '2000', MAX_RESPONSE_BYTES: '65536' }).deadlines,
+      { requestMs: 5000, statementMs: 2000, maxResponseBytes: 65536 },
+    );
     // The statement limit reaches the PostgreSQL pool through the database configuration; SQLite has no such setting.
-    assert.deepEqual(loadConfig({ DATABASE_URL: 'postgres://u@h/db', STATEMENT_TIMEOUT_MS: '2000' }).database,
-      { dialect: 'postgres', url: 'postgres://u@h/db', statementTimeoutMs: 2000 });
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'postgres://u@h/db', STATEMENT_TIMEOUT_MS: '2000' }).database, {
+      dialect: 'postgres',
+      url: 'postgres://u@h/db',
+      statementTimeoutMs: 2000,
+    });
     for (const name of ['REQUEST_TIMEOUT_MS', 'STATEMENT_TIMEOUT_MS', 'MAX_RESPONSE_BYTES']) {
       rejects({ [name]: '0' }, name);
       rejects({ [name]: 'soon' }, name);

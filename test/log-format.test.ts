@@ -16,13 +16,19 @@ describe('LOG_FORMAT', () => {
   });
 
   it('takes json, pretty or auto', () => {
-    for (const format of ['json', 'pretty', 'auto'] as const) assert.equal(loadConfig({ LOG_FORMAT: format }).logFormat, format);
+    for (const format of ['json', 'pretty', 'auto'] as const)
+      assert.equal(loadConfig({ LOG_FORMAT: format }).logFormat, format);
   });
 
   it('is a configuration error otherwise', () => {
     for (const value of ['text', 'JSON ', 'yes']) {
-      assert.throws(() => loadConfig({ LOG_FORMAT: value }), (error: unknown) => error instanceof ConfigError
-        && error.variable === 'LOG_FORMAT' && error.message.includes('json, pretty or auto'));
+      assert.throws(
+        () => loadConfig({ LOG_FORMAT: value }),
+        (error: unknown) =>
+          error instanceof ConfigError &&
+          error.variable === 'LOG_FORMAT' &&
+          error.message.includes('json, pretty or auto'),
+      );
     }
   });
 });
@@ -34,8 +40,8 @@ describe('the log stream LOG_FORMAT chooses', () => {
   const unexpected = async (): Promise<undefined> => assert.fail('pino-pretty need not be loaded');
 
   it('is pino-pretty for pretty, and for auto on a terminal', async () => {
-    assert.ok(await prettyLogStream('pretty', false, installed) instanceof Writable);
-    assert.ok(await prettyLogStream('auto', true, installed) instanceof Writable);
+    assert.ok((await prettyLogStream('pretty', false, installed)) instanceof Writable);
+    assert.ok((await prettyLogStream('auto', true, installed)) instanceof Writable);
   });
 
   it("is pino's own JSON for json, and for auto when piped or without pino-pretty", async () => {
@@ -45,8 +51,13 @@ describe('the log stream LOG_FORMAT chooses', () => {
   });
 
   it('is a configuration error for pretty without pino-pretty', async () => {
-    await assert.rejects(prettyLogStream('pretty', true, missing), (error: unknown) => error instanceof ConfigError
-      && error.variable === 'LOG_FORMAT' && error.message.includes('npm install pino-pretty'));
+    await assert.rejects(
+      prettyLogStream('pretty', true, missing),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        error.variable === 'LOG_FORMAT' &&
+        error.message.includes('npm install pino-pretty'),
+    );
   });
 });
 
@@ -61,7 +72,10 @@ describe("a service process's log lines", () => {
     } finally {
       await stopService(started);
     }
-    const lines = started.output().split('\n').filter((line) => line !== '');
+    const lines = started
+      .output()
+      .split('\n')
+      .filter((line) => line !== '');
     return { lines, startup: lines.find((line) => line.includes('API root: '))! };
   };
   const isJson = (line: string) => {

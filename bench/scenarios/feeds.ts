@@ -5,17 +5,25 @@
 import { seededRandom } from '../random.ts';
 import type { BenchContext, Scenario } from '../scenario.ts';
 
-
 export function scenarios(context: BenchContext): Scenario[] {
   const { eventIds, firstDay } = context.seeded;
   const next = seededRandom(11);
   const everything = `${context.api}/events.ics?start_date=${firstDay}&end_date=${context.seeded.lastDay}`;
   return [
     { name: `GET /events.ics (all ${eventIds.length} events, 1 connection)`, url: everything, connections: 1 },
-    { name: 'GET /events.ics (default window: from 30 days ago, 1 connection)', url: `${context.api}/events.ics`, connections: 1 },
+    {
+      name: 'GET /events.ics (default window: from 30 days ago, 1 connection)',
+      url: `${context.api}/events.ics`,
+      connections: 1,
+    },
     // `*` matches whatever the current tag is (write scenarios may have changed the feed): the server still builds the
     // feed to tag it, then answers 304 without the body.
-    { name: `GET /events.ics (all ${eventIds.length} events, If-None-Match: *, 304, 1 connection)`, url: everything, connections: 1, headers: { 'If-None-Match': '*' } },
+    {
+      name: `GET /events.ics (all ${eventIds.length} events, If-None-Match: *, 304, 1 connection)`,
+      url: everything,
+      connections: 1,
+      headers: { 'If-None-Match': '*' },
+    },
     {
       name: `GET /events/{id}.ics (one event, varied over ${eventIds.length} events)`,
       url: `${context.api}/events/${eventIds[0]}.ics`,

@@ -3,7 +3,6 @@
 import { seededRandom } from '../random.ts';
 import type { BenchContext, Scenario } from '../scenario.ts';
 
-
 export function scenarios(context: BenchContext): Scenario[] {
   const events = context.seeded.eventIds.length;
   const next = seededRandom(7);

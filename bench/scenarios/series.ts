@@ -7,7 +7,6 @@ import type { BenchContext, Scenario } from '../scenario.ts';
 
 const OCCURRENCES_PER_SERIES = 700;
 
-
 export function scenarios(context: BenchContext): Scenario[] {
   const wanted = Number(process.env.BENCH_SERIES_OCCURRENCES ?? 100_000);
   const seriesCount = Math.max(1, Math.ceil(wanted / OCCURRENCES_PER_SERIES));
@@ -25,7 +24,10 @@ export function scenarios(context: BenchContext): Scenario[] {
         method: 'POST',
         headers: { authorization: context.authorization, 'content-type': 'application/json' },
         body: JSON.stringify({
-          title: `Bench series ${index}`, status: 'publish', timezone: 'Europe/Berlin', categories: ['jazzs'],
+          title: `Bench series ${index}`,
+          status: 'publish',
+          timezone: 'Europe/Berlin',
+          categories: ['jazzs'],
           start_date: `${day(index % 30)} ${String(8 + (index % 12)).padStart(2, '0')}:00:00`,
           end_date: `${day(index % 30)} ${String(9 + (index % 12)).padStart(2, '0')}:30:00`,
           recurrence: [`RRULE:FREQ=DAILY;COUNT=${OCCURRENCES_PER_SERIES}`],
@@ -34,7 +36,9 @@ export function scenarios(context: BenchContext): Scenario[] {
       if (response.status !== 201) throw new Error(`series create: ${response.status} ${await response.text()}`);
     }
     const seconds = (performance.now() - begun) / 1000;
-    console.log(`created ${seriesCount} series × ${OCCURRENCES_PER_SERIES} occurrences (${seriesCount * OCCURRENCES_PER_SERIES} in all) in ${seconds.toFixed(1)} s: ${Math.round(seriesCount / seconds)} series/s, ${Math.round((seriesCount * OCCURRENCES_PER_SERIES) / seconds)} occurrences/s`);
+    console.log(
+      `created ${seriesCount} series × ${OCCURRENCES_PER_SERIES} occurrences (${seriesCount * OCCURRENCES_PER_SERIES} in all) in ${seconds.toFixed(1)} s: ${Math.round(seriesCount / seconds)} series/s, ${Math.round((seriesCount * OCCURRENCES_PER_SERIES) / seconds)} occurrences/s`,
+    );
   };
 
   const windowPath = (collapse: boolean) => () => {
@@ -46,11 +50,15 @@ export function scenarios(context: BenchContext): Scenario[] {
   return [
     {
       name: `GET /events, random week and page, with ${seriesCount * OCCURRENCES_PER_SERIES} series occurrences (varied)`,
-      url: context.api, makePath: windowPath(false), setup: createSeries,
+      url: context.api,
+      makePath: windowPath(false),
+      setup: createSeries,
     },
     {
       name: 'GET /events?collapse_series=true, random week and page, with series (varied)',
-      url: context.api, makePath: windowPath(true), setup: createSeries,
+      url: context.api,
+      makePath: windowPath(true),
+      setup: createSeries,
     },
   ];
 }

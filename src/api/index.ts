@@ -18,6 +18,17 @@ import { webhookRoutes } from './webhooks/routes.ts';
  */
 export function apiRouteGroups(icalEntries: WrittenEntries): RouteGroup[] {
   // The discovery routes describe the whole table, themselves included, when they are asked.
-  const groups: RouteGroup[] = [...discoveryRoutes(() => groups), ...eventRoutes(), ...feedRoutes(icalEntries), ...fullCalendarRoutes(), ...venueRoutes([...venueEventFilters(), modifiedListFilter()]), ...organizerRoutes([...organizerEventFilters(), modifiedListFilter()]), ...termRoutes('event_category'), ...termRoutes('event_tag'), ...changeRoutes(), ...webhookRoutes()];
+  const groups: RouteGroup[] = [
+    ...discoveryRoutes(() => groups),
+    ...eventRoutes(),
+    ...feedRoutes(icalEntries),
+    ...fullCalendarRoutes(),
+    ...venueRoutes([...venueEventFilters(), modifiedListFilter()]),
+    ...organizerRoutes([...organizerEventFilters(), modifiedListFilter()]),
+    ...termRoutes('event_category'),
+    ...termRoutes('event_tag'),
+    ...changeRoutes(),
+    ...webhookRoutes(),
+  ];
   return groups;
 }

@@ -6,7 +6,13 @@ import { ROLES, type Role } from '../domain/access.ts';
 import { openStore, type Store } from '../store/store.ts';
 import { generateAppPassword } from '../core/users/secrets.ts';
 import {
-  createAppPassword, createUser, deleteUser, findAppPassword, findUserByLogin, listAppPasswords, revokeAppPassword,
+  createAppPassword,
+  createUser,
+  deleteUser,
+  findAppPassword,
+  findUserByLogin,
+  listAppPasswords,
+  revokeAppPassword,
 } from '../core/users/store.ts';
 
 const USAGE = `Usage: npm run cli -- <command>
@@ -32,11 +38,21 @@ async function userByLogin(store: Store, login: string | undefined) {
 }
 
 /** Runs one command; output goes through `print` so tests can read it. */
-export async function runCli(argv: string[], store: Store, print: (line: string) => void, config: Config = loadConfig()): Promise<void> {
+export async function runCli(
+  argv: string[],
+  store: Store,
+  print: (line: string) => void,
+  config: Config = loadConfig(),
+): Promise<void> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { role: { type: 'string' }, name: { type: 'string' }, reassign: { type: 'string' }, as: { type: 'string' } },
+    options: {
+      role: { type: 'string' },
+      name: { type: 'string' },
+      reassign: { type: 'string' },
+      as: { type: 'string' },
+    },
   });
   const [noun, verb, target] = positionals;
   if (noun === 'import') {
@@ -87,7 +103,8 @@ export async function runCli(argv: string[], store: Store, print: (line: string)
     }
     case 'app-password revoke': {
       const id = Number(target);
-      if (!Number.isSafeInteger(id) || id <= 0 || !(await findAppPassword(store.db, id))) throw new UsageError(`no application password with id "${target}"`);
+      if (!Number.isSafeInteger(id) || id <= 0 || !(await findAppPassword(store.db, id)))
+        throw new UsageError(`no application password with id "${target}"`);
       await revokeAppPassword(store.db, id);
       print(`revoked application password ${id}`);
       return;
@@ -105,7 +122,11 @@ async function main(): Promise<void> {
     store = await openStore(config.database, { withoutStatementTimeout: true });
     await runCli(process.argv.slice(2), store, (line) => console.log(line), config);
   } catch (error) {
-    if (error instanceof UsageError || error instanceof ConfigError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    if (
+      error instanceof UsageError ||
+      error instanceof ConfigError ||
+      (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+    ) {
       console.error(`error: ${(error as Error).message}\n\n${USAGE}`);
       process.exitCode = 2;
     } else if (error instanceof ImportFileError) {

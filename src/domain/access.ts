@@ -68,7 +68,14 @@ const EDITOR_CAPABILITIES: readonly Capability[] = [
 const ROLE_CAPABILITIES: Readonly<Record<Role, readonly Capability[]>> = {
   administrator: EDITOR_CAPABILITIES,
   editor: EDITOR_CAPABILITIES,
-  author: ['edit_posts', 'edit_published_posts', 'delete_posts', 'delete_published_posts', 'publish_posts', 'upload_files'],
+  author: [
+    'edit_posts',
+    'edit_published_posts',
+    'delete_posts',
+    'delete_published_posts',
+    'publish_posts',
+    'upload_files',
+  ],
   contributor: ['edit_posts', 'delete_posts'],
   subscriber: [],
 };
@@ -246,11 +253,15 @@ export function listVisibilityScope(viewer: Viewer): ListVisibility {
  *   either, as `canEditPost` judges them); trashed items are left out (their status before the trash is not at hand);
  * - `none`: anonymous callers and subscribers.
  */
-export type EditScope = { scope: 'all' } | { scope: 'own'; authorId: number; statuses: 'any' | 'unpublished' } | { scope: 'none' };
+export type EditScope =
+  | { scope: 'all' }
+  | { scope: 'own'; authorId: number; statuses: 'any' | 'unpublished' }
+  | { scope: 'none' };
 
 export function editScope(viewer: Viewer): EditScope {
   if (viewer === null || !can(viewer, 'edit_posts')) return { scope: 'none' };
-  if (can(viewer, 'edit_others_posts') && can(viewer, 'edit_published_posts') && can(viewer, 'edit_private_posts')) return { scope: 'all' };
+  if (can(viewer, 'edit_others_posts') && can(viewer, 'edit_published_posts') && can(viewer, 'edit_private_posts'))
+    return { scope: 'all' };
   return { scope: 'own', authorId: viewer.id, statuses: can(viewer, 'edit_published_posts') ? 'any' : 'unpublished' };
 }
 
@@ -270,5 +281,8 @@ export function canAccessProtected(opts: {
 }): boolean {
   if (opts.postPassword === '') return true;
   if (opts.contextEdit && opts.canEdit) return true;
-  return typeof opts.suppliedPassword === 'string' && timingSafeEqual(sha256(opts.postPassword), sha256(opts.suppliedPassword));
+  return (
+    typeof opts.suppliedPassword === 'string' &&
+    timingSafeEqual(sha256(opts.postPassword), sha256(opts.suppliedPassword))
+  );
 }

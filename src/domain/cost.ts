@@ -135,8 +135,7 @@ function normaliseNumber(written: string): string {
   const last = separators[separators.length - 1];
   const lastAt = written.lastIndexOf(last);
   const lastIsDecimal =
-    new Set(separators).size > 1 ||
-    (separators.length === 1 && (last === '.' || written.length - lastAt - 1 !== 3));
+    new Set(separators).size > 1 || (separators.length === 1 && (last === '.' || written.length - lastAt - 1 !== 3));
   if (!lastIsDecimal) return written.replace(/[.,]/g, '');
   return `${written.slice(0, lastAt).replace(/[.,]/g, '')}.${written.slice(lastAt + 1)}`;
 }

@@ -26,7 +26,13 @@ export class DomainError extends Error {
   /** Extra top-level members of the error body (the reference's `additional_data`). */
   readonly extra: Record<string, unknown> | undefined;
 
-  constructor(kind: DomainErrorKind, code: string, message: string, data: Record<string, unknown> = {}, extra?: Record<string, unknown>) {
+  constructor(
+    kind: DomainErrorKind,
+    code: string,
+    message: string,
+    data: Record<string, unknown> = {},
+    extra?: Record<string, unknown>,
+  ) {
     super(message);
     this.kind = kind;
     this.code = code;
@@ -64,8 +70,13 @@ export class MissingFields extends Error {
   }
 }
 
-export const notAllowed = () => new DomainError('forbidden', 'rest_forbidden', 'Sorry, you are not allowed to do that.');
+export const notAllowed = () =>
+  new DomainError('forbidden', 'rest_forbidden', 'Sorry, you are not allowed to do that.');
 
 /** D22: the item is not (any more) the representation the caller's `If-Match` names. */
-export const preconditionFailed = () => new DomainError('precondition_failed', 'rest_precondition_failed',
-  'The item has changed since it was read (If-Match does not match its current ETag): read it again before writing.');
+export const preconditionFailed = () =>
+  new DomainError(
+    'precondition_failed',
+    'rest_precondition_failed',
+    'The item has changed since it was read (If-Match does not match its current ETag): read it again before writing.',
+  );

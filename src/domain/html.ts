@@ -9,11 +9,55 @@ import sanitize from 'sanitize-html';
  */
 const CONTENT_POLICY: sanitize.IOptions = {
   allowedTags: [
-    'p', 'br', 'hr', 'div', 'span', 'a', 'img', 'figure', 'figcaption',
-    'strong', 'em', 'b', 'i', 'u', 's', 'del', 'ins', 'small', 'mark', 'sub', 'sup', 'abbr', 'cite', 'q',
-    'code', 'pre', 'blockquote', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
-    'ul', 'ol', 'li', 'dl', 'dt', 'dd',
-    'table', 'caption', 'colgroup', 'col', 'thead', 'tbody', 'tfoot', 'tr', 'th', 'td',
+    'p',
+    'br',
+    'hr',
+    'div',
+    'span',
+    'a',
+    'img',
+    'figure',
+    'figcaption',
+    'strong',
+    'em',
+    'b',
+    'i',
+    'u',
+    's',
+    'del',
+    'ins',
+    'small',
+    'mark',
+    'sub',
+    'sup',
+    'abbr',
+    'cite',
+    'q',
+    'code',
+    'pre',
+    'blockquote',
+    'h1',
+    'h2',
+    'h3',
+    'h4',
+    'h5',
+    'h6',
+    'ul',
+    'ol',
+    'li',
+    'dl',
+    'dt',
+    'dd',
+    'table',
+    'caption',
+    'colgroup',
+    'col',
+    'thead',
+    'tbody',
+    'tfoot',
+    'tr',
+    'th',
+    'td',
   ],
   allowedAttributes: {
     a: ['href', 'title', 'target', 'rel'],
@@ -47,7 +91,8 @@ const SANITIZER_ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', 
  * so the parser runs only when there is something to parse (most titles and many descriptions).
  */
 const MARKUP_CHARACTERS = /[<>&]/;
-const sanitizeWith = (input: string, policy: sanitize.IOptions) => (MARKUP_CHARACTERS.test(input) ? sanitize(input, policy) : input);
+const sanitizeWith = (input: string, policy: sanitize.IOptions) =>
+  MARKUP_CHARACTERS.test(input) ? sanitize(input, policy) : input;
 
 /** Safe post content (like WordPress's `wp_kses_post`); bare `&`, `<` and `>` in the text come out escaped. */
 export function sanitizeHtml(input: string): string {

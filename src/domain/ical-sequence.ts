@@ -17,7 +17,16 @@ export interface SequenceFields {
   recurrence?: string;
 }
 
-const KEYS: ReadonlyArray<keyof SequenceFields> = ['title', 'status', 'start_local', 'end_local', 'timezone', 'all_day', 'venue_id', 'recurrence'];
+const KEYS: ReadonlyArray<keyof SequenceFields> = [
+  'title',
+  'status',
+  'start_local',
+  'end_local',
+  'timezone',
+  'all_day',
+  'venue_id',
+  'recurrence',
+];
 
 /** Pure: whether a write from `before` to `after` is a change subscribers must take over (SEQUENCE + 1). */
 export function sequenceChanges(before: SequenceFields, after: SequenceFields): boolean {

@@ -2,7 +2,8 @@
 export type EchoedQuery = Array<[string, string | number | boolean | undefined]>;
 
 /** The page size a list uses: the one asked for, else the default, never more than the maximum. */
-export const clampPerPage = (requested: number | undefined, fallback: number, max: number) => Math.min(requested ?? fallback, max);
+export const clampPerPage = (requested: number | undefined, fallback: number, max: number) =>
+  Math.min(requested ?? fallback, max);
 
 /** `tribe_is_truthy`: the looser reading some list filters use (`yes`, `on` count as true). */
 export function coerceTruthy(raw: unknown): boolean | undefined {
@@ -15,7 +16,11 @@ export function coerceTruthy(raw: unknown): boolean | undefined {
 /** A list as CSV (`1, 2`) or as a real array; items are scalars. Undefined when the value is neither. */
 export function toList(raw: unknown): string[] | undefined {
   if (typeof raw === 'number') return [String(raw)];
-  if (typeof raw === 'string') return raw.split(',').map((item) => item.trim()).filter((item) => item !== '');
+  if (typeof raw === 'string')
+    return raw
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item !== '');
   if (!Array.isArray(raw)) return undefined;
   const items: string[] = [];
   for (const item of raw) {

@@ -3,16 +3,31 @@ import { sql } from 'kysely';
 import type { Caller, Role } from '../domain/access.ts';
 import { outsideTransaction, type Db } from '../store/store.ts';
 import { BOOTSTRAP_PASSWORD_NAME } from '../core/users/bootstrap.ts';
-import { dummyHash, hashGeneratedSecret, hashKind, isGeneratedShape, normalizeAppPassword, verifySecret, type HashKind } from '../core/users/secrets.ts';
+import {
+  dummyHash,
+  hashGeneratedSecret,
+  hashKind,
+  isGeneratedShape,
+  normalizeAppPassword,
+  verifySecret,
+  type HashKind,
+} from '../core/users/secrets.ts';
 import { findUserByLogin, listAppPasswords, replaceAppPasswordHash, touchAppPassword } from '../core/users/store.ts';
 import { ApiError } from './errors.ts';
 
 const unknownUser = () => new ApiError(401, 'invalid_username', 'Unknown user name.');
-const wrongPassword = () => new ApiError(401, 'incorrect_password', 'The user name or application password is incorrect.');
+const wrongPassword = () =>
+  new ApiError(401, 'incorrect_password', 'The user name or application password is incorrect.');
 const tooManyAttempts = (seconds: number) =>
-  new ApiError(429, 'rest_too_many_login_attempts', 'Too many failed login attempts. Try again later.', {}, {
-    headers: { 'Retry-After': String(seconds) },
-  });
+  new ApiError(
+    429,
+    'rest_too_many_login_attempts',
+    'Too many failed login attempts. Try again later.',
+    {},
+    {
+      headers: { 'Retry-After': String(seconds) },
+    },
+  );
 
 /** `auth_failures.login` of the address's own counter. */
 const ADDRESS_COUNTER = '';
@@ -81,7 +96,8 @@ export class FailureLimiter {
   async retryAfter(address: string, login: string): Promise<number> {
     if (!this.enabled) return 0;
     const now = this.#clock();
-    const rows = await this.#db.selectFrom('auth_failures')
+    const rows = await this.#db
+      .selectFrom('auth_failures')
       .select(['login', 'failures', 'window_end'])
       .where('address', '=', address)
       .where('login', 'in', [login, ADDRESS_COUNTER])
@@ -124,14 +140,19 @@ export class FailureLimiter {
     const { address, login, loginWindow, addressWindow } = reservation;
     if (loginWindow === null && addressWindow === null) return;
     // Only in the window it was counted in: a window that has ended since starts again from its own failures.
-    await this.#db.updateTable('auth_failures')
+    await this.#db
+      .updateTable('auth_failures')
       .set({ failures: sql`failures - 1` })
       .where('address', '=', address)
       .where('failures', '>', 0)
-      .where((eb) => eb.or([
-        ...(loginWindow === null ? [] : [eb.and([eb('login', '=', login), eb('window_end', '=', loginWindow)])]),
-        ...(addressWindow === null ? [] : [eb.and([eb('login', '=', ADDRESS_COUNTER), eb('window_end', '=', addressWindow)])]),
-      ]))
+      .where((eb) =>
+        eb.or([
+          ...(loginWindow === null ? [] : [eb.and([eb('login', '=', login), eb('window_end', '=', loginWindow)])]),
+          ...(addressWindow === null
+            ? []
+            : [eb.and([eb('login', '=', ADDRESS_COUNTER), eb('window_end', '=', addressWindow)])]),
+        ]),
+      )
       .execute();
   }
 
@@ -142,14 +163,18 @@ export class FailureLimiter {
   async #count(address: string, login: string, limit: number): Promise<number | null> {
     const now = this.#clock();
     const end = now + this.#windowMs;
-    const row = await this.#db.insertInto('auth_failures')
+    const row = await this.#db
+      .insertInto('auth_failures')
       .values({ address, login, failures: 1, window_end: end })
-      .onConflict((conflict) => conflict.columns(['address', 'login'])
-        .doUpdateSet({
-          failures: sql`case when auth_failures.window_end <= ${now} then 1 else auth_failures.failures + 1 end`,
-          window_end: sql`case when auth_failures.window_end <= ${now} then ${end} else auth_failures.window_end end`,
-        })
-        .where(sql<boolean>`auth_failures.window_end <= ${now} or auth_failures.failures < ${limit}`))
+      .onConflict((conflict) =>
+        conflict
+          .columns(['address', 'login'])
+          .doUpdateSet({
+            failures: sql`case when auth_failures.window_end <= ${now} then 1 else auth_failures.failures + 1 end`,
+            window_end: sql`case when auth_failures.window_end <= ${now} then ${end} else auth_failures.window_end end`,
+          })
+          .where(sql<boolean>`auth_failures.window_end <= ${now} or auth_failures.failures < ${limit}`),
+      )
       .returning('window_end')
       .executeTakeFirst();
     return row ? Number(row.window_end) : null;
@@ -188,7 +213,8 @@ interface Confirmation {
 }
 
 /** Whether "last used" already holds this minute (the stamp is written at most once a minute). */
-const stampedThisMinute = (lastUsed: string | null, nowUtc: string) => lastUsed !== null && lastUsed.slice(0, 16) === nowUtc.slice(0, 16);
+const stampedThisMinute = (lastUsed: string | null, nowUtc: string) =>
+  lastUsed !== null && lastUsed.slice(0, 16) === nowUtc.slice(0, 16);
 
 /** Login and secret of a well-formed Basic header, or null. */
 function parseBasic(header: string): { login: string; secret: string } | null {
@@ -257,10 +283,14 @@ export class Authenticator {
       const version = await outsideTransaction(this.#db)?.dataVersion();
       const confirmationKey = `${digest}\n${client}`;
       const confirmed = this.#confirmed.get(confirmationKey);
-      if (confirmed && confirmed.version === version && stampedThisMinute(confirmed.lastUsed, nowUtc)) return { ...confirmed.caller };
+      if (confirmed && confirmed.version === version && stampedThisMinute(confirmed.lastUsed, nowUtc))
+        return { ...confirmed.caller };
       // Known to be right, so nothing to count; but a locked-out pair gets 429 for right credentials too. Both reads
       // at once: one round trip on PostgreSQL.
-      const [wait, row] = await Promise.all([this.#limiter.retryAfter(client, login), this.#lookUp(remembered, credentials!.login)]);
+      const [wait, row] = await Promise.all([
+        this.#limiter.retryAfter(client, login),
+        this.#lookUp(remembered, credentials!.login),
+      ]);
       if (wait > 0) throw tooManyAttempts(wait);
       if (row) {
         const caller: Caller = { id: row.user_id, role: row.role as Role };
@@ -278,7 +308,9 @@ export class Authenticator {
     const inFlight = this.#checking.get(digest);
     if (inFlight) return this.#join(inFlight, client, login);
     // Registered before the first await, so that every simultaneous attempt with this header joins it.
-    const attempt = this.#counted(client, login, () => this.#check(digest, credentials.login, credentials.secret, nowUtc));
+    const attempt = this.#counted(client, login, () =>
+      this.#check(digest, credentials.login, credentials.secret, nowUtc),
+    );
     this.#checking.set(digest, attempt);
     attempt.finally(() => this.#checking.delete(digest)).catch(() => {});
     return attempt;
@@ -292,7 +324,8 @@ export class Authenticator {
     try {
       caller = await check();
     } catch (error) {
-      if (!(error instanceof ApiError && error.status === 401)) await this.#limiter.release(reservation).catch(() => {});
+      if (!(error instanceof ApiError && error.status === 401))
+        await this.#limiter.release(reservation).catch(() => {});
       throw error;
     }
     await this.#limiter.release(reservation).catch(() => {});
@@ -336,7 +369,8 @@ export class Authenticator {
       if (kind === 'slow' && wanted === 'fast' && candidate.name !== BOOTSTRAP_PASSWORD_NAME) {
         // A generated password stored before D29: the fast hash from now on. Best effort: it is tried again next time.
         const upgraded = hashGeneratedSecret(secret);
-        if (await replaceAppPasswordHash(this.#db, candidate.id, candidate.hash, upgraded).catch(() => false)) hash = upgraded;
+        if (await replaceAppPasswordHash(this.#db, candidate.id, candidate.hash, upgraded).catch(() => false))
+          hash = upgraded;
       }
       if (this.#verified.size > 1000) this.#verified.clear();
       this.#verified.set(digest, { appPasswordId: candidate.id, hash });
@@ -349,7 +383,8 @@ export class Authenticator {
 
   /** The remembered credential's user, if the password still exists unchanged and still belongs to `login`. */
   async #lookUp(remembered: VerifiedCredential, login: string) {
-    const row = await this.#db.selectFrom('app_passwords')
+    const row = await this.#db
+      .selectFrom('app_passwords')
       .innerJoin('users', 'users.id', 'app_passwords.user_id')
       .select(['users.id as user_id', 'users.role', 'users.login', 'app_passwords.hash', 'app_passwords.last_used_utc'])
       .where('app_passwords.id', '=', remembered.appPasswordId)

@@ -31,13 +31,20 @@ export function itemStream<T, U>(items: readonly T[], build: (item: T) => U): It
   });
 }
 
-const responseTooLarge = (maxBytes: number) => new ApiError(400, 'rest_response_too_large',
-  `The answer would be larger than the limit of ${maxBytes} bytes: ask for fewer items (a smaller per_page).`,
-  { max_bytes: maxBytes });
+const responseTooLarge = (maxBytes: number) =>
+  new ApiError(
+    400,
+    'rest_response_too_large',
+    `The answer would be larger than the limit of ${maxBytes} bytes: ask for fewer items (a smaller per_page).`,
+    { max_bytes: maxBytes },
+  );
 
 /** Whether a JSON body holds a list to be serialised under the budget (an `ItemStream` among its own values). */
 export const hasItemStream = (body: unknown): body is Record<string, unknown> =>
-  body !== null && typeof body === 'object' && !Array.isArray(body) && Object.values(body).some((value) => value instanceof ItemStream);
+  body !== null &&
+  typeof body === 'object' &&
+  !Array.isArray(body) &&
+  Object.values(body).some((value) => value instanceof ItemStream);
 
 /** Text gathered before it is encoded and counted: small pieces are joined first, so encoding stays cheap. */
 const FLUSH_AT = 64 * 1024;
@@ -84,7 +91,12 @@ export async function serializeBounded(body: Record<string, unknown>, maxBytes: 
   };
   /** `JSON.stringify(value)`, objects and arrays down to `depth` levels written member by member. */
   const write = async (value: unknown, depth: number): Promise<void> => {
-    if (depth === 0 || value === null || typeof value !== 'object' || typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+    if (
+      depth === 0 ||
+      value === null ||
+      typeof value !== 'object' ||
+      typeof (value as { toJSON?: unknown }).toJSON === 'function'
+    ) {
       emit(JSON.stringify(value) ?? 'null');
       return;
     }

@@ -56,6 +56,16 @@ export interface RequestContext extends AppDeps, CommandContext {
 }
 
 /** A request's context: the command context of its caller (core/input/context.ts, with its memo), and the request's own. */
-export function createRequestContext(deps: AppDeps, viewer: Viewer, log: FastifyBaseLogger, clientAddress = ''): RequestContext {
-  return { ...deps, ...commandContext(deps.store, { viewer, now: deps.clock(), config: deps.config }), log, clientAddress };
+export function createRequestContext(
+  deps: AppDeps,
+  viewer: Viewer,
+  log: FastifyBaseLogger,
+  clientAddress = '',
+): RequestContext {
+  return {
+    ...deps,
+    ...commandContext(deps.store, { viewer, now: deps.clock(), config: deps.config }),
+    log,
+    clientAddress,
+  };
 }

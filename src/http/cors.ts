@@ -1,8 +1,30 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 
-const EXPOSED = ['X-TEC-Total', 'X-TEC-TotalPages', 'X-WP-Total', 'X-WP-TotalPages', 'Link', 'Location', 'Allow', 'Idempotent-Replayed', 'ETag', 'Last-Modified', 'X-Sync-Cursor', 'X-Truncated'];
-const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'X-WP-Nonce', 'Content-Disposition', 'Content-MD5', 'Idempotency-Key', 'If-Match', 'If-None-Match'];
+const EXPOSED = [
+  'X-TEC-Total',
+  'X-TEC-TotalPages',
+  'X-WP-Total',
+  'X-WP-TotalPages',
+  'Link',
+  'Location',
+  'Allow',
+  'Idempotent-Replayed',
+  'ETag',
+  'Last-Modified',
+  'X-Sync-Cursor',
+  'X-Truncated',
+];
+const ALLOWED_HEADERS = [
+  'Authorization',
+  'Content-Type',
+  'X-WP-Nonce',
+  'Content-Disposition',
+  'Content-MD5',
+  'Idempotency-Key',
+  'If-Match',
+  'If-None-Match',
+];
 const ALLOWED_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
 /** D12b: `*` by default; with a list, the request's origin is echoed when it is listed. */
@@ -25,7 +47,9 @@ function addVary(reply: FastifyReply, name: string): void {
     reply.header('Vary', name);
     return;
   }
-  const listed = String(current).split(',').map((item) => item.trim().toLowerCase());
+  const listed = String(current)
+    .split(',')
+    .map((item) => item.trim().toLowerCase());
   if (!listed.includes(name.toLowerCase()) && !listed.includes('*')) reply.header('Vary', `${current}, ${name}`);
 }
 

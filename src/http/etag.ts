@@ -80,7 +80,11 @@ export function noneMatchFails(condition: TagCondition, current: string): boolea
  * tagged `current` (undefined when the caller has no current representation to compare, e.g. a GET would refuse it).
  * `*` holds whenever the item exists, which the caller establishes (`exists`). A weak tag never matches.
  */
-export function matchHolds(condition: TagCondition, current: string | undefined, exists = current !== undefined): boolean {
+export function matchHolds(
+  condition: TagCondition,
+  current: string | undefined,
+  exists = current !== undefined,
+): boolean {
   if (condition.any) return exists;
   return current !== undefined && condition.tags.some((tag) => !tag.weak && tag.opaque === current);
 }
@@ -118,4 +122,6 @@ export function ifMatchPrecondition(
 
 /** D22, documented beside each endpoint's own statuses in the OpenAPI document. */
 export const NOT_MODIFIED = { 304: { description: 'Not modified: If-None-Match names the current ETag (no body).' } };
-export const PRECONDITION_FAILED = { 412: { description: 'If-Match does not name the current ETag: nothing changed.' } };
+export const PRECONDITION_FAILED = {
+  412: { description: 'If-Match does not name the current ETag: nothing changed.' },
+};

@@ -21,9 +21,15 @@ export const sentPassword = (password: unknown): password is string => typeof pa
 export class TooManyPasswordGuesses extends ApiError {
   readonly retryAfter: number;
   constructor(seconds: number) {
-    super(429, 'rest_too_many_password_attempts', 'Too many wrong event passwords. Try again later.', {}, {
-      headers: { 'Retry-After': String(seconds) },
-    });
+    super(
+      429,
+      'rest_too_many_password_attempts',
+      'Too many wrong event passwords. Try again later.',
+      {},
+      {
+        headers: { 'Retry-After': String(seconds) },
+      },
+    );
     this.retryAfter = seconds;
   }
 }

@@ -2,7 +2,6 @@ import type { EchoedQuery } from '../domain/lists.ts';
 import type { ItemStream } from './bounded-json.ts';
 import type { Reply } from './routes.ts';
 
-
 export interface PageRequest {
   page: number;
   perPage: number;
@@ -53,13 +52,22 @@ export function listHeaders(total: number, pages: number, links: ListLinks): Rec
   const link = [
     links.nextRestUrl && `<${links.nextRestUrl}>; rel="next"`,
     links.previousRestUrl && `<${links.previousRestUrl}>; rel="prev"`,
-  ].filter(Boolean).join(', ');
+  ]
+    .filter(Boolean)
+    .join(', ');
   if (link) headers.Link = link;
   return headers;
 }
 
 /** The post-type list body (§4.5, §6): items, then rest_url, next/previous when they exist, then the totals. */
-export function postListReply(key: string, items: unknown[] | ItemStream, total: number, page: PageRequest, base: string, query: EchoedQuery): Reply {
+export function postListReply(
+  key: string,
+  items: unknown[] | ItemStream,
+  total: number,
+  page: PageRequest,
+  base: string,
+  query: EchoedQuery,
+): Reply {
   const pages = totalPages(total, page.perPage);
   const links = listLinks(base, query, page.page, pages);
   const body: Record<string, unknown> = { [key]: items, rest_url: links.restUrl };
@@ -69,4 +77,3 @@ export function postListReply(key: string, items: unknown[] | ItemStream, total:
   body.total_pages = pages;
   return { body, headers: listHeaders(total, pages, links) };
 }
-

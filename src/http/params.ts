@@ -27,11 +27,17 @@ function decode(component: string): string {
     if (!ENCODED_SURROGATE.test(text)) return component;
     // D33: an encoded surrogate is read as the code unit it names, so that the argument check refuses it (400 naming
     // the parameter) instead of the escapes passing as text or becoming U+FFFD.
-    return text.split(ENCODED_SURROGATE).map((piece, index) => {
-      if (index % 2 === 0) return decodeOrKeep(piece);
-      const bytes = piece.split('%').slice(1).map((hex) => Number.parseInt(hex, 16));
-      return String.fromCharCode(0xd000 | ((bytes[1] & 0x3f) << 6) | (bytes[2] & 0x3f));
-    }).join('');
+    return text
+      .split(ENCODED_SURROGATE)
+      .map((piece, index) => {
+        if (index % 2 === 0) return decodeOrKeep(piece);
+        const bytes = piece
+          .split('%')
+          .slice(1)
+          .map((hex) => Number.parseInt(hex, 16));
+        return String.fromCharCode(0xd000 | ((bytes[1] & 0x3f) << 6) | (bytes[2] & 0x3f));
+      })
+      .join('');
   }
 }
 
@@ -65,7 +71,10 @@ export function parseQueryString(input: string): ParamMap {
       else params[name] = [value];
     } else {
       const existing = params[name];
-      const map = existing !== null && typeof existing === 'object' && !Array.isArray(existing) ? (existing as ParamMap) : emptyParams();
+      const map =
+        existing !== null && typeof existing === 'object' && !Array.isArray(existing)
+          ? (existing as ParamMap)
+          : emptyParams();
       map[inner] = value;
       params[name] = map;
     }
@@ -81,4 +90,3 @@ export function mergeParams(...sources: Array<ParamMap | undefined>): ParamMap {
   }
   return merged;
 }
-

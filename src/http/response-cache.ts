@@ -30,8 +30,10 @@ const MAX_PAYLOAD_BYTES = 256 * 1024;
 const ENTRY_OVERHEAD_BYTES = 256;
 
 const sizeOf = (key: string, reply: CachedReply) =>
-  (reply.payload?.length ?? 0) + key.length + ENTRY_OVERHEAD_BYTES
-  + Object.entries(reply.headers).reduce((sum, [name, value]) => sum + name.length + value.length, 0);
+  (reply.payload?.length ?? 0) +
+  key.length +
+  ENTRY_OVERHEAD_BYTES +
+  Object.entries(reply.headers).reduce((sum, [name, value]) => sum + name.length + value.length, 0);
 
 export class ResponseCache {
   readonly #entries = new Map<string, Entry>();
@@ -46,7 +48,12 @@ export class ResponseCache {
   }
 
   /** The cached answer for `key`, or the one `compute` gives (shared by every request that misses meanwhile). */
-  answer(key: string, version: string, nowMs: number, compute: () => Promise<CachedReply>): CachedReply | Promise<CachedReply> {
+  answer(
+    key: string,
+    version: string,
+    nowMs: number,
+    compute: () => Promise<CachedReply>,
+  ): CachedReply | Promise<CachedReply> {
     const cached = this.get(key, version, nowMs);
     if (cached) return cached;
     const flight = `${version} ${key}`;

@@ -29,7 +29,10 @@ export function schemaProblems(schema: TSchema, value: unknown): string[] {
     validators.set(schema, validator);
   }
   if (validator.Check(value)) return [];
-  return validator.Errors(value).slice(0, 20).map((error) => `${error.instancePath || '/'}: ${error.message}`);
+  return validator
+    .Errors(value)
+    .slice(0, 20)
+    .map((error) => `${error.instancePath || '/'}: ${error.message}`);
 }
 
 function endpointOf(request: FastifyRequest): AnyEndpoint | undefined {
@@ -51,13 +54,23 @@ export function installResponseValidation(app: FastifyInstance): void {
     const status = reply.statusCode;
     const expectation = expectedResponse(endpointOf(request), status);
     if (expectation === undefined) return payload;
-    const problems = 'undocumented' in expectation
-      ? [`status ${status} is not among the documented responses`]
-      : schemaProblems(expectation.schema, JSON.parse(text));
+    const problems =
+      'undocumented' in expectation
+        ? [`status ${status} is not among the documented responses`]
+        : schemaProblems(expectation.schema, JSON.parse(text));
     if (problems.length === 0) return payload;
-    request.log.error({ method: request.method, url: request.url, status, problems }, 'response does not match its documented schema');
+    request.log.error(
+      { method: request.method, url: request.url, status, problems },
+      'response does not match its documented schema',
+    );
     reply.code(500);
-    return JSON.stringify(new ApiError(500, 'rest_response_invalid',
-      `The ${status} response to ${request.method} ${request.url.split('?')[0]} does not match its documented schema.`, { problems }).toBody());
+    return JSON.stringify(
+      new ApiError(
+        500,
+        'rest_response_invalid',
+        `The ${status} response to ${request.method} ${request.url.split('?')[0]} does not match its documented schema.`,
+        { problems },
+      ).toBody(),
+    );
   });
 }

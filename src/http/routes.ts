@@ -106,6 +106,8 @@ export async function runEndpoint(definition: AnyEndpoint, sent: ParamMap, ctx: 
 /** The methods this caller may use on a route, in the order the endpoints declare them. */
 export function allowedMethods(group: RouteGroup, ctx: RequestContext): Method[] {
   return group.endpoints
-    .filter((candidate) => (candidate.allows ? candidate.allows(ctx) : candidate.methods.includes('GET') || ctx.viewer !== null))
+    .filter((candidate) =>
+      candidate.allows ? candidate.allows(ctx) : candidate.methods.includes('GET') || ctx.viewer !== null,
+    )
     .flatMap((candidate) => [...candidate.methods]);
 }

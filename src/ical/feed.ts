@@ -1,7 +1,14 @@
 // D26: what an iCalendar feed holds for a caller. The events `GET /events` would list with the same filters (no paging,
 // at most ICAL_MAX_EVENTS), plus the trashed events in the window the caller could have seen there, trashed within the
 // last 30 days, as STATUS:CANCELLED so that subscribers drop them. A core function of (store, actor, plan): no HTTP.
-import { canAccessProtected, canEditPost, canReadPost, effectiveStatus, listVisibilityScope, type PostStatus } from '../domain/access.ts';
+import {
+  canAccessProtected,
+  canEditPost,
+  canReadPost,
+  effectiveStatus,
+  listVisibilityScope,
+  type PostStatus,
+} from '../domain/access.ts';
 import type { Actor } from '../domain/actor.ts';
 import { basicUtc, formatWp } from '../domain/dates/stored-format.ts';
 import type { Db, Store } from '../store/store.ts';
@@ -39,19 +46,30 @@ export interface FeedSelection {
 const unique = <T>(values: readonly T[]): T[] => [...new Set(values)];
 
 /** Effective statuses a trashed event may have had to be in this list (a due `future` counts as `publish`). */
-const beforeTrash = (statuses: readonly PostStatus[]): string[] => (statuses.includes('publish') ? unique<string>([...statuses, 'future']) : [...statuses]);
+const beforeTrash = (statuses: readonly PostStatus[]): string[] =>
+  statuses.includes('publish') ? unique<string>([...statuses, 'future']) : [...statuses];
 
 /**
  * The ids of the feed. Password-protected events are left out for anonymous callers (D26; others see them only when
  * they may edit them or sent the password, checked when they are written), drafts and private ones by the list rules.
  * `withCancelled` false (the feed's `cancelled=0`) leaves the trashed events out instead of listing them as cancelled.
  */
-export async function selectFeed(store: Store, actor: Actor, plan: EventListPlan, max: number, withCancelled = true): Promise<FeedSelection> {
+export async function selectFeed(
+  store: Store,
+  actor: Actor,
+  plan: EventListPlan,
+  max: number,
+  withCancelled = true,
+): Promise<FeedSelection> {
   const db = store.db;
   const paged = { ...plan, page: 1, perPage: max + 1 };
   let page = eventListQueries(store, actor, paged).page;
   if (actor.viewer === null) {
-    page = page.where('occurrences.event_id', 'not in', db.selectFrom('posts').select('posts.id').where('posts.type', '=', 'event').where('posts.password', '!=', ''));
+    page = page.where(
+      'occurrences.event_id',
+      'not in',
+      db.selectFrom('posts').select('posts.id').where('posts.type', '=', 'event').where('posts.password', '!=', ''),
+    );
   }
   const active = unique((await page.execute()).map((row) => row.id));
   const truncatedActive = active.length > max;
@@ -65,20 +83,29 @@ export async function selectFeed(store: Store, actor: Actor, plan: EventListPlan
   const scope = listVisibilityScope(actor.viewer);
   const cutoff = formatWp(actor.now.minus({ days: CANCELLED_DAYS }));
   const elevated: Actor = { ...actor, viewer: { id: actor.viewer?.id ?? 0, role: 'administrator' } };
-  let trashed = db.selectFrom('posts').select('posts.id')
-    .where('posts.type', '=', 'event').where('posts.status', '=', 'trash').where('posts.modified_utc', '>=', cutoff)
+  let trashed = db
+    .selectFrom('posts')
+    .select('posts.id')
+    .where('posts.type', '=', 'event')
+    .where('posts.status', '=', 'trash')
+    .where('posts.modified_utc', '>=', cutoff)
     .where('posts.status_before_trash', 'in', beforeTrash(plan.statuses.filter((status) => status !== 'trash')));
   if (scope.scope === 'published-only') {
     trashed = trashed.where('posts.status_before_trash', 'in', ['publish', 'future']).where('posts.password', '=', '');
   } else if (scope.scope === 'published-or-own') {
     const own = scope.authorId;
-    trashed = trashed.where((eb) => eb.or([
-      eb.and([eb('posts.status_before_trash', 'in', ['publish', 'future']), eb('posts.password', '=', '')]),
-      eb('posts.author_id', '=', own),
-    ]));
+    trashed = trashed.where((eb) =>
+      eb.or([
+        eb.and([eb('posts.status_before_trash', 'in', ['publish', 'future']), eb('posts.password', '=', '')]),
+        eb('posts.author_id', '=', own),
+      ]),
+    );
   }
-  const cancelledQuery = eventListQueries(store, elevated, { ...paged, statuses: ['trash'], perPage: room + 1 }).page
-    .where('occurrences.event_id', 'in', trashed);
+  const cancelledQuery = eventListQueries(store, elevated, {
+    ...paged,
+    statuses: ['trash'],
+    perPage: room + 1,
+  }).page.where('occurrences.event_id', 'in', trashed);
   const cancelled = unique((await cancelledQuery.execute()).map((row) => row.id)).filter((id) => !kept.includes(id));
   return { active: kept, cancelled: cancelled.slice(0, room), truncated: truncatedActive || cancelled.length > room };
 }
@@ -102,7 +129,12 @@ function mayShow(actor: Actor, bundle: FeedBundle, id: number, options: FeedOpti
   if (actor.viewer === null) return false;
   // Those who may edit it see it (a feed has no blanked form to fall back on); others need its password.
   if (canEditPost(actor.viewer, postLike(post), formatWp(actor.now))) return true;
-  return canAccessProtected({ postPassword: post.password, suppliedPassword: options.password, contextEdit: false, canEdit: false });
+  return canAccessProtected({
+    postPassword: post.password,
+    suppliedPassword: options.password,
+    contextEdit: false,
+    canEdit: false,
+  });
 }
 
 const STATUS: Record<string, IcalStatus> = { draft: 'TENTATIVE', pending: 'TENTATIVE', trash: 'CANCELLED' };
@@ -113,7 +145,16 @@ const decode = (value: string) => htmlToText(value).replace(/\s*\n\s*/g, ' ');
 type Meta = Record<string, unknown>;
 const metaText = (meta: Meta, key: string) => (typeof meta[key] === 'string' ? (meta[key] as string).trim() : '');
 
-const LINKED_POST_COLUMNS = ['id', 'type', 'author_id', 'status', 'status_before_trash', 'slug', 'title', 'date_utc'] as const;
+const LINKED_POST_COLUMNS = [
+  'id',
+  'type',
+  'author_id',
+  'status',
+  'status_before_trash',
+  'slug',
+  'title',
+  'date_utc',
+] as const;
 
 /** A linked venue or organizer: its post and its own row. */
 interface LinkedRow {
@@ -131,7 +172,12 @@ export interface FeedBundle {
   images: Map<number, { url: string }>;
 }
 
-async function loadLinkedRows(db: Db, table: 'venues' | 'organizers', type: 'venue' | 'organizer', ids: readonly number[]): Promise<Map<number, LinkedRow>> {
+async function loadLinkedRows(
+  db: Db,
+  table: 'venues' | 'organizers',
+  type: 'venue' | 'organizer',
+  ids: readonly number[],
+): Promise<Map<number, LinkedRow>> {
   const wanted = unique(ids);
   const result = new Map<number, LinkedRow>();
   if (wanted.length === 0) return result;
@@ -151,16 +197,31 @@ async function loadLinkedRows(db: Db, table: 'venues' | 'organizers', type: 'ven
 /** The feed's batch read of `ids` (events; other ids are left out). */
 export async function loadFeedBundle(db: Db, ids: readonly number[]): Promise<FeedBundle> {
   const wanted = unique(ids);
-  const empty: FeedBundle = { records: new Map(), venues: new Map(), organizerIds: new Map(), organizers: new Map(), categories: new Map(), images: new Map() };
+  const empty: FeedBundle = {
+    records: new Map(),
+    venues: new Map(),
+    organizerIds: new Map(),
+    organizers: new Map(),
+    categories: new Map(),
+    images: new Map(),
+  };
   if (wanted.length === 0) return empty;
   const [posts, events, organizerIds, terms] = await Promise.all([
     // The type is checked here rather than in SQL, as posts/store.ts does (SQLite would walk the type index).
-    db.selectFrom('posts').select([...LINKED_POST_COLUMNS, 'content', 'password', 'image_id', 'modified_utc']).where('id', 'in', wanted).execute() as Promise<PostRow[]>,
+    db
+      .selectFrom('posts')
+      .select([...LINKED_POST_COLUMNS, 'content', 'password', 'image_id', 'modified_utc'])
+      .where('id', 'in', wanted)
+      .execute() as Promise<PostRow[]>,
     db.selectFrom('events').selectAll().where('id', 'in', wanted).execute(),
     loadOrganizerIds(db, wanted),
-    db.selectFrom('event_terms').innerJoin('terms', 'terms.id', 'event_terms.term_id')
-      .select(['event_terms.event_id', 'terms.name']).where('terms.taxonomy', '=', 'event_category')
-      .where('event_terms.event_id', 'in', wanted).execute(),
+    db
+      .selectFrom('event_terms')
+      .innerJoin('terms', 'terms.id', 'event_terms.term_id')
+      .select(['event_terms.event_id', 'terms.name'])
+      .where('terms.taxonomy', '=', 'event_category')
+      .where('event_terms.event_id', 'in', wanted)
+      .execute(),
   ]);
   const eventById = new Map(events.map((event) => [event.id, event]));
   const records = new Map<number, EventRecord>();
@@ -177,7 +238,10 @@ export async function loadFeedBundle(db: Db, ids: readonly number[]): Promise<Fe
   const [venues, organizers, images] = await Promise.all([
     loadLinkedRows(db, 'venues', 'venue', venueIds),
     loadLinkedRows(db, 'organizers', 'organizer', [...organizerIds.values()].flat()),
-    loadImages(db, [...records.values()].map(({ post }) => post.image_id)),
+    loadImages(
+      db,
+      [...records.values()].map(({ post }) => post.image_id),
+    ),
   ]);
   return { records, venues, organizerIds, organizers, categories, images };
 }
@@ -187,7 +251,13 @@ export async function loadFeedBundle(db: Db, ids: readonly number[]): Promise<Fe
  * second). What it shows follows the event object's rules: D32, a venue or organizer only when this caller could open
  * it by id; the description as stored (sanitised HTML) in X-ALT-DESC and as plain text in DESCRIPTION.
  */
-export function icalEventOf(actor: Actor, bundle: FeedBundle, id: number, host: string, plan?: EventListPlan): IcalEvent | undefined {
+export function icalEventOf(
+  actor: Actor,
+  bundle: FeedBundle,
+  id: number,
+  host: string,
+  plan?: EventListPlan,
+): IcalEvent | undefined {
   const record = bundle.records.get(id);
   if (!record) return undefined;
   const { post, event } = record;
@@ -196,21 +266,41 @@ export function icalEventOf(actor: Actor, bundle: FeedBundle, id: number, host: 
     linked !== undefined && canReadPost(actor.viewer, type, postLike(linked.post), nowUtc) ? linked : undefined;
   const venue = event.venue_id === null ? undefined : readable('venue', bundle.venues.get(event.venue_id));
   const organizerIds = bundle.organizerIds.get(id) ?? [];
-  const organizers = organizerIds.map((organizerId) => readable('organizer', bundle.organizers.get(organizerId))).filter((item) => item !== undefined);
+  const organizers = organizerIds
+    .map((organizerId) => readable('organizer', bundle.organizers.get(organizerId)))
+    .filter((item) => item !== undefined);
   const cancelled = post.status === 'trash';
   // A cancelled event found through a venue or organizer filter shows only when that link is readable (D32).
-  if (cancelled && plan?.venueIds !== undefined && (venue === undefined || !plan.venueIds.includes(venue.post.id))) return undefined;
-  if (cancelled && plan?.organizerIds !== undefined && !organizers.some((organizer) => plan.organizerIds!.includes(organizer.post.id))) return undefined;
+  if (cancelled && plan?.venueIds !== undefined && (venue === undefined || !plan.venueIds.includes(venue.post.id)))
+    return undefined;
+  if (
+    cancelled &&
+    plan?.organizerIds !== undefined &&
+    !organizers.some((organizer) => plan.organizerIds!.includes(organizer.post.id))
+  )
+    return undefined;
 
   let venueData: IcalEvent['venue'];
   if (venue !== undefined) {
     const meta = venue.meta as Meta;
     const region = metaText(meta, 'stateprovince') || metaText(meta, 'state') || metaText(meta, 'province');
-    const address = [metaText(meta, 'address'), metaText(meta, 'city'), region, metaText(meta, 'zip'), metaText(meta, 'country')]
-      .filter((part) => part !== '').map(decode).join(', ');
+    const address = [
+      metaText(meta, 'address'),
+      metaText(meta, 'city'),
+      region,
+      metaText(meta, 'zip'),
+      metaText(meta, 'country'),
+    ]
+      .filter((part) => part !== '')
+      .map(decode)
+      .join(', ');
     const lat = meta.geo_lat;
     const lng = meta.geo_lng;
-    venueData = { name: decode(venue.post.title), address, geo: typeof lat === 'number' && typeof lng === 'number' ? { lat, lng } : undefined };
+    venueData = {
+      name: decode(venue.post.title),
+      address,
+      geo: typeof lat === 'number' && typeof lng === 'number' ? { lat, lng } : undefined,
+    };
   }
   const organizer = organizers[0];
   const image = post.image_id === null ? undefined : bundle.images.get(post.image_id)?.url;
@@ -230,11 +320,14 @@ export function icalEventOf(actor: Actor, bundle: FeedBundle, id: number, host: 
     html: post.content,
     url: publicUrl(actor.config, post, effectiveStatus(postLike(post), nowUtc)),
     venue: venueData,
-    organizer: organizer === undefined ? undefined : {
-      name: decode(organizer.post.title),
-      email: metaText(organizer.meta as Meta, 'email'),
-      url: publicUrl(actor.config, organizer.post, effectiveStatus(postLike(organizer.post), nowUtc)),
-    },
+    organizer:
+      organizer === undefined
+        ? undefined
+        : {
+            name: decode(organizer.post.title),
+            email: metaText(organizer.meta as Meta, 'email'),
+            url: publicUrl(actor.config, organizer.post, effectiveStatus(postLike(organizer.post), nowUtc)),
+          },
     categories: (bundle.categories.get(id) ?? []).map(decode),
     status: STATUS[post.status] ?? 'CONFIRMED',
     image,
@@ -262,8 +355,13 @@ function mergeBundles(bundle: FeedBundle, more: FeedBundle): FeedBundle {
 async function laterStartsUtc(db: Db, seriesIds: readonly number[]): Promise<Map<number, string[]>> {
   const starts = new Map<number, string[]>();
   if (seriesIds.length === 0) return starts;
-  const rows = await db.selectFrom('events').select(['series_id', 'occurrence_start_utc', 'overrides'])
-    .where('series_id', 'in', unique(seriesIds)).whereRef('id', '!=', 'series_id').orderBy('occurrence_start_utc').execute();
+  const rows = await db
+    .selectFrom('events')
+    .select(['series_id', 'occurrence_start_utc', 'overrides'])
+    .where('series_id', 'in', unique(seriesIds))
+    .whereRef('id', '!=', 'series_id')
+    .orderBy('occurrence_start_utc')
+    .execute();
   for (const row of rows) {
     if (row.occurrence_start_utc === null || storedOverrides(row).includes(CANCELLED)) continue;
     starts.set(row.series_id!, [...(starts.get(row.series_id!) ?? []), row.occurrence_start_utc]);
@@ -279,7 +377,8 @@ async function laterStartsUtc(db: Db, seriesIds: readonly number[]): Promise<Map
  * listed too: ical.js, and so FullCalendar, counts no DTSTART that a list of dates leaves out, and RFC 5545 counts a
  * date given twice once.
  */
-const utcSeriesLines = (firstUtc: string, laterUtc: readonly string[]) => [firstUtc, ...laterUtc].map((start) => `RDATE:${basicUtc(start)}`);
+const utcSeriesLines = (firstUtc: string, laterUtc: readonly string[]) =>
+  [firstUtc, ...laterUtc].map((start) => `RDATE:${basicUtc(start)}`);
 
 /** A series' row id, for an event row (null for a single event). */
 const seriesOf = (bundle: FeedBundle, id: number): number | null => bundle.records.get(id)?.event.series_id ?? null;
@@ -290,7 +389,13 @@ const seriesOf = (bundle: FeedBundle, id: number): number | null => bundle.recor
  * series (D25): one VEVENT with the series' RRULE/RDATE/EXDATE lines and dates, then one per edited occurrence with its
  * RECURRENCE-ID, each series once.
  */
-export async function* feedEntries(store: Store, actor: Actor, ids: readonly number[], options: FeedOptions, plan?: EventListPlan): AsyncGenerator<IcalEntry> {
+export async function* feedEntries(
+  store: Store,
+  actor: Actor,
+  ids: readonly number[],
+  options: FeedOptions,
+  plan?: EventListPlan,
+): AsyncGenerator<IcalEntry> {
   const written = new Set<number>();
   const nowUtc = formatWp(actor.now);
   // The next chunk is read while this one is written (on PostgreSQL the queries' round trips then overlap the work).
@@ -302,7 +407,9 @@ export async function* feedEntries(store: Store, actor: Actor, ids: readonly num
     upcoming = at + LOAD_CHUNK < ids.length ? loadFeedBundle(store.db, chunkAt(at + LOAD_CHUNK)) : undefined;
     // Handled here too, so that a consumer that stops early (a truncated feed) leaves no unhandled rejection.
     upcoming?.catch(() => {});
-    const series = unique(chunk.map((id) => seriesOf(bundle, id)).filter((id): id is number => id !== null && !written.has(id)));
+    const series = unique(
+      chunk.map((id) => seriesOf(bundle, id)).filter((id): id is number => id !== null && !written.has(id)),
+    );
     let exceptions = new Map<number, number[]>();
     let laterUtc = new Map<number, string[]>();
     if (series.length > 0) {
@@ -323,12 +430,16 @@ export async function* feedEntries(store: Store, actor: Actor, ids: readonly num
       let event = icalEventOf(actor, bundle, mainId, options.host, plan);
       if (!event) continue;
       // All-day series keep their rule: dates have no zone to get wrong.
-      if (options.utc && seriesId !== null && !event.allDay) event = { ...event, recurrence: utcSeriesLines(event.startUtc, laterUtc.get(seriesId) ?? []) };
+      if (options.utc && seriesId !== null && !event.allDay)
+        event = { ...event, recurrence: utcSeriesLines(event.startUtc, laterUtc.get(seriesId) ?? []) };
       const hidden: string[] = [];
-      const edited = (seriesId === null ? [] : exceptions.get(seriesId) ?? []).flatMap((exceptionId) => {
+      const edited = (seriesId === null ? [] : (exceptions.get(seriesId) ?? [])).flatMap((exceptionId) => {
         const record = bundle.records.get(exceptionId);
         if (!record || record.post.status === 'trash') return [];
-        if (!canReadPost(actor.viewer, 'event', postLike(record.post), nowUtc) || !mayShow(actor, bundle, exceptionId, options)) {
+        if (
+          !canReadPost(actor.viewer, 'event', postLike(record.post), nowUtc) ||
+          !mayShow(actor, bundle, exceptionId, options)
+        ) {
           // An occurrence this caller may not list (private, a draft, protected) leaves the series' dates as well: the
           // rule alone would still show it at its original time.
           const originalStart = record.event.occurrence_start_utc;
@@ -336,9 +447,21 @@ export async function* feedEntries(store: Store, actor: Actor, ids: readonly num
           return [];
         }
         const exception = icalEventOf(actor, bundle, exceptionId, options.host);
-        return exception ? [{ ...exception, uid: event.uid, recurrence: undefined, recurrenceIdUtc: record.event.occurrence_start_utc ?? undefined }] : [];
+        return exception
+          ? [
+              {
+                ...exception,
+                uid: event.uid,
+                recurrence: undefined,
+                recurrenceIdUtc: record.event.occurrence_start_utc ?? undefined,
+              },
+            ]
+          : [];
       });
-      yield { event: hidden.length === 0 ? event : { ...event, recurrence: [...(event.recurrence ?? []), ...hidden] }, exceptions: edited };
+      yield {
+        event: hidden.length === 0 ? event : { ...event, recurrence: [...(event.recurrence ?? []), ...hidden] },
+        exceptions: edited,
+      };
     }
   }
 }

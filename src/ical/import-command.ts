@@ -20,19 +20,37 @@ async function importingUser(store: Store, login: string | undefined) {
     if (!user) throw new ImportFileError(`no user named "${login}"`);
     return user;
   }
-  const admin = await store.db.selectFrom('users').selectAll().where('role', '=', 'administrator').orderBy('id').limit(1).executeTakeFirst();
-  if (!admin) throw new ImportFileError('there is no administrator to import as: create one, or name a user with --as <login>');
+  const admin = await store.db
+    .selectFrom('users')
+    .selectAll()
+    .where('role', '=', 'administrator')
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+  if (!admin)
+    throw new ImportFileError('there is no administrator to import as: create one, or name a user with --as <login>');
   return admin;
 }
 
 /** Runs the import; the report is printed and also returned (tests). A file-level problem throws ImportFileError. */
-export async function runImportCommand(path: string | undefined, store: Store, config: Config, print: (line: string) => void, options: ImportCommandOptions = {}): Promise<ImportReport> {
+export async function runImportCommand(
+  path: string | undefined,
+  store: Store,
+  config: Config,
+  print: (line: string) => void,
+  options: ImportCommandOptions = {},
+): Promise<ImportReport> {
   if (!path) throw new ImportFileError('a file is required: npm run cli -- import <file.ics>');
   const user = await importingUser(store, options.as);
   // Everything is read and parsed before anything is written.
   const calendar = parseCalendar(await readIcsFile(path, config.ical.importMaxBytes));
   const stream = options.progressStream;
-  const bar = stream?.isTTY ? new cliProgress.SingleBar({ stream, format: 'importing [{bar}] {value}/{total} events', hideCursor: true }, cliProgress.Presets.shades_classic) : undefined;
+  const bar = stream?.isTTY
+    ? new cliProgress.SingleBar(
+        { stream, format: 'importing [{bar}] {value}/{total} events', hideCursor: true },
+        cliProgress.Presets.shades_classic,
+      )
+    : undefined;
   bar?.start(calendar.units.length, 0);
   let report: ImportReport;
   try {
@@ -43,7 +61,9 @@ export async function runImportCommand(path: string | undefined, store: Store, c
   } finally {
     bar?.stop();
   }
-  print(`${path}: ${report.created.length} created, ${report.updated.length} updated, ${report.unchanged.length} unchanged, ${report.refused.length} refused`);
+  print(
+    `${path}: ${report.created.length} created, ${report.updated.length} updated, ${report.unchanged.length} unchanged, ${report.refused.length} refused`,
+  );
   for (const { uid, reason } of report.refused) print(`refused ${uid}: ${reason}`);
   return report;
 }

@@ -44,10 +44,14 @@ export async function readIcsFile(path: string, maxBytes: number): Promise<strin
   try {
     size = (await stat(path)).size;
   } catch (error) {
-    throw new ImportFileError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new ImportFileError(
+      `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
   if (size > maxBytes) {
-    throw new ImportFileError(`${path} is ${formatBytes(size)}, more than the ${formatBytes(maxBytes)} an import reads (ICAL_IMPORT_MAX_BYTES); split the calendar or raise the limit. Nothing was imported.`);
+    throw new ImportFileError(
+      `${path} is ${formatBytes(size)}, more than the ${formatBytes(maxBytes)} an import reads (ICAL_IMPORT_MAX_BYTES); split the calendar or raise the limit. Nothing was imported.`,
+    );
   }
   const handle = await open(path, 'r');
   let bytes: Buffer;
@@ -61,12 +65,14 @@ export async function readIcsFile(path: string, maxBytes: number): Promise<strin
   return decodeText(bytes);
 }
 
-const formatBytes = (bytes: number) => (bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MiB` : `${bytes} bytes`);
+const formatBytes = (bytes: number) =>
+  bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MiB` : `${bytes} bytes`;
 
 /** UTF-8 text or nothing: binary data (NUL bytes, invalid UTF-8) is refused whole. */
 export function decodeText(bytes: Uint8Array): string {
   if (bytes.length === 0) throw new ImportFileError('the file is empty: nothing was imported.');
-  if (bytes.includes(0)) throw new ImportFileError('the file holds binary data (NUL bytes), not iCalendar text: nothing was imported.');
+  if (bytes.includes(0))
+    throw new ImportFileError('the file holds binary data (NUL bytes), not iCalendar text: nothing was imported.');
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -101,7 +107,16 @@ const textOf = (component: JComponent, name: string): string | undefined => {
 };
 
 /** What identifies an event that has no UID: re-exported unchanged, it gives the same UID. */
-const IDENTIFYING_PROPERTIES = ['dtstart', 'dtend', 'duration', 'summary', 'location', 'rrule', 'rdate', 'recurrence-id'];
+const IDENTIFYING_PROPERTIES = [
+  'dtstart',
+  'dtend',
+  'duration',
+  'summary',
+  'location',
+  'rrule',
+  'rdate',
+  'recurrence-id',
+];
 
 /**
  * A UID for a VEVENT without one (calcurse and some hand-written files leave it out, though RFC 5545 requires it):
@@ -117,21 +132,32 @@ export function derivedUid(component: JComponent): string {
 /** Parses the whole text (ical.js: unfolding, CRLF or LF, unescaping); throws ImportFileError when it does not parse. */
 export function parseCalendar(text: string): ParsedCalendar {
   text = text.replace(/^\uFEFF/, '');
-  if (!/^\s*BEGIN:VCALENDAR/i.test(text)) throw new ImportFileError('the file is not an iCalendar file (it does not start with BEGIN:VCALENDAR): nothing was imported.');
+  if (!/^\s*BEGIN:VCALENDAR/i.test(text))
+    throw new ImportFileError(
+      'the file is not an iCalendar file (it does not start with BEGIN:VCALENDAR): nothing was imported.',
+    );
   try {
     checkLineLimits(text);
   } catch (error) {
     if (!(error instanceof LineLimitError)) throw error;
-    throw new ImportFileError(`${error.message}: an import reads lines of at most ${MAX_UNFOLDED_LINE} characters and ${MAX_PARAMETERS} parameters a property. Nothing was imported.`);
+    throw new ImportFileError(
+      `${error.message}: an import reads lines of at most ${MAX_UNFOLDED_LINE} characters and ${MAX_PARAMETERS} parameters a property. Nothing was imported.`,
+    );
   }
   let parsed: unknown;
   try {
     parsed = ICAL.parse(text);
   } catch (error) {
-    throw new ImportFileError(`the file does not parse as iCalendar (${(error as Error).message}): nothing was imported.`);
+    throw new ImportFileError(
+      `the file does not parse as iCalendar (${(error as Error).message}): nothing was imported.`,
+    );
   }
   const calendars = (Array.isArray(parsed) && typeof parsed[0] === 'string' ? [parsed] : parsed) as JComponent[];
-  if (!Array.isArray(calendars) || calendars.length === 0 || calendars.some((calendar) => calendar[0] !== 'vcalendar')) {
+  if (
+    !Array.isArray(calendars) ||
+    calendars.length === 0 ||
+    calendars.some((calendar) => calendar[0] !== 'vcalendar')
+  ) {
     throw new ImportFileError('the file holds no VCALENDAR: nothing was imported.');
   }
   const result: ParsedCalendar = { zoneAliases: new Map(), units: [], refused: [] };
@@ -154,7 +180,11 @@ export function parseCalendar(text: string): ParsedCalendar {
         result.units.push(unit);
       }
       if (propertyOf(component, 'recurrence-id')) unit.exceptions.push(component);
-      else if (unit.master) result.refused.push({ uid, reason: 'the file holds two VEVENTs with this UID and no RECURRENCE-ID; the first was kept' });
+      else if (unit.master)
+        result.refused.push({
+          uid,
+          reason: 'the file holds two VEVENTs with this UID and no RECURRENCE-ID; the first was kept',
+        });
       else unit.master = component;
     }
   }
@@ -234,7 +264,11 @@ function defaultZone(calendar: ParsedCalendar): string | undefined {
  * The API fields (a request's raw parameters) of one VEVENT, as `actor` may send them: an ATTACH image would add media,
  * so it is kept only for importers who may upload files, as the API's `image` is.
  */
-function eventFields(component: JComponent, calendar: ParsedCalendar, actor: Pick<CommandContext, 'config' | 'viewer'>): ParamMap {
+function eventFields(
+  component: JComponent,
+  calendar: ParsedCalendar,
+  actor: Pick<CommandContext, 'config' | 'viewer'>,
+): ParamMap {
   const { config } = actor;
   const startProperty = propertyOf(component, 'dtstart');
   if (!startProperty) throw new Refusal('the VEVENT has no DTSTART');
@@ -246,8 +280,8 @@ function eventFields(component: JComponent, calendar: ParsedCalendar, actor: Pic
     const end = momentOf(endProperty, calendar, config.siteTimezone);
     if (!end.at.isValid) throw new Refusal(`DTEND "${String(endProperty[3])}" is not a date`);
     endLocal = start.allDay
-      // DTEND of an all-day event is the day after its last day.
-      ? `${DateTime.fromISO(end.local.slice(0, 10)).minus({ days: 1 }).toISODate()} 00:00:00`
+      ? // DTEND of an all-day event is the day after its last day.
+        `${DateTime.fromISO(end.local.slice(0, 10)).minus({ days: 1 }).toISODate()} 00:00:00`
       : end.at.setZone(start.zone || config.siteTimezone).toFormat(WP);
     if (start.allDay && endLocal < start.local) endLocal = start.local;
   } else {
@@ -264,7 +298,9 @@ function eventFields(component: JComponent, calendar: ParsedCalendar, actor: Pic
 
   const fields: ParamMap = Object.create(null);
   fields.title = (textOf(component, 'summary') ?? '').trim() || 'Untitled event';
-  const html = propertiesOf(component, 'x-alt-desc').find((property) => String(property[1].fmttype ?? '').toLowerCase() === 'text/html')?.[3];
+  const html = propertiesOf(component, 'x-alt-desc').find(
+    (property) => String(property[1].fmttype ?? '').toLowerCase() === 'text/html',
+  )?.[3];
   const plain = textOf(component, 'description');
   if (typeof html === 'string' && html.trim() !== '') fields.description = html;
   else if (plain !== undefined && plain.trim() !== '') fields.description = escapeHtml(plain);
@@ -274,9 +310,14 @@ function eventFields(component: JComponent, calendar: ParsedCalendar, actor: Pic
   fields.all_day = start.allDay;
   const klass = textOf(component, 'class')?.toUpperCase();
   fields.status = klass === 'PRIVATE' || klass === 'CONFIDENTIAL' ? 'private' : 'publish';
-  const categories = propertiesOf(component, 'categories').flatMap((property) => property.slice(3).map(String)).map((name) => name.trim()).filter(Boolean);
+  const categories = propertiesOf(component, 'categories')
+    .flatMap((property) => property.slice(3).map(String))
+    .map((name) => name.trim())
+    .filter(Boolean);
   fields.categories = [...new Set(categories)];
-  const image = propertiesOf(component, 'attach').map((property) => String(property[3])).find((uri) => /^https?:\/\//i.test(uri));
+  const image = propertiesOf(component, 'attach')
+    .map((property) => String(property[3]))
+    .find((uri) => /^https?:\/\//i.test(uri));
   if (image !== undefined && canUploadFiles(actor.viewer)) fields.image = image;
   return fields;
 }
@@ -284,13 +325,20 @@ function eventFields(component: JComponent, calendar: ParsedCalendar, actor: Pic
 /** LOCATION (or our X-CALENDAR-EVENTS-VENUE, or Apple's structured location) as a venue's name, address and place. */
 function venueOf(component: JComponent): Record<string, unknown> | undefined {
   const structured = propertyOf(component, 'x-apple-structured-location');
-  const name = textOf(component, 'x-calendar-events-venue') ?? (structured?.[1]['x-title'] as string | undefined) ?? textOf(component, 'location');
+  const name =
+    textOf(component, 'x-calendar-events-venue') ??
+    (structured?.[1]['x-title'] as string | undefined) ??
+    textOf(component, 'location');
   if (name === undefined || name.trim() === '') return undefined;
   const venue: Record<string, unknown> = { venue: name.trim() };
   const address = structured?.[1]['x-address'];
   if (typeof address === 'string' && address.trim() !== '') venue.address = address.trim();
   const geo = propertyOf(component, 'geo')?.[3];
-  if (Array.isArray(geo) && geo.length === 2 && geo.every((value) => typeof value === 'number' && Number.isFinite(value))) {
+  if (
+    Array.isArray(geo) &&
+    geo.length === 2 &&
+    geo.every((value) => typeof value === 'number' && Number.isFinite(value))
+  ) {
     venue.geo_lat = geo[0];
     venue.geo_lng = geo[1];
   }
@@ -309,11 +357,20 @@ function organizerOf(component: JComponent): Record<string, unknown> | undefined
 }
 
 /** An existing venue or organizer with this name (case-insensitive), reused rather than written again. */
-async function existingByName(ctx: CommandContext, type: 'venue' | 'organizer', name: string): Promise<number | undefined> {
-  const rows = await ctx.store.db.selectFrom('posts').selectAll()
-    .where('type', '=', type).where('status', '!=', 'trash')
+async function existingByName(
+  ctx: CommandContext,
+  type: 'venue' | 'organizer',
+  name: string,
+): Promise<number | undefined> {
+  const rows = await ctx.store.db
+    .selectFrom('posts')
+    .selectAll()
+    .where('type', '=', type)
+    .where('status', '!=', 'trash')
     .where(sql<SqlBool>`${ctx.store.lower(sql.ref('title'))} = ${ctx.store.lower(sql<string>`${name}`)}`)
-    .orderBy('id').limit(NAMESAKES).execute();
+    .orderBy('id')
+    .limit(NAMESAKES)
+    .execute();
   // One the importer cannot read (someone else's private or draft venue) is as if it did not exist: the unit gets a
   // venue of its own, as POST /events with the venue's fields would, and nothing tells the importer it is there.
   const nowUtc = formatWp(ctx.now);
@@ -324,21 +381,39 @@ async function existingByName(ctx: CommandContext, type: 'venue' | 'organizer', 
 const NAMESAKES = 20;
 
 /** The event this UID names: one imported with it, or, for `<id>@<our host>`, the event of that id (one of ours). */
-async function findByUid(store: Store, uid: string, host: string): Promise<{ id: number; hash: string | null } | undefined> {
-  const imported = await store.db.selectFrom('events').select(['id', 'ical_hash']).where('ical_uid', '=', uid).orderBy('id').limit(1).executeTakeFirst();
+async function findByUid(
+  store: Store,
+  uid: string,
+  host: string,
+): Promise<{ id: number; hash: string | null } | undefined> {
+  const imported = await store.db
+    .selectFrom('events')
+    .select(['id', 'ical_hash'])
+    .where('ical_uid', '=', uid)
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
   if (imported) return { id: imported.id, hash: imported.ical_hash };
   const own = new RegExp(`^(\\d{1,10})@${host.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'i').exec(uid);
   if (!own) return undefined;
-  const row = await store.db.selectFrom('events').select(['id', 'ical_hash']).where('id', '=', Number(own[1])).where('ical_uid', 'is', null).executeTakeFirst();
+  const row = await store.db
+    .selectFrom('events')
+    .select(['id', 'ical_hash'])
+    .where('id', '=', Number(own[1]))
+    .where('ical_uid', 'is', null)
+    .executeTakeFirst();
   return row ? { id: row.id, hash: row.ical_hash } : undefined;
 }
 
 /** The reason an error gives, as the report prints it (a refused field's message included); anything else is a bug. */
 function reasonOf(error: unknown): string {
   if (error instanceof Refusal || error instanceof DomainError) return error.message;
-  if (error instanceof MissingFields) return `${error.message} (${error.names.map((name) => `${name}: missing`).join('; ')})`;
+  if (error instanceof MissingFields)
+    return `${error.message} (${error.names.map((name) => `${name}: missing`).join('; ')})`;
   if (error instanceof InvalidFields) {
-    const parts = Object.entries(error.fields).map(([name, issue]) => `${name}: ${issue?.message ?? 'Invalid parameter.'}`);
+    const parts = Object.entries(error.fields).map(
+      ([name, issue]) => `${name}: ${issue?.message ?? 'Invalid parameter.'}`,
+    );
     return `${error.message} (${parts.join('; ')})`;
   }
   throw error;
@@ -351,7 +426,12 @@ export interface ImportOptions {
 }
 
 /** Imports every unit of a parsed calendar; returns what happened to each UID. */
-export async function importCalendar(store: Store, config: Config, calendar: ParsedCalendar, options: ImportOptions): Promise<ImportReport> {
+export async function importCalendar(
+  store: Store,
+  config: Config,
+  calendar: ParsedCalendar,
+  options: ImportOptions,
+): Promise<ImportReport> {
   const report: ImportReport = { created: [], updated: [], unchanged: [], refused: [...calendar.refused] };
   const host = uidHost(config.siteUrl);
   let done = 0;
@@ -370,19 +450,31 @@ export async function importCalendar(store: Store, config: Config, calendar: Par
 
 type Outcome = 'created' | 'updated' | 'unchanged';
 
-async function importUnit(ctx: CommandContext, calendar: ParsedCalendar, unit: ImportUnit, host: string): Promise<Outcome> {
+async function importUnit(
+  ctx: CommandContext,
+  calendar: ParsedCalendar,
+  unit: ImportUnit,
+  host: string,
+): Promise<Outcome> {
   const existing = await findByUid(ctx.store, unit.uid, host);
   const digest = unitDigest(unit);
   if (existing && existing.hash === digest) return 'unchanged';
   if (!unit.master) {
-    throw new Refusal(`only edited occurrences (RECURRENCE-ID) and no main VEVENT${existing ? '' : ', and no event with this UID was imported before'}`);
+    throw new Refusal(
+      `only edited occurrences (RECURRENCE-ID) and no main VEVENT${existing ? '' : ', and no event with this UID was imported before'}`,
+    );
   }
   const master = unit.master;
-  const recurrence = master[1].filter((property) => ['rrule', 'rdate', 'exdate'].includes(property[0]))
+  const recurrence = master[1]
+    .filter((property) => ['rrule', 'rdate', 'exdate'].includes(property[0]))
     .map((property) => ICAL.stringify.property(property as never, undefined as never, true));
   if (textOf(master, 'status')?.toUpperCase() === 'CANCELLED') {
     if (!existing) return 'unchanged';
-    const status = await ctx.store.db.selectFrom('posts').select('status').where('id', '=', existing.id).executeTakeFirst();
+    const status = await ctx.store.db
+      .selectFrom('posts')
+      .select('status')
+      .where('id', '=', existing.id)
+      .executeTakeFirst();
     if (status?.status !== 'trash') await trashEvent(ctx.store, ctx, existing.id);
     await setIcalHash(ctx.store, existing.id, digest);
     return 'updated';
@@ -426,20 +518,31 @@ async function importUnit(ctx: CommandContext, calendar: ParsedCalendar, unit: I
  * are written on that occurrence alone, or it is cancelled (STATUS:CANCELLED). Occurrences are events whose
  * `series_id` is the series and whose `occurrence_start_utc` is their original start.
  */
-async function importExceptions(ctx: CommandContext, calendar: ParsedCalendar, unit: ImportUnit, seriesId: number): Promise<void> {
+async function importExceptions(
+  ctx: CommandContext,
+  calendar: ParsedCalendar,
+  unit: ImportUnit,
+  seriesId: number,
+): Promise<void> {
   const problems: string[] = [];
   // The series' occurrences by original start, read once (editing or cancelling one leaves the others' starts as they are).
   const occurrences = new Map<string, number>();
-  const rows = await ctx.store.db.selectFrom('events').select(['id', 'occurrence_start_utc']).where('series_id', '=', seriesId).execute();
+  const rows = await ctx.store.db
+    .selectFrom('events')
+    .select(['id', 'occurrence_start_utc'])
+    .where('series_id', '=', seriesId)
+    .execute();
   for (const row of rows) {
-    if (row.occurrence_start_utc !== null && !occurrences.has(row.occurrence_start_utc)) occurrences.set(row.occurrence_start_utc, row.id);
+    if (row.occurrence_start_utc !== null && !occurrences.has(row.occurrence_start_utc))
+      occurrences.set(row.occurrence_start_utc, row.id);
   }
   for (const exception of unit.exceptions) {
     try {
       const original = momentOf(propertyOf(exception, 'recurrence-id')!, calendar, ctx.config.siteTimezone);
       const originalUtc = original.at.toUTC().toFormat(WP);
       const occurrenceId = occurrences.get(originalUtc);
-      if (occurrenceId === undefined) throw new Refusal(`RECURRENCE-ID ${originalUtc} UTC is not an occurrence of the series`);
+      if (occurrenceId === undefined)
+        throw new Refusal(`RECURRENCE-ID ${originalUtc} UTC is not an occurrence of the series`);
       if (textOf(exception, 'status')?.toUpperCase() === 'CANCELLED') {
         await trashEvent(ctx.store, ctx, occurrenceId);
         continue;
@@ -451,5 +554,6 @@ async function importExceptions(ctx: CommandContext, calendar: ParsedCalendar, u
       problems.push(reasonOf(error));
     }
   }
-  if (problems.length > 0) throw new Refusal(`the series was written, but not all of its edited occurrences: ${problems.join('; ')}`);
+  if (problems.length > 0)
+    throw new Refusal(`the series was written, but not all of its edited occurrences: ${problems.join('; ')}`);
 }

@@ -27,7 +27,10 @@ const TAB = 0x09;
  * LF or CR ends a line), and counts each property's length and its parameters (the `;` before the first `:` outside
  * double quotes). Throws LineLimitError at the first line over either limit; answers how many content lines it read.
  */
-export function checkLineLimits(text: string, limits: { maxLine: number; maxParameters: number } = { maxLine: MAX_UNFOLDED_LINE, maxParameters: MAX_PARAMETERS }): number {
+export function checkLineLimits(
+  text: string,
+  limits: { maxLine: number; maxParameters: number } = { maxLine: MAX_UNFOLDED_LINE, maxParameters: MAX_PARAMETERS },
+): number {
   let physical = 0;
   let logical = 0;
   let startLine = 0;
@@ -51,7 +54,10 @@ export function checkLineLimits(text: string, limits: { maxLine: number; maxPara
     const from = continues ? at + 1 : at;
     length += end - from;
     if (length > limits.maxLine) {
-      throw new LineLimitError(startLine, `line ${startLine} is longer than ${limits.maxLine} characters once unfolded`);
+      throw new LineLimitError(
+        startLine,
+        `line ${startLine} is longer than ${limits.maxLine} characters once unfolded`,
+      );
     }
     for (let index = from; index < end && !inValue; index++) {
       const code = text.charCodeAt(index);
@@ -76,4 +82,5 @@ function nextBreak(text: string, from: number): number {
   return text.length;
 }
 
-const breakLength = (text: string, at: number) => (text.charCodeAt(at) === 0x0d && text.charCodeAt(at + 1) === 0x0a ? 2 : 1);
+const breakLength = (text: string, at: number) =>
+  text.charCodeAt(at) === 0x0d && text.charCodeAt(at + 1) === 0x0a ? 2 : 1;

@@ -11,8 +11,10 @@ import { utcToLocal } from '../domain/dates/stored-format.ts';
 (ICAL as unknown as { foldLength: number }).foldLength = 74;
 // The extension properties written here, typed as RFC 7986 and the de-facto X-WR-* convention type them, so that
 // ical.js escapes (and, on import, unescapes) their TEXT without adding a `VALUE=TEXT` parameter to every line.
-const icalProperties = (ICAL.design.icalendar as unknown as { property: Record<string, { defaultType: string }> }).property;
-for (const name of ['x-wr-calname', 'x-wr-timezone', 'x-wr-caldesc', 'x-alt-desc', 'x-calendar-events-venue']) icalProperties[name] ??= { defaultType: 'text' };
+const icalProperties = (ICAL.design.icalendar as unknown as { property: Record<string, { defaultType: string }> })
+  .property;
+for (const name of ['x-wr-calname', 'x-wr-timezone', 'x-wr-caldesc', 'x-alt-desc', 'x-calendar-events-venue'])
+  icalProperties[name] ??= { defaultType: 'text' };
 for (const name of ['refresh-interval', 'x-published-ttl']) icalProperties[name] ??= { defaultType: 'duration' };
 
 type JCal = [string, Record<string, unknown>, string, ...unknown[]];
@@ -96,7 +98,9 @@ export function dayAfter(date: string): string {
 
 /** DTSTART, DTEND, RECURRENCE-ID: with the event's TZID, or in UTC when it has no VTIMEZONE (an offset zone, a UTC calendar). */
 function dateProperty(name: string, local: WpDate, utc: WpDate, zone: ZoneBlock | null): JCal {
-  return zone === null ? [name, {}, 'date-time', `${isoOf(utc)}Z`] : [name, { tzid: zone.tzid }, 'date-time', isoOf(local)];
+  return zone === null
+    ? [name, {}, 'date-time', `${isoOf(utc)}Z`]
+    : [name, { tzid: zone.tzid }, 'date-time', isoOf(local)];
 }
 
 const utcProperty = (name: string, utc: WpDate): JCal => [name, {}, 'date-time', `${isoOf(utc)}Z`];
@@ -116,12 +120,14 @@ const CONTROL_OR_SPACE = /[\u0000-\u0020\u007f]/g;
 export const safeText = (value: string) => value.replace(LINE_BREAK, '\n').replace(CONTROL_BUT_LF, '');
 
 /** A URI cannot hold control characters or spaces (RFC 3986): they are percent-encoded, as a browser would send them. */
-export const safeUri = (value: string) => value.replace(CONTROL_OR_SPACE, (char) => `%${char.charCodeAt(0).toString(16).padStart(2, '0').toUpperCase()}`);
+export const safeUri = (value: string) =>
+  value.replace(CONTROL_OR_SPACE, (char) => `%${char.charCodeAt(0).toString(16).padStart(2, '0').toUpperCase()}`);
 
 /** One property with every string in its parameters and values made safe for its value type. */
 function safeProperty([name, params, type, ...values]: JCal): JCal {
   const safeParams: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(params)) safeParams[key] = typeof value === 'string' ? safeText(value) : value;
+  for (const [key, value] of Object.entries(params))
+    safeParams[key] = typeof value === 'string' ? safeText(value) : value;
   const safeValue = type === 'uri' || type === 'cal-address' ? safeUri : safeText;
   return [name, safeParams, type, ...values.map((value) => (typeof value === 'string' ? safeValue(value) : value))];
 }
@@ -259,11 +265,20 @@ export class WrittenEntries {
 }
 
 /** The VEVENTs of one entry (a series, then its edited occurrences), and the zones they use; from `written` if it has them. */
-function writeEntry(entry: IcalEntry, written: WrittenEntries | undefined, utc: boolean): { text: string; zones: ZoneBlock[] } {
+function writeEntry(
+  entry: IcalEntry,
+  written: WrittenEntries | undefined,
+  utc: boolean,
+): { text: string; zones: ZoneBlock[] } {
   const events = [entry.event, ...(entry.exceptions ?? [])];
   const used = new Map<string, ZoneBlock>();
   // The description is left out of the key: it changes only with a write, which moves `modifiedUtc` (in the key).
-  const key = written === undefined ? '' : JSON.stringify({ utc, entry }, (name, value) => (name === 'html' || name === 'description' ? undefined : value));
+  const key =
+    written === undefined
+      ? ''
+      : JSON.stringify({ utc, entry }, (name, value) =>
+          name === 'html' || name === 'description' ? undefined : value,
+        );
   const cached = written?.get(key);
   if (cached !== undefined) {
     for (const event of events) zonesOf(event, used, utc);
@@ -294,7 +309,10 @@ const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
  * says so. VEVENTs written before are taken from `written` (the process's, for the feeds), and kept there.
  */
 export async function writeCalendar(
-  head: CalendarHead, entries: Iterable<IcalEntry> | AsyncIterable<IcalEntry>, budget = Number.POSITIVE_INFINITY, written?: WrittenEntries,
+  head: CalendarHead,
+  entries: Iterable<IcalEntry> | AsyncIterable<IcalEntry>,
+  budget = Number.POSITIVE_INFINITY,
+  written?: WrittenEntries,
 ): Promise<{ text: string; truncated: boolean }> {
   const zones = new Map<string, ZoneBlock>();
   const utc = head.utc === true;
@@ -316,16 +334,22 @@ export async function writeCalendar(
     for (const block of used) zones.set(block.tzid, block);
     if (++count % CHUNK === 0) await yieldToLoop();
   }
-  const calendar: JComponent = ['vcalendar', ([
-    text('version', '2.0'),
-    text('prodid', head.prodId),
-    text('calscale', 'GREGORIAN'),
-    text('method', 'PUBLISH'),
-    text('x-wr-calname', head.name),
-    text('x-wr-timezone', site?.tzid ?? head.timezone),
-    ['refresh-interval', { value: 'DURATION' }, 'duration', 'PT1H'],
-    ['x-published-ttl', {}, 'duration', 'PT1H'],
-  ] as JCal[]).map(safeProperty), [...zones.values()].map((zone) => zone.component)];
+  const calendar: JComponent = [
+    'vcalendar',
+    (
+      [
+        text('version', '2.0'),
+        text('prodid', head.prodId),
+        text('calscale', 'GREGORIAN'),
+        text('method', 'PUBLISH'),
+        text('x-wr-calname', head.name),
+        text('x-wr-timezone', site?.tzid ?? head.timezone),
+        ['refresh-interval', { value: 'DURATION' }, 'duration', 'PT1H'],
+        ['x-published-ttl', {}, 'duration', 'PT1H'],
+      ] as JCal[]
+    ).map(safeProperty),
+    [...zones.values()].map((zone) => zone.component),
+  ];
   const shell = stringifyComponent(calendar);
   const end = 'END:VCALENDAR';
   const body = events.length === 0 ? '' : `${events.join('\r\n')}\r\n`;
@@ -334,22 +358,39 @@ export async function writeCalendar(
 
 /** The plain text of sanitised HTML (DESCRIPTION): tags go, line and paragraph breaks stay, entities are decoded. */
 export function htmlToText(html: string): string {
-  return decodeEntities(html
-    .replace(/<br\s*\/?>/gi, '\n')
-    .replace(/<\/(p|div|h[1-6]|li|blockquote|pre|tr|table|ul|ol)>/gi, '\n\n')
-    .replace(/<li[^>]*>/gi, '• ')
-    .replace(/<[^>]*>/g, ''))
+  return decodeEntities(
+    html
+      .replace(/<br\s*\/?>/gi, '\n')
+      .replace(/<\/(p|div|h[1-6]|li|blockquote|pre|tr|table|ul|ol)>/gi, '\n\n')
+      .replace(/<li[^>]*>/gi, '• ')
+      .replace(/<[^>]*>/g, ''),
+  )
     .replace(/[ \t]+\n/g, '\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
 }
 
-const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0', hellip: '…', ndash: '–', mdash: '—', rsquo: '’', lsquo: '‘', rdquo: '”', ldquo: '“' };
+const NAMED: Record<string, string> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: '\u00a0',
+  hellip: '…',
+  ndash: '–',
+  mdash: '—',
+  rsquo: '’',
+  lsquo: '‘',
+  rdquo: '”',
+  ldquo: '“',
+};
 
 function decodeEntities(value: string): string {
   return value.replace(/&(#[0-9]+|#[xX][0-9a-fA-F]+|[a-zA-Z]+);/g, (whole, entity: string) => {
     if (entity[0] === '#') {
-      const code = entity[1] === 'x' || entity[1] === 'X' ? parseInt(entity.slice(2), 16) : parseInt(entity.slice(1), 10);
+      const code =
+        entity[1] === 'x' || entity[1] === 'X' ? parseInt(entity.slice(2), 16) : parseInt(entity.slice(1), 10);
       return Number.isFinite(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
     }
     return NAMED[entity] ?? whole;

@@ -3,7 +3,20 @@
 import { basicUtc, utcToLocal } from '../domain/dates/stored-format.ts';
 
 const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 
 /** The calendar day `days` after a `YYYY-MM-DD…` value, `YYYY-MM-DD` (plain date arithmetic: no zone is involved). */
 export function addDays(wp: string, days: number): string {
@@ -52,7 +65,20 @@ export function lastDay(startLocal: string, endLocal: string): string {
  * AEDT in en-AU, Kolkata IST in en-IN, Nairobi EAT in en-KE. Across these locales no zone has two different letter
  * names, so the first one found is the name.
  */
-const NAMING_LOCALES = ['en-AU', 'en-NZ', 'en-IN', 'en-CA', 'en-IE', 'en-ZA', 'en-KE', 'en-SG', 'en-HK', 'en-PH', 'en-NG', 'en-PK'];
+const NAMING_LOCALES = [
+  'en-AU',
+  'en-NZ',
+  'en-IN',
+  'en-CA',
+  'en-IE',
+  'en-ZA',
+  'en-KE',
+  'en-SG',
+  'en-HK',
+  'en-PH',
+  'en-NG',
+  'en-PK',
+];
 const GMT_OFFSET = /^(GMT|UTC)[+-]/;
 const letterNames = new Map<string, string>();
 /** Zones × offsets a site uses are few; the bound only keeps a stream of odd zones from growing the map. */
@@ -73,7 +99,9 @@ export function readableAbbreviation(timezone: string, abbreviation: string, utc
     for (const locale of NAMING_LOCALES) {
       let short: string | undefined;
       try {
-        short = new Intl.DateTimeFormat(locale, { timeZone: timezone, timeZoneName: 'short' }).formatToParts(instant).find((part) => part.type === 'timeZoneName')?.value;
+        short = new Intl.DateTimeFormat(locale, { timeZone: timezone, timeZoneName: 'short' })
+          .formatToParts(instant)
+          .find((part) => part.type === 'timeZoneName')?.value;
       } catch {
         break; // Not a zone Intl knows: the IANA id alone.
       }
@@ -97,11 +125,21 @@ export function zoneLabel(timezone: string, abbreviation: string): string {
  * The zone a month entry names, when the site's clock would not show the event's start time (an event in Rome on a
  * site in Berlin needs none: both clocks read 19:30). Undefined for all-day events, which have no time.
  */
-export function monthEntryZone(event: {
-  all_day: boolean | null; start_date: string; utc_start_date: string; timezone: string; timezone_abbr: string;
-}, siteZone: string): { tag: string; name: string } | undefined {
+export function monthEntryZone(
+  event: {
+    all_day: boolean | null;
+    start_date: string;
+    utc_start_date: string;
+    timezone: string;
+    timezone_abbr: string;
+  },
+  siteZone: string,
+): { tag: string; name: string } | undefined {
   if (event.all_day || utcToLocal(event.utc_start_date, siteZone) === event.start_date) return undefined;
-  return { tag: zoneTag(event.timezone, event.timezone_abbr, event.utc_start_date), name: event.timezone === '' ? 'UTC' : event.timezone };
+  return {
+    tag: zoneTag(event.timezone, event.timezone_abbr, event.utc_start_date),
+    name: event.timezone === '' ? 'UTC' : event.timezone,
+  };
 }
 
 /** The short name of a zone on a month entry: its abbreviation (`CET`, `AEDT`), else its IANA id. */
@@ -110,7 +148,12 @@ export function zoneTag(timezone: string, abbreviation: string, utcInstant: stri
 }
 
 export function describeWhen(event: {
-  start_date: string; end_date: string; utc_start_date: string; all_day: boolean | null; timezone: string; timezone_abbr: string;
+  start_date: string;
+  end_date: string;
+  utc_start_date: string;
+  all_day: boolean | null;
+  timezone: string;
+  timezone_abbr: string;
 }): When {
   const start = event.start_date;
   const end = event.end_date;
@@ -120,18 +163,32 @@ export function describeWhen(event: {
   if (event.all_day) {
     text = startDay === endDay ? `${dayLabel(start)}, all day` : `${dayLabel(start)} – ${dayLabel(end)}, all day`;
   } else if (startDay === endDay) {
-    text = event.start_date === event.end_date ? `${dayLabel(start)}, ${timeLabel(start)}` : `${dayLabel(start)}, ${timeLabel(start)} – ${timeLabel(end)}`;
+    text =
+      event.start_date === event.end_date
+        ? `${dayLabel(start)}, ${timeLabel(start)}`
+        : `${dayLabel(start)}, ${timeLabel(start)} – ${timeLabel(end)}`;
   } else {
     text = `${dayLabel(start)}, ${timeLabel(start)} – ${dayLabel(end)}, ${timeLabel(end)}`;
   }
-  const zone = event.all_day ? '' : zoneLabel(event.timezone, readableAbbreviation(event.timezone, event.timezone_abbr, event.utc_start_date));
+  const zone = event.all_day
+    ? ''
+    : zoneLabel(event.timezone, readableAbbreviation(event.timezone, event.timezone_abbr, event.utc_start_date));
   return { text, zone, startDay, endDay };
 }
 
-const RULE_DAYS: Record<string, string> = { MO: 'Monday', TU: 'Tuesday', WE: 'Wednesday', TH: 'Thursday', FR: 'Friday', SA: 'Saturday', SU: 'Sunday' };
+const RULE_DAYS: Record<string, string> = {
+  MO: 'Monday',
+  TU: 'Tuesday',
+  WE: 'Wednesday',
+  TH: 'Thursday',
+  FR: 'Friday',
+  SA: 'Saturday',
+  SU: 'Sunday',
+};
 
 /** `a`, `a and b`, `a, b and c`. */
-const joinAnd = (items: readonly string[]) => (items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`);
+const joinAnd = (items: readonly string[]) =>
+  items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
 
 /**
  * D25: how a series repeats, in a few words, from its RFC 5545 lines (`recurrence`) and its first start: "Repeats every
@@ -143,17 +200,25 @@ export function describeRecurrence(lines: readonly string[], firstStartLocal: st
   const rules = lines.filter((line) => /^RRULE:/i.test(line));
   const fallback = 'One of a series of dates';
   if (rules.length !== 1) return fallback;
-  const parts = new Map(rules[0].slice('RRULE:'.length).split(';').map((part) => {
-    const [name, value = ''] = part.split('=');
-    return [name.toUpperCase(), value.toUpperCase()] as const;
-  }));
+  const parts = new Map(
+    rules[0]
+      .slice('RRULE:'.length)
+      .split(';')
+      .map((part) => {
+        const [name, value = ''] = part.split('=');
+        return [name.toUpperCase(), value.toUpperCase()] as const;
+      }),
+  );
   const interval = /^[1-9]\d{0,3}$/.test(parts.get('INTERVAL') ?? '1') ? Number(parts.get('INTERVAL') ?? '1') : 1;
-  const every = (one: string, unit: string) => (interval === 1 ? `Repeats ${one}` : `Repeats every ${interval} ${unit}`);
+  const every = (one: string, unit: string) =>
+    interval === 1 ? `Repeats ${one}` : `Repeats every ${interval} ${unit}`;
   switch (parts.get('FREQ')) {
     case 'DAILY':
       return every('daily', 'days');
     case 'WEEKLY': {
-      const codes = parts.get('BYDAY')?.split(',') ?? [Object.keys(RULE_DAYS)[(new Date(`${firstStartLocal.slice(0, 10)}T00:00:00Z`).getUTCDay() + 6) % 7]];
+      const codes = parts.get('BYDAY')?.split(',') ?? [
+        Object.keys(RULE_DAYS)[(new Date(`${firstStartLocal.slice(0, 10)}T00:00:00Z`).getUTCDay() + 6) % 7],
+      ];
       const days = codes.map((code) => RULE_DAYS[code]);
       if (days.some((day) => day === undefined)) return every('weekly', 'weeks');
       return interval === 1 ? `Repeats every ${joinAnd(days)}` : `Repeats every ${interval} weeks on ${joinAnd(days)}`;
@@ -174,17 +239,22 @@ export const moreDates = (count: number) => `${count} more ${count === 1 ? 'date
 export function decodeEntities(text: string): string {
   return text.replace(/&(#\d{1,7}|#x[0-9a-f]{1,6}|amp|lt|gt|quot|apos|nbsp);/gi, (match, entity: string) => {
     const lower = entity.toLowerCase();
-    const code = lower.startsWith('#x') ? Number.parseInt(lower.slice(2), 16) : lower.startsWith('#') ? Number(lower.slice(1)) : undefined;
-    if (code !== undefined) return code > 0 && code <= 0x10ffff && (code < 0xd800 || code > 0xdfff) ? String.fromCodePoint(code) : match;
-    return ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' } as Record<string, string>)[lower] ?? match;
+    const code = lower.startsWith('#x')
+      ? Number.parseInt(lower.slice(2), 16)
+      : lower.startsWith('#')
+        ? Number(lower.slice(1))
+        : undefined;
+    if (code !== undefined)
+      return code > 0 && code <= 0x10ffff && (code < 0xd800 || code > 0xdfff) ? String.fromCodePoint(code) : match;
+    return (
+      ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' } as Record<string, string>)[lower] ?? match
+    );
   });
 }
 
 /** Text of sanitised HTML (for attributes, OpenGraph and calendar links): tags dropped, entities decoded, spaces collapsed. */
 export function plainText(html: string): string {
-  return decodeEntities(html
-    .replace(/<br\s*\/?>|<\/p>/gi, '\n')
-    .replace(/<[^>]*>/g, ''))
+  return decodeEntities(html.replace(/<br\s*\/?>|<\/p>/gi, '\n').replace(/<[^>]*>/g, ''))
     .replace(/\u00a0/g, ' ')
     .replace(/[ \t]+/g, ' ')
     .replace(/\s*\n\s*/g, '\n')
@@ -216,10 +286,21 @@ export function scriptJson(value: unknown): string {
  * Google Calendar's event template link (`calendar.google.com/calendar/render?action=TEMPLATE`): title, UTC times (or
  * whole days, the end exclusive), the event's zone, a short description ending with the page's address, the place.
  */
-export function googleCalendarLink(event: {
-  title: string; url: string; all_day: boolean | null; start_date: string; end_date: string;
-  utc_start_date: string; utc_end_date: string; timezone: string; description: string; excerpt: string;
-}, location: string): string {
+export function googleCalendarLink(
+  event: {
+    title: string;
+    url: string;
+    all_day: boolean | null;
+    start_date: string;
+    end_date: string;
+    utc_start_date: string;
+    utc_end_date: string;
+    timezone: string;
+    description: string;
+    excerpt: string;
+  },
+  location: string,
+): string {
   const dates = event.all_day
     ? `${event.start_date.slice(0, 10).replace(/-/g, '')}/${addDays(event.end_date, 1).replace(/-/g, '')}`
     : `${basicUtc(event.utc_start_date)}/${basicUtc(event.utc_end_date)}`;
@@ -245,9 +326,10 @@ export function venueAddress(venue: Record<string, unknown>): string {
 
 /** A map search for the venue: its coordinates when stored, else its name and address. */
 export function mapLink(venue: Record<string, unknown>): string | undefined {
-  const query = typeof venue.geo_lat === 'number' && typeof venue.geo_lng === 'number'
-    ? `${venue.geo_lat},${venue.geo_lng}`
-    : [String(venue.venue ?? ''), venueAddress(venue)].filter(Boolean).join(', ');
+  const query =
+    typeof venue.geo_lat === 'number' && typeof venue.geo_lng === 'number'
+      ? `${venue.geo_lat},${venue.geo_lng}`
+      : [String(venue.venue ?? ''), venueAddress(venue)].filter(Boolean).join(', ');
   if (query === '') return undefined;
   return `https://www.google.com/maps/search/?${new URLSearchParams({ api: '1', query }).toString()}`;
 }

@@ -5,9 +5,7 @@ import { addDays, dayLabel, lastDay } from './format.ts';
 export const FIRST_YEAR = 1970;
 export const LAST_YEAR = 2100;
 
-export type MonthParse =
-  | { ok: true; year: number; month: number }
-  | { ok: false; status: 400 | 404; reason: string };
+export type MonthParse = { ok: true; year: number; month: number } | { ok: false; status: 400 | 404; reason: string };
 
 /** `YYYY-MM`, month 01–12 (else 400), year 1970–2100 (else 404: such a page does not exist). */
 export function parseMonth(text: string): MonthParse {
@@ -15,8 +13,10 @@ export function parseMonth(text: string): MonthParse {
   if (!match) return { ok: false, status: 400, reason: 'A month is written YYYY-MM, for example 2027-03.' };
   const year = Number(match[1]);
   const month = Number(match[2]);
-  if (month < 1 || month > 12) return { ok: false, status: 400, reason: `There is no month ${match[2]}: months run from 01 to 12.` };
-  if (year < FIRST_YEAR || year > LAST_YEAR) return { ok: false, status: 404, reason: `The calendar covers ${FIRST_YEAR} to ${LAST_YEAR}.` };
+  if (month < 1 || month > 12)
+    return { ok: false, status: 400, reason: `There is no month ${match[2]}: months run from 01 to 12.` };
+  if (year < FIRST_YEAR || year > LAST_YEAR)
+    return { ok: false, status: 404, reason: `The calendar covers ${FIRST_YEAR} to ${LAST_YEAR}.` };
   return { ok: true, year, month };
 }
 
@@ -82,7 +82,11 @@ export interface Day<E extends MonthEvent = MonthEvent> {
  * Whole weeks from the Monday on or before the 1st to the Sunday on or after the last day. Days of the neighbouring
  * months are shown empty: the month's query reads only the month.
  */
-export function monthGrid<E extends MonthEvent>(year: number, month: number, events: readonly E[]): Array<Array<Day<E>>> {
+export function monthGrid<E extends MonthEvent>(
+  year: number,
+  month: number,
+  events: readonly E[],
+): Array<Array<Day<E>>> {
   const { first, last } = monthBounds(year, month);
   /** ISO weekday, Monday 1 … Sunday 7. */
   const weekday = (date: string) => new Date(`${date}T00:00:00Z`).getUTCDay() || 7;

@@ -18,8 +18,26 @@ import { describeWhen, monthEntryZone, monthLabel, scriptJson } from './format.t
 import { monthBounds, monthGrid, monthKey, neighbours, parseMonth } from './month.ts';
 import { HTML_TYPE, renderPage, type Layout } from './render.ts';
 import {
-  badAddress, checkSlug, dateCalendar, listEvents, listMonth, MONTH_MAX_EVENTS, notFound, PageError, parsePage, permalink, readEvent, readLinked,
-  readOccurrences, readTerm, sitemapCounts, sitemapEntries, type EventPage, type EventView, type PageFilters, type PageLink,
+  badAddress,
+  checkSlug,
+  dateCalendar,
+  listEvents,
+  listMonth,
+  MONTH_MAX_EVENTS,
+  notFound,
+  PageError,
+  parsePage,
+  permalink,
+  readEvent,
+  readLinked,
+  readOccurrences,
+  readTerm,
+  sitemapCounts,
+  sitemapEntries,
+  type EventPage,
+  type EventView,
+  type PageFilters,
+  type PageLink,
 } from './service.ts';
 import { robotsTxt, SITEMAP_TYPE, sitemapFiles, sitemapIndexXml, urlsetXml } from './sitemap.ts';
 import { parseCookies, unlockCookie } from './unlock.ts';
@@ -27,8 +45,12 @@ import { basePath, cardView, eventView, feedOf, pagerView, pathOf, summaryOf, ve
 
 export type PageHandler = (ctx: RequestContext, request: FastifyRequest) => Promise<EncodedReply>;
 
-export const html = (status: number, payload: string, headers: Record<string, string> = {}): EncodedReply =>
-  ({ status, headers, type: HTML_TYPE, payload });
+export const html = (status: number, payload: string, headers: Record<string, string> = {}): EncodedReply => ({
+  status,
+  headers,
+  type: HTML_TYPE,
+  payload,
+});
 
 /** The path part of a request URL (no query). */
 export const requestPath = (url: string) => url.split('?')[0];
@@ -37,41 +59,87 @@ export const requestPath = (url: string) => url.split('?')[0];
 const absolute = (config: Config, path: string) => `${new URL(config.siteUrl).origin}${path}`;
 
 /** The OpenGraph tags every page has. */
-const baseOg = (title: string, url: string): Array<[string, string]> => [['og:type', 'website'], ['og:title', title], ['og:url', url]];
+const baseOg = (title: string, url: string): Array<[string, string]> => [
+  ['og:type', 'website'],
+  ['og:title', title],
+  ['og:url', url],
+];
 
-const layoutBase = (config: Config, title: string, canonical: string): Layout =>
-  ({ title, canonical, siteName: config.siteName, base: basePath(config), api: { root: `${config.apiRoot}/`, origin: config.siteUrl } });
+const layoutBase = (config: Config, title: string, canonical: string): Layout => ({
+  title,
+  canonical,
+  siteName: config.siteName,
+  base: basePath(config),
+  api: { root: `${config.apiRoot}/`, origin: config.siteUrl },
+});
 
 /**
  * The API address a page stands for, as the reference advertises it (`X-TEC-API-ROOT`): an event's item, or the list
  * a category or tag page shows. Pages without one get the API's root (plugins/pages.ts). A slug is percent-encoded
  * where it is not already, so that the header holds only URL characters.
  */
-const apiRootHeader = (config: Config, path: string): Record<string, string> =>
-  ({ 'X-TEC-API-ROOT': `${config.apiRoot}${path.replace(/[^A-Za-z0-9\-._~%/?=&]/g, encodeURIComponent)}` });
+const apiRootHeader = (config: Config, path: string): Record<string, string> => ({
+  'X-TEC-API-ROOT': `${config.apiRoot}${path.replace(/[^A-Za-z0-9\-._~%/?=&]/g, encodeURIComponent)}`,
+});
 
 /** The page for a 4xx/5xx; `noindex`, canonical at the address asked for; `link`: where to go instead. */
-export function errorPage(config: Config, status: number, heading: string, message: string, path: string, link?: PageLink): EncodedReply {
+export function errorPage(
+  config: Config,
+  status: number,
+  heading: string,
+  message: string,
+  path: string,
+  link?: PageLink,
+): EncodedReply {
   const base = basePath(config);
   const canonical = absolute(config, path.startsWith('/') ? path : `/${path}`);
-  return html(status, renderPage('error', { status, heading, message, link, home: `${base}/events/` }, { ...layoutBase(config, heading, canonical), noindex: true }));
+  return html(
+    status,
+    renderPage(
+      'error',
+      { status, heading, message, link, home: `${base}/events/` },
+      { ...layoutBase(config, heading, canonical), noindex: true },
+    ),
+  );
 }
 
 /** Inside the site the Location is site-relative (RFC 9110 §10.2.2 allows it); `?p=` sends the item's absolute `url`. */
 export function redirect(config: Config, status: 301 | 302, location: string): EncodedReply {
   const canonical = location.startsWith('/') ? absolute(config, location) : location;
-  return html(status, renderPage('redirect', { location }, { ...layoutBase(config, 'Moved', canonical), noindex: true }), { Location: location });
+  return html(
+    status,
+    renderPage('redirect', { location }, { ...layoutBase(config, 'Moved', canonical), noindex: true }),
+    { Location: location },
+  );
 }
 
-const param = (request: FastifyRequest, name: string) => String((request.params as Record<string, unknown>)[name] ?? '');
+const param = (request: FastifyRequest, name: string) =>
+  String((request.params as Record<string, unknown>)[name] ?? '');
 /** The query as pages read it: a key sent more than once (RepeatedValues) counts as its last value, as PHP reads it. */
 const query = (request: FastifyRequest): Record<string, unknown> =>
-  Object.fromEntries(Object.entries((request.query ?? {}) as Record<string, unknown>)
-    .map(([key, value]) => [key, value instanceof RepeatedValues ? value.values.at(-1) : value]));
+  Object.fromEntries(
+    Object.entries((request.query ?? {}) as Record<string, unknown>).map(([key, value]) => [
+      key,
+      value instanceof RepeatedValues ? value.values.at(-1) : value,
+    ]),
+  );
 
 /** The list part of a list page: the cards, the pager, the feed links. */
-function listData(list: EventPage, pageHref: (page: number) => string, feed: Feed, emptyText: string, heading: 'h2' | 'h3') {
-  return { cards: list.events.map(cardView), pager: pagerView(list, pageHref), feed, emptyText, total: list.total, heading };
+function listData(
+  list: EventPage,
+  pageHref: (page: number) => string,
+  feed: Feed,
+  emptyText: string,
+  heading: 'h2' | 'h3',
+) {
+  return {
+    cards: list.events.map(cardView),
+    pager: pagerView(list, pageHref),
+    feed,
+    emptyText,
+    total: list.total,
+    heading,
+  };
 }
 
 /** `?page=N` on a page whose first page is `url`. */
@@ -80,11 +148,23 @@ const canonicalWithPage = (url: string, page: number) => (page === 1 ? url : `${
 
 const pageTitle = (title: string, page: number) => (page > 1 ? `${title}, page ${page}` : title);
 
-function listPage(config: Config, options: {
-  title: string; canonical: string; page: number; list: EventPage; pageHref: (page: number) => string; feed: Feed;
-  intro?: Record<string, unknown>; introTemplate?: string; description?: string; jsonLd?: unknown; emptyText: string;
-  headers?: Record<string, string>;
-}): EncodedReply {
+function listPage(
+  config: Config,
+  options: {
+    title: string;
+    canonical: string;
+    page: number;
+    list: EventPage;
+    pageHref: (page: number) => string;
+    feed: Feed;
+    intro?: Record<string, unknown>;
+    introTemplate?: string;
+    description?: string;
+    jsonLd?: unknown;
+    emptyText: string;
+    headers?: Record<string, string>;
+  },
+): EncodedReply {
   const layout: Layout = {
     ...layoutBase(config, pageTitle(options.title, options.page), options.canonical),
     description: options.description,
@@ -92,30 +172,48 @@ function listPage(config: Config, options: {
     og: baseOg(options.title, options.canonical),
     jsonLd: options.jsonLd === undefined ? undefined : scriptJson(options.jsonLd),
   };
-  return html(200, renderPage('list', {
-    title: options.title,
-    page: options.page,
-    intro: options.intro,
-    introTemplate: options.introTemplate,
-    ...listData(options.list, options.pageHref, options.feed, options.emptyText, options.intro ? 'h3' : 'h2'),
-  }, layout), options.headers);
+  return html(
+    200,
+    renderPage(
+      'list',
+      {
+        title: options.title,
+        page: options.page,
+        intro: options.intro,
+        introTemplate: options.introTemplate,
+        ...listData(options.list, options.pageHref, options.feed, options.emptyText, options.intro ? 'h3' : 'h2'),
+      },
+      layout,
+    ),
+    options.headers,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------------------------
 
 /** `/event/<slug>/`: GET shows the event (or its password form); POST carries the form's password. */
-export const eventPage = (method: 'GET' | 'POST'): PageHandler => async (ctx, request) => {
-  if (method === 'GET') return publicEventPage(ctx, request);
-  const password = (request.body as Record<string, unknown> | undefined)?.password ?? '';
-  try {
-    return renderEvent(ctx, await readEvent(ctx, param(request, 'slug'), { password, cookies: parseCookies(request.headers.cookie) }));
-  } catch (error) {
-    if (!(error instanceof TooManyPasswordGuesses)) throw error;
-    const page = errorPage(ctx.config, 429, 'Too many attempts',
-      `Too many wrong passwords were sent from your address. Please try again in ${error.retryAfter} seconds.`, requestPath(request.url));
-    return { ...page, headers: { ...page.headers, 'Retry-After': String(error.retryAfter) } };
-  }
-};
+export const eventPage =
+  (method: 'GET' | 'POST'): PageHandler =>
+  async (ctx, request) => {
+    if (method === 'GET') return publicEventPage(ctx, request);
+    const password = (request.body as Record<string, unknown> | undefined)?.password ?? '';
+    try {
+      return renderEvent(
+        ctx,
+        await readEvent(ctx, param(request, 'slug'), { password, cookies: parseCookies(request.headers.cookie) }),
+      );
+    } catch (error) {
+      if (!(error instanceof TooManyPasswordGuesses)) throw error;
+      const page = errorPage(
+        ctx.config,
+        429,
+        'Too many attempts',
+        `Too many wrong passwords were sent from your address. Please try again in ${error.retryAfter} seconds.`,
+        requestPath(request.url),
+      );
+      return { ...page, headers: { ...page.headers, 'Retry-After': String(error.retryAfter) } };
+    }
+  };
 
 /**
  * GET `/event/<slug>/`: a public event's page is the same for every reader until the event changes, so it is kept in
@@ -145,13 +243,27 @@ function renderEvent(ctx: RequestContext, view: EventView): EncodedReply {
   const headers: Record<string, string> = apiRootHeader(config, `/events/${view.post.id}`);
   if (view.post.password !== '') headers.Vary = 'Cookie';
   if (view.locked) {
-    const layout: Layout = { ...layoutBase(config, event.title, canonical), noindex: true, og: baseOg(event.title, canonical) };
-    const data = { title: event.title, when: describeWhen(event as never), action: pathOf(canonical), wrong: view.wrongPassword };
+    const layout: Layout = {
+      ...layoutBase(config, event.title, canonical),
+      noindex: true,
+      og: baseOg(event.title, canonical),
+    };
+    const data = {
+      title: event.title,
+      when: describeWhen(event as never),
+      action: pathOf(canonical),
+      wrong: view.wrongPassword,
+    };
     return html(view.wrongPassword ? 403 : 200, renderPage('password', data, layout), headers);
   }
   if (view.unlockedWith !== undefined) headers['Cache-Control'] = 'private, no-store';
   if (view.unlockProof !== undefined) {
-    headers['Set-Cookie'] = unlockCookie(view.post.id, view.unlockProof, new URL(canonical).pathname, canonical.startsWith('https:'));
+    headers['Set-Cookie'] = unlockCookie(
+      view.post.id,
+      view.unlockProof,
+      new URL(canonical).pathname,
+      canonical.startsWith('https:'),
+    );
   }
   Object.assign(headers, lastModifiedHeader(event));
   const data = eventView(config, event, view.seriesDates);
@@ -171,7 +283,12 @@ function renderEvent(ctx: RequestContext, view: EventView): EncodedReply {
 /** `/event/<slug>/date.ics`: the event's own date alone (see {@link dateCalendar}); 403 while it is locked. */
 export const eventDateIcs: PageHandler = async (ctx, request) => {
   const view = await readEvent(ctx, param(request, 'slug'), { cookies: parseCookies(request.headers.cookie) });
-  if (view.locked) throw new PageError(403, 'Password protected', 'This event is protected by a password: open its page and enter it first.');
+  if (view.locked)
+    throw new PageError(
+      403,
+      'Password protected',
+      'This event is protected by a password: open its page and enter it first.',
+    );
   const headers: Record<string, string> = { 'Content-Disposition': `inline; filename="${view.post.slug}.ics"` };
   if (view.unlockedWith !== undefined) headers['Cache-Control'] = 'private, no-store';
   return { status: 200, headers, type: 'text/calendar; charset=utf-8', payload: await dateCalendar(ctx, view.post.id) };
@@ -182,7 +299,9 @@ export const eventDateIcs: PageHandler = async (ctx, request) => {
  * own page (its `url`), several are listed; the series' first occurrence is `/event/<slug>/` itself.
  */
 export const occurrencePage: PageHandler = async (ctx, request) => {
-  const views = await readOccurrences(ctx, param(request, 'slug'), param(request, 'date'), { cookies: parseCookies(request.headers.cookie) });
+  const views = await readOccurrences(ctx, param(request, 'slug'), param(request, 'date'), {
+    cookies: parseCookies(request.headers.cookie),
+  });
   if (views.length === 1) {
     const own = pathOf(views[0].event.url);
     // Should the occurrence's own `url` be this very address, it is shown here rather than redirected to itself.
@@ -190,10 +309,19 @@ export const occurrencePage: PageHandler = async (ctx, request) => {
     return own === asked ? renderEvent(ctx, views[0]) : redirect(ctx.config, 302, own);
   }
   const title = `${views[0].event.title}, ${describeWhen(views[0].event as never).text.split(',')[0]}`;
-  const list: EventPage = { events: views.map((view) => ({ event: view.event, locked: view.locked })), total: views.length, page: 1, perPage: views.length, pages: 1 };
+  const list: EventPage = {
+    events: views.map((view) => ({ event: view.event, locked: view.locked })),
+    total: views.length,
+    page: 1,
+    perPage: views.length,
+    pages: 1,
+  };
   return listPage(ctx.config, {
     title,
-    canonical: absolute(ctx.config, `${basePath(ctx.config)}/event/${param(request, 'slug')}/${param(request, 'date')}/`),
+    canonical: absolute(
+      ctx.config,
+      `${basePath(ctx.config)}/event/${param(request, 'slug')}/${param(request, 'date')}/`,
+    ),
     page: 1,
     list,
     pageHref: () => '',
@@ -203,61 +331,78 @@ export const occurrencePage: PageHandler = async (ctx, request) => {
 };
 
 /** `/venue/<slug>/` and `/organizer/<slug>/`: the details and the upcoming events there / by them. */
-export const linkedPage = (kind: LinkedPostKind): PageHandler => async (ctx, request) => {
-  const page = parsePage(query(request).page);
-  const item = await readLinked(ctx, kind, param(request, 'slug'));
-  const filters: PageFilters = kind.type === 'venue' ? { venue: [item.id] } : { organizer: [item.id] };
-  const list = await listEvents(ctx, filters, page, { collapseSeries: true });
-  const name = String(item[kind.nameKey] ?? '');
-  const intro = kind.type === 'venue'
-    ? { kind: 'venue', name, venue: venueView(item, item.show_map_link === true), descriptionHtml: item.description ?? '' }
-    : { kind: 'organizer', name, email: item.email, phone: item.phone, website: item.website, descriptionHtml: item.description ?? '' };
-  return listPage(ctx.config, {
-    title: name,
-    canonical: canonicalWithPage(item.url, page),
-    page,
-    list,
-    pageHref: queryPageHref(item.url),
-    feed: feedOf(ctx.config, `Events ${kind.type === 'venue' ? 'at' : 'by'} ${name}`, { [kind.type]: item.id }),
-    intro,
-    introTemplate: 'linked-intro',
-    description: summaryOf(item) || undefined,
-    jsonLd: item.json_ld === undefined ? undefined : { '@context': 'http://schema.org', ...item.json_ld },
-    emptyText: `No upcoming events ${kind.type === 'venue' ? 'at this venue' : 'by this organizer'}.`,
-  });
-};
+export const linkedPage =
+  (kind: LinkedPostKind): PageHandler =>
+  async (ctx, request) => {
+    const page = parsePage(query(request).page);
+    const item = await readLinked(ctx, kind, param(request, 'slug'));
+    const filters: PageFilters = kind.type === 'venue' ? { venue: [item.id] } : { organizer: [item.id] };
+    const list = await listEvents(ctx, filters, page, { collapseSeries: true });
+    const name = String(item[kind.nameKey] ?? '');
+    const intro =
+      kind.type === 'venue'
+        ? {
+            kind: 'venue',
+            name,
+            venue: venueView(item, item.show_map_link === true),
+            descriptionHtml: item.description ?? '',
+          }
+        : {
+            kind: 'organizer',
+            name,
+            email: item.email,
+            phone: item.phone,
+            website: item.website,
+            descriptionHtml: item.description ?? '',
+          };
+    return listPage(ctx.config, {
+      title: name,
+      canonical: canonicalWithPage(item.url, page),
+      page,
+      list,
+      pageHref: queryPageHref(item.url),
+      feed: feedOf(ctx.config, `Events ${kind.type === 'venue' ? 'at' : 'by'} ${name}`, { [kind.type]: item.id }),
+      intro,
+      introTemplate: 'linked-intro',
+      description: summaryOf(item) || undefined,
+      jsonLd: item.json_ld === undefined ? undefined : { '@context': 'http://schema.org', ...item.json_ld },
+      emptyText: `No upcoming events ${kind.type === 'venue' ? 'at this venue' : 'by this organizer'}.`,
+    });
+  };
 
 /** `/events/category/<ancestors…>/<slug>/` and `/events/tag/<slug>/`. */
-export const termPage = (info: TaxonomyInfo): PageHandler => async (ctx, request) => {
-  const page = parsePage(query(request).page);
-  const path = info.hierarchical ? param(request, '*') : param(request, 'slug');
-  const segments = path.split('/').filter((segment) => segment !== '');
-  if (segments.length === 0) throw notFound();
-  if (segments.length > 20) throw badAddress('This category path is too deep.');
-  for (const segment of segments) checkSlug(segment);
-  const term = await readTerm(ctx, info, segments[segments.length - 1]);
-  const url = term.url as string;
-  // A child asked by its own slug only (or under a former parent) lives at its nested address.
-  if (new URL(url).pathname !== `${basePath(ctx.config)}/${info.publicPath}/${segments.join('/')}/`) {
-    return redirect(ctx.config, 301, queryPageHref(url)(page));
-  }
-  const filters: PageFilters = info.hierarchical ? { categories: [String(term.id)] } : { tags: [String(term.id)] };
-  const list = await listEvents(ctx, filters, page, { collapseSeries: true });
-  const noun = info.hierarchical ? 'Category' : 'Tag';
-  return listPage(ctx.config, {
-    title: `${noun}: ${term.name}`,
-    canonical: canonicalWithPage(url, page),
-    page,
-    list,
-    pageHref: queryPageHref(url),
-    feed: feedOf(ctx.config, `Events in ${term.name}`, { [info.collection]: term.id }),
-    intro: { kind: 'term', descriptionHtml: term.description ?? '' },
-    introTemplate: 'linked-intro',
-    description: summaryOf(term) || undefined,
-    emptyText: `No upcoming events ${info.hierarchical ? 'in this category' : 'with this tag'}.`,
-    headers: apiRootHeader(ctx.config, `/events/?${info.collection}=${term.slug}`),
-  });
-};
+export const termPage =
+  (info: TaxonomyInfo): PageHandler =>
+  async (ctx, request) => {
+    const page = parsePage(query(request).page);
+    const path = info.hierarchical ? param(request, '*') : param(request, 'slug');
+    const segments = path.split('/').filter((segment) => segment !== '');
+    if (segments.length === 0) throw notFound();
+    if (segments.length > 20) throw badAddress('This category path is too deep.');
+    for (const segment of segments) checkSlug(segment);
+    const term = await readTerm(ctx, info, segments[segments.length - 1]);
+    const url = term.url as string;
+    // A child asked by its own slug only (or under a former parent) lives at its nested address.
+    if (new URL(url).pathname !== `${basePath(ctx.config)}/${info.publicPath}/${segments.join('/')}/`) {
+      return redirect(ctx.config, 301, queryPageHref(url)(page));
+    }
+    const filters: PageFilters = info.hierarchical ? { categories: [String(term.id)] } : { tags: [String(term.id)] };
+    const list = await listEvents(ctx, filters, page, { collapseSeries: true });
+    const noun = info.hierarchical ? 'Category' : 'Tag';
+    return listPage(ctx.config, {
+      title: `${noun}: ${term.name}`,
+      canonical: canonicalWithPage(url, page),
+      page,
+      list,
+      pageHref: queryPageHref(url),
+      feed: feedOf(ctx.config, `Events in ${term.name}`, { [info.collection]: term.id }),
+      intro: { kind: 'term', descriptionHtml: term.description ?? '' },
+      introTemplate: 'linked-intro',
+      description: summaryOf(term) || undefined,
+      emptyText: `No upcoming events ${info.hierarchical ? 'in this category' : 'with this tag'}.`,
+      headers: apiRootHeader(ctx.config, `/events/?${info.collection}=${term.slug}`),
+    });
+  };
 
 /** `/events/`, `/events/page/N/` (and `?page=N`): the upcoming events, as GET /events lists them by default. */
 export const upcomingPage: PageHandler = async (ctx, request) => {
@@ -286,12 +431,18 @@ export const currentMonthPage: PageHandler = async (ctx) => {
 /** `/events/month/YYYY-MM/`: every event of the month on the days it spans. */
 export const monthPage: PageHandler = async (ctx, request) => {
   const parsed = parseMonth(param(request, 'month'));
-  if (!parsed.ok) throw new PageError(parsed.status, parsed.status === 404 ? 'Page not found' : 'Bad address', parsed.reason);
+  if (!parsed.ok)
+    throw new PageError(parsed.status, parsed.status === 404 ? 'Page not found' : 'Bad address', parsed.reason);
   const { year, month } = parsed;
   const list = await listMonth(ctx, year, month);
   const cards = list.events.map(({ event }) => ({
-    id: event.id as number, title: event.title as string, url: pathOf(event.url), startLocal: event.start_date as string,
-    endLocal: event.end_date as string, allDay: event.all_day === true, zone: monthEntryZone(event as never, ctx.config.siteTimezone),
+    id: event.id as number,
+    title: event.title as string,
+    url: pathOf(event.url),
+    startLocal: event.start_date as string,
+    endLocal: event.end_date as string,
+    allDay: event.all_day === true,
+    zone: monthEntryZone(event as never, ctx.config.siteTimezone),
   }));
   const key = monthKey(year, month);
   const name = monthLabel(key);
@@ -301,20 +452,27 @@ export const monthPage: PageHandler = async (ctx, request) => {
   const { first, last } = monthBounds(year, month);
   const feed = feedOf(ctx.config, `Events in ${name}`, { start_date: first, end_date: last });
   const canonical = absolute(ctx.config, monthHref(key));
-  return html(200, renderPage('month', {
-    name,
-    weeks: monthGrid(year, month, cards),
-    previous: around.previous && { href: monthHref(around.previous), label: monthLabel(around.previous) },
-    next: around.next && { href: monthHref(around.next), label: monthLabel(around.next) },
-    more: list.total > MONTH_MAX_EVENTS ? list.total - MONTH_MAX_EVENTS : 0,
-    feed,
-    listHref: `${base}/events/`,
-    siteZone: ctx.config.siteTimezone,
-  }, {
-    ...layoutBase(ctx.config, `Events in ${name}`, canonical),
-    feeds: [{ title: feed.title, url: feed.url }],
-    og: baseOg(`Events in ${name}`, canonical),
-  }));
+  return html(
+    200,
+    renderPage(
+      'month',
+      {
+        name,
+        weeks: monthGrid(year, month, cards),
+        previous: around.previous && { href: monthHref(around.previous), label: monthLabel(around.previous) },
+        next: around.next && { href: monthHref(around.next), label: monthLabel(around.next) },
+        more: list.total > MONTH_MAX_EVENTS ? list.total - MONTH_MAX_EVENTS : 0,
+        feed,
+        listHref: `${base}/events/`,
+        siteZone: ctx.config.siteTimezone,
+      },
+      {
+        ...layoutBase(ctx.config, `Events in ${name}`, canonical),
+        feeds: [{ title: feed.title, url: feed.url }],
+        og: baseOg(`Events in ${name}`, canonical),
+      },
+    ),
+  );
 };
 
 /** `/?p=<id>`: to the item's public page when it is public (302: a slug may change), else 404; `/` alone: the list. */
@@ -334,8 +492,12 @@ export const unknownPage: PageHandler = async () => {
 };
 
 /** `/robots.txt`: every page may be read, and the sitemap is where. */
-export const robotsPage: PageHandler = async (ctx) =>
-  ({ status: 200, headers: {}, type: 'text/plain; charset=utf-8', payload: robotsTxt(ctx.config.siteUrl, basePath(ctx.config)) });
+export const robotsPage: PageHandler = async (ctx) => ({
+  status: 200,
+  headers: {},
+  type: 'text/plain; charset=utf-8',
+  payload: robotsTxt(ctx.config.siteUrl, basePath(ctx.config)),
+});
 
 const sitemapReply = (payload: string): EncodedReply => ({ status: 200, headers: {}, type: SITEMAP_TYPE, payload });
 
@@ -343,8 +505,14 @@ const sitemapReply = (payload: string): EncodedReply => ({ status: 200, headers:
 export const sitemapPage: PageHandler = async (ctx) => {
   const counts = await sitemapCounts(ctx);
   const perFile = ctx.config.sitemapUrlsPerFile;
-  const files = sitemapFiles(counts.reduce((sum, { count }) => sum + count, 0), perFile);
-  if (files > 0) return sitemapReply(sitemapIndexXml(Array.from({ length: files }, (_, index) => `${ctx.config.siteUrl}/sitemap-${index + 1}.xml`)));
+  const files = sitemapFiles(
+    counts.reduce((sum, { count }) => sum + count, 0),
+    perFile,
+  );
+  if (files > 0)
+    return sitemapReply(
+      sitemapIndexXml(Array.from({ length: files }, (_, index) => `${ctx.config.siteUrl}/sitemap-${index + 1}.xml`)),
+    );
   return sitemapReply(urlsetXml(await sitemapEntries(ctx, counts, 0, perFile)));
 };
 
@@ -354,7 +522,14 @@ export const sitemapFilePage: PageHandler = async (ctx, request) => {
   if (!/^[1-9]\d{0,5}$/.test(number)) throw notFound();
   const counts = await sitemapCounts(ctx);
   const perFile = ctx.config.sitemapUrlsPerFile;
-  if (Number(number) > sitemapFiles(counts.reduce((sum, { count }) => sum + count, 0), perFile)) throw notFound();
+  if (
+    Number(number) >
+    sitemapFiles(
+      counts.reduce((sum, { count }) => sum + count, 0),
+      perFile,
+    )
+  )
+    throw notFound();
   return sitemapReply(urlsetXml(await sitemapEntries(ctx, counts, (Number(number) - 1) * perFile, perFile)));
 };
 
@@ -383,4 +558,9 @@ export const stylesheet: PageHandler = async () => ({
   payload: STYLESHEET,
 });
 
-export const PAGE_KINDS = { venue: venueKind, organizer: organizerKind, category: TAXONOMIES.event_category, tag: TAXONOMIES.event_tag };
+export const PAGE_KINDS = {
+  venue: venueKind,
+  organizer: organizerKind,
+  category: TAXONOMIES.event_category,
+  tag: TAXONOMIES.event_tag,
+};

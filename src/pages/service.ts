@@ -106,7 +106,10 @@ export type PageFilters = Pick<EventListParams, 'venue' | 'organizer' | 'categor
  * overrides the page size.
  */
 export async function listEvents(
-  ctx: RequestContext, filters: PageFilters, page: number, options: { dates?: DateCondition[]; perPage?: number; collapseSeries?: boolean } = {},
+  ctx: RequestContext,
+  filters: PageFilters,
+  page: number,
+  options: { dates?: DateCondition[]; perPage?: number; collapseSeries?: boolean } = {},
 ): Promise<EventPage> {
   // Pages read as an anonymous visitor, whatever the request's credentials.
   const plan = await planListRequest(ctx, { page, ...filters, collapse_series: options.collapseSeries }, null);
@@ -117,35 +120,54 @@ export async function listEvents(
   const bundle = await loadEventBundle(ctx.store.db, ctx, ids);
   const listed = ids.filter((id) => bundle.records.has(id));
   const seriesIds = listed.map((id) => bundle.records.get(id)!.event.series_id).filter((id) => id !== null);
-  const seriesDates = plan.collapseSeries ? await countSeriesDates(ctx, seriesIds, plan.dates) : new Map<number, number>();
+  const seriesDates = plan.collapseSeries
+    ? await countSeriesDates(ctx, seriesIds, plan.dates)
+    : new Map<number, number>();
   const events = listed.map((id) => {
     const event = serializeEvent(ctx, bundle, id, { single: false });
     const locked = bundle.records.get(id)!.post.password !== '';
     const seriesId = bundle.records.get(id)!.event.series_id;
-    const moreDates = seriesId === null || !plan.collapseSeries ? undefined : Math.max(0, (seriesDates.get(seriesId) ?? 1) - 1);
+    const moreDates =
+      seriesId === null || !plan.collapseSeries ? undefined : Math.max(0, (seriesDates.get(seriesId) ?? 1) - 1);
     return { event: locked ? blankProtectedFields(event) : event, locked, moreDates };
   });
   return { events, total, page, perPage: plan.perPage, pages: total === 0 ? 1 : Math.ceil(total / plan.perPage) };
 }
 
 /** Where occurrence rows keep the copies of their event's status, publication date and author. */
-const OCCURRENCE_STATUS: StatusColumns = { status: 'occurrences.status', publishedUtc: 'occurrences.published_utc', author: 'occurrences.author_id' };
+const OCCURRENCE_STATUS: StatusColumns = {
+  status: 'occurrences.status',
+  publishedUtc: 'occurrences.published_utc',
+  author: 'occurrences.author_id',
+};
 
 /** The listed dates of series that anyone may see, as lists (and so the list's window) see them. */
 function publicSeriesDates(ctx: RequestContext) {
-  return ctx.store.db.selectFrom('occurrences').where('occurrences.hidden', '=', 0)
+  return ctx.store.db
+    .selectFrom('occurrences')
+    .where('occurrences.hidden', '=', 0)
     .where((eb) => visibleInList(eb as never, null, ['publish'], nowUtc(ctx), OCCURRENCE_STATUS));
 }
 
 /** How many public dates each series has within `dates` (a list's window), in one query. */
-async function countSeriesDates(ctx: RequestContext, seriesIds: readonly number[], dates: readonly DateCondition[]): Promise<Map<number, number>> {
+async function countSeriesDates(
+  ctx: RequestContext,
+  seriesIds: readonly number[],
+  dates: readonly DateCondition[],
+): Promise<Map<number, number>> {
   if (seriesIds.length === 0) return new Map();
   let query = publicSeriesDates(ctx).where('occurrences.series_id', 'in', [...new Set(seriesIds)]);
   for (const condition of dates) {
-    query = query.where(condition.column === 'start' ? 'occurrences.start_local' : 'occurrences.end_local', condition.operator, condition.value);
+    query = query.where(
+      condition.column === 'start' ? 'occurrences.start_local' : 'occurrences.end_local',
+      condition.operator,
+      condition.value,
+    );
   }
-  const rows = await query.select((eb) => ['occurrences.series_id', eb.fn.countAll<number | string>().as('total')])
-    .groupBy('occurrences.series_id').execute();
+  const rows = await query
+    .select((eb) => ['occurrences.series_id', eb.fn.countAll<number | string>().as('total')])
+    .groupBy('occurrences.series_id')
+    .execute();
   return new Map(rows.map((row) => [Number(row.series_id), Number(row.total)]));
 }
 
@@ -161,12 +183,19 @@ export interface SeriesDates {
 
 /** D25: the other dates of `event`'s series that have not ended, as anyone may see them (two queries). */
 async function readSeriesDates(ctx: RequestContext, event: { id: number; series_id: number }): Promise<SeriesDates> {
-  const others = publicSeriesDates(ctx).where('occurrences.series_id', '=', event.series_id)
-    .where('occurrences.event_id', '!=', event.id).where('occurrences.end_utc', '>', nowUtc(ctx));
+  const others = publicSeriesDates(ctx)
+    .where('occurrences.series_id', '=', event.series_id)
+    .where('occurrences.event_id', '!=', event.id)
+    .where('occurrences.end_utc', '>', nowUtc(ctx));
   const [dates, count] = await Promise.all([
-    others.innerJoin('posts', 'posts.id', 'occurrences.event_id').innerJoin('events', 'events.id', 'occurrences.event_id')
+    others
+      .innerJoin('posts', 'posts.id', 'occurrences.event_id')
+      .innerJoin('events', 'events.id', 'occurrences.event_id')
       .select(['posts.slug', 'occurrences.start_local', 'occurrences.end_local', 'events.all_day'])
-      .orderBy('occurrences.start_local').orderBy('occurrences.event_id').limit(SERIES_DATES_SHOWN).execute(),
+      .orderBy('occurrences.start_local')
+      .orderBy('occurrences.event_id')
+      .limit(SERIES_DATES_SHOWN)
+      .execute(),
     others.select((eb) => eb.fn.countAll<number | string>().as('total')).executeTakeFirstOrThrow(),
   ]);
   return { dates, total: Number(count.total) };
@@ -189,14 +218,17 @@ export function listMonth(ctx: RequestContext, year: number, month: number): Pro
 
 export type EventView =
   | {
-    locked: false; event: ApiObject; post: PostRow; unlockedWith?: 'password' | 'cookie';
-    /** D25: the other dates of the event's series, when it belongs to one. */
-    seriesDates?: SeriesDates;
-    /** Unlocked by the form's password: the value of the cookie that keeps it unlocked (unlock.ts). */
-    unlockProof?: string;
-    /** The page is the same for every reader until the event changes (core/events/item-cache.ts). */
-    sameForEveryReader?: boolean;
-  }
+      locked: false;
+      event: ApiObject;
+      post: PostRow;
+      unlockedWith?: 'password' | 'cookie';
+      /** D25: the other dates of the event's series, when it belongs to one. */
+      seriesDates?: SeriesDates;
+      /** Unlocked by the form's password: the value of the cookie that keeps it unlocked (unlock.ts). */
+      unlockProof?: string;
+      /** The page is the same for every reader until the event changes (core/events/item-cache.ts). */
+      sameForEveryReader?: boolean;
+    }
   | { locked: true; event: ApiObject; post: PostRow; wrongPassword: boolean };
 
 /**
@@ -204,12 +236,18 @@ export type EventView =
  * private or not-yet-published events are 404, as if they did not exist. A password-protected event is locked
  * (§3.10's blanked fields) unless the request brings its password (a POSTed form) or the unlock cookie.
  */
-export async function readEvent(ctx: RequestContext, slug: string, access: { password?: unknown; cookies?: Record<string, string> } = {}): Promise<EventView> {
+export async function readEvent(
+  ctx: RequestContext,
+  slug: string,
+  access: { password?: unknown; cookies?: Record<string, string> } = {},
+): Promise<EventView> {
   const post = await findPostBySlug(ctx.store.db, 'event', checkSlug(slug));
   if (!post || !canReadPost(null, 'event', postLike(post), nowUtc(ctx))) {
     // A cancelled occurrence took the `__trashed` suffix: its former address says so (410) rather than 404.
-    const trashed = post ?? await findPostBySlug(ctx.store.db, 'event', trashedSlug(slug));
-    throw (trashed && await cancelledOccurrence(ctx, trashed)) ?? notFound('There is no public event at this address.');
+    const trashed = post ?? (await findPostBySlug(ctx.store.db, 'event', trashedSlug(slug)));
+    throw (
+      (trashed && (await cancelledOccurrence(ctx, trashed))) ?? notFound('There is no public event at this address.')
+    );
   }
   const bundle = await loadEventBundle(ctx.store.db, ctx, [post.id], [post]);
   if (!bundle.records.has(post.id)) throw notFound('There is no public event at this address.');
@@ -217,14 +255,38 @@ export async function readEvent(ctx: RequestContext, slug: string, access: { pas
   const seriesId = bundle.records.get(post.id)!.event.series_id;
   const seriesDates = seriesId === null ? undefined : await readSeriesDates(ctx, { id: post.id, series_id: seriesId });
   // A series' page lists its other dates, which change without this event changing: it is not kept with the event.
-  if (post.password === '') return { locked: false, event, post, seriesDates, sameForEveryReader: seriesId === null && sameForEveryReader(bundle, post.id) };
+  if (post.password === '')
+    return {
+      locked: false,
+      event,
+      post,
+      seriesDates,
+      sameForEveryReader: seriesId === null && sameForEveryReader(bundle, post.id),
+    };
   // D29: the form's password is a guess, counted against the event as GET /events/{id}?password= counts it (429 past
   // the limit, without checking it).
-  if (access.password !== undefined && await guessPassword(ctx, eventPasswordTarget(post.id),
-    () => canAccessProtected({ postPassword: post.password, suppliedPassword: access.password, contextEdit: false, canEdit: false }))) {
-    return { locked: false, event, post, seriesDates, unlockedWith: 'password', unlockProof: await unlockProof(ctx.store, post) };
+  if (
+    access.password !== undefined &&
+    (await guessPassword(ctx, eventPasswordTarget(post.id), () =>
+      canAccessProtected({
+        postPassword: post.password,
+        suppliedPassword: access.password,
+        contextEdit: false,
+        canEdit: false,
+      }),
+    ))
+  ) {
+    return {
+      locked: false,
+      event,
+      post,
+      seriesDates,
+      unlockedWith: 'password',
+      unlockProof: await unlockProof(ctx.store, post),
+    };
   }
-  if (access.cookies && await unlockMatches(ctx.store, post, access.cookies)) return { locked: false, event, post, seriesDates, unlockedWith: 'cookie' };
+  if (access.cookies && (await unlockMatches(ctx.store, post, access.cookies)))
+    return { locked: false, event, post, seriesDates, unlockedWith: 'cookie' };
   const { json_ld: _hidden, ...listed } = blankProtectedFields(event);
   return { locked: true, event: listed, post, wrongPassword: access.password !== undefined };
 }
@@ -236,19 +298,29 @@ export async function readEvent(ctx: RequestContext, slug: string, access: { pas
  * core/events/series.ts), tied to the series by `series_id`. An empty answer is a 404.
  */
 export async function readOccurrences(
-  ctx: RequestContext, slug: string, date: string, access: { cookies?: Record<string, string> } = {},
+  ctx: RequestContext,
+  slug: string,
+  date: string,
+  access: { cookies?: Record<string, string> } = {},
 ): Promise<EventView[]> {
   checkSlug(slug);
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(Date.parse(`${date}T00:00:00Z`)) || new Date(`${date}T00:00:00Z`).toISOString().slice(0, 10) !== date) {
+  if (
+    !/^\d{4}-\d{2}-\d{2}$/.test(date) ||
+    Number.isNaN(Date.parse(`${date}T00:00:00Z`)) ||
+    new Date(`${date}T00:00:00Z`).toISOString().slice(0, 10) !== date
+  ) {
     throw badAddress('An occurrence is named by its date, written YYYY-MM-DD.');
   }
   const series = await findPostBySlug(ctx.store.db, 'event', slug);
   if (!series) throw notFound('There is no public event at this address.');
   // The series' events that start that day, through the series index (a slug pattern would scan every event).
-  const candidates = await ctx.store.db.selectFrom('events').innerJoin('posts', 'posts.id', 'events.id')
+  const candidates = await ctx.store.db
+    .selectFrom('events')
+    .innerJoin('posts', 'posts.id', 'events.id')
     .select(['posts.id', 'posts.slug', 'posts.status', 'events.series_id', 'events.overrides'])
     .where((eb) => eb.or([eb('events.id', '=', series.id), eb('events.series_id', '=', series.id)]))
-    .where('events.start_local', '>=', `${date} ${START_OF_DAY}`).where('events.start_local', '<=', `${date} ${END_OF_DAY}`)
+    .where('events.start_local', '>=', `${date} ${START_OF_DAY}`)
+    .where('events.start_local', '<=', `${date} ${END_OF_DAY}`)
     .execute();
   const views: EventView[] = [];
   for (const candidate of candidates) {
@@ -259,8 +331,9 @@ export async function readOccurrences(
     if (view) views.push(view);
   }
   if (views.length === 0) {
-    const cancelled = canReadPost(null, 'event', postLike(series), nowUtc(ctx))
-      && (candidates.some((candidate) => isCancelled(candidate)) || await excludesDay(ctx, series.id, date));
+    const cancelled =
+      canReadPost(null, 'event', postLike(series), nowUtc(ctx)) &&
+      (candidates.some((candidate) => isCancelled(candidate)) || (await excludesDay(ctx, series.id, date)));
     throw cancelled ? cancelledError(ctx, series) : notFound('This event has no public occurrence on that day.');
   }
   return views.sort((a, b) => String(a.event.start_date).localeCompare(String(b.event.start_date)));
@@ -268,22 +341,39 @@ export async function readOccurrences(
 
 /** An occurrence cancelled on its own (D25: trashed with the `cancelled` override), not one trashed with its series. */
 const isCancelled = (row: { id: number; status: string; series_id: number | null; overrides: string }) =>
-  row.status === 'trash' && row.series_id !== null && row.series_id !== row.id && storedOverrides(row).includes(CANCELLED);
+  row.status === 'trash' &&
+  row.series_id !== null &&
+  row.series_id !== row.id &&
+  storedOverrides(row).includes(CANCELLED);
 
-const cancelledError = (ctx: RequestContext, series: PostRow) => new PageError(410, 'This date was cancelled',
-  'This date of the series was cancelled. Its other dates are on the series\' page.',
-  { href: new URL(postHead(ctx.config, series, ctx.now).url as string).pathname, text: `See ${decodeEntities(series.title)}` });
+const cancelledError = (ctx: RequestContext, series: PostRow) =>
+  new PageError(
+    410,
+    'This date was cancelled',
+    "This date of the series was cancelled. Its other dates are on the series' page.",
+    {
+      href: new URL(postHead(ctx.config, series, ctx.now).url as string).pathname,
+      text: `See ${decodeEntities(series.title)}`,
+    },
+  );
 
 /**
  * Whether the series' EXDATE lines take out `date` (its own zone's day): a date deleted for good (D25: nothing is left
  * of the occurrence but that line), or left out when the series was written.
  */
 async function excludesDay(ctx: RequestContext, seriesId: number, date: string): Promise<boolean> {
-  const series = await ctx.store.db.selectFrom('events').select(['recurrence', 'timezone', 'all_day', 'start_local', 'end_local'])
-    .where('id', '=', seriesId).where('series_id', '=', seriesId).executeTakeFirst();
+  const series = await ctx.store.db
+    .selectFrom('events')
+    .select(['recurrence', 'timezone', 'all_day', 'start_local', 'end_local'])
+    .where('id', '=', seriesId)
+    .where('series_id', '=', seriesId)
+    .executeTakeFirst();
   if (!series) return false;
   const parsed = parseRecurrence(storedRecurrence(series), {
-    timezone: series.timezone, allDay: series.all_day === 1, startLocal: series.start_local, endLocal: series.end_local,
+    timezone: series.timezone,
+    allDay: series.all_day === 1,
+    startLocal: series.start_local,
+    endLocal: series.end_local,
   });
   if (!parsed.ok || parsed.recurrence === null) return false;
   return parsed.recurrence.exdates.some((value) => {
@@ -295,7 +385,11 @@ async function excludesDay(ctx: RequestContext, seriesId: number, date: string):
 /** The 410 of `post` when it is a cancelled occurrence of a series anyone may read; undefined otherwise. */
 async function cancelledOccurrence(ctx: RequestContext, post: PostRow): Promise<PageError | undefined> {
   if (post.status !== 'trash') return undefined;
-  const event = await ctx.store.db.selectFrom('events').select(['id', 'series_id', 'overrides']).where('id', '=', post.id).executeTakeFirst();
+  const event = await ctx.store.db
+    .selectFrom('events')
+    .select(['id', 'series_id', 'overrides'])
+    .where('id', '=', post.id)
+    .executeTakeFirst();
   if (!event || !isCancelled({ ...event, status: post.status })) return undefined;
   const series = await findPostById(ctx.store.db, event.series_id!);
   if (!series || !canReadPost(null, 'event', postLike(series), nowUtc(ctx))) return undefined;
@@ -319,7 +413,8 @@ export async function dateCalendar(ctx: RequestContext, id: number): Promise<str
 /** A venue or organizer as GET by slug answers anonymous readers (json_ld included); 404 unless published. */
 export async function readLinked(ctx: RequestContext, kind: LinkedPostKind, slug: string): Promise<ApiObject> {
   const post = await findPostBySlug(ctx.store.db, kind.type, checkSlug(slug));
-  if (!post || !canReadPost(null, kind.type, postLike(post), nowUtc(ctx))) throw notFound(`There is no public ${kind.type} at this address.`);
+  if (!post || !canReadPost(null, kind.type, postLike(post), nowUtc(ctx)))
+    throw notFound(`There is no public ${kind.type} at this address.`);
   const record = (await loadLinked(ctx.store.db, kind, [post.id])).get(post.id);
   if (!record) throw notFound(`There is no public ${kind.type} at this address.`);
   return serializeLinked(ctx, kind, record, { single: true });
@@ -331,7 +426,12 @@ export async function readLinked(ctx: RequestContext, kind: LinkedPostKind, slug
  */
 export async function readTerm(ctx: RequestContext, info: TaxonomyInfo, slug: string): Promise<ApiObject> {
   checkSlug(slug);
-  const row = await ctx.store.db.selectFrom('terms').selectAll().where('taxonomy', '=', info.taxonomy).where('slug', '=', slug).executeTakeFirst();
+  const row = await ctx.store.db
+    .selectFrom('terms')
+    .selectAll()
+    .where('taxonomy', '=', info.taxonomy)
+    .where('slug', '=', slug)
+    .executeTakeFirst();
   if (!row) throw notFound(`There is no ${info.hierarchical ? 'category' : 'tag'} at this address.`);
   return (await serializeTerms(ctx.store.db, ctx, info, [row]))[0];
 }
@@ -353,25 +453,39 @@ const sitemapTerms = (ctx: RequestContext, taxonomy: TermKind) =>
 
 function sitemapPosts(ctx: RequestContext, type: PostKind) {
   const db = ctx.store.db;
-  const posts = db.selectFrom('posts').where('posts.type', '=', type).where('posts.password', '=', '')
+  const posts = db
+    .selectFrom('posts')
+    .where('posts.type', '=', type)
+    .where('posts.password', '=', '')
     .where((eb) => hasEffectiveStatus(eb, ['publish'], nowUtc(ctx)));
   return type === 'event'
-    ? posts.where('posts.id', 'not in', db.selectFrom('events').select('events.id').where('events.hide_from_listings', '=', 1))
+    ? posts.where(
+        'posts.id',
+        'not in',
+        db.selectFrom('events').select('events.id').where('events.hide_from_listings', '=', 1),
+      )
     : posts;
 }
 
 /** How many URLs of each kind the sitemap lists (one query per kind), in the sitemap's order. */
 export function sitemapCounts(ctx: RequestContext): Promise<Array<{ kind: SitemapKind; count: number }>> {
-  return Promise.all(SITEMAP_KINDS.map(async (kind) => {
-    const query = isTermKind(kind) ? sitemapTerms(ctx, kind) : sitemapPosts(ctx, kind);
-    const row = await (query as ReturnType<typeof sitemapTerms>).select((eb) => eb.fn.countAll<number | string>().as('total')).executeTakeFirstOrThrow();
-    return { kind, count: Number(row.total) };
-  }));
+  return Promise.all(
+    SITEMAP_KINDS.map(async (kind) => {
+      const query = isTermKind(kind) ? sitemapTerms(ctx, kind) : sitemapPosts(ctx, kind);
+      const row = await (query as ReturnType<typeof sitemapTerms>)
+        .select((eb) => eb.fn.countAll<number | string>().as('total'))
+        .executeTakeFirstOrThrow();
+      return { kind, count: Number(row.total) };
+    }),
+  );
 }
 
 /** The sitemap's URLs from position `offset` (0-based, across the kinds in order), at most `limit` of them. */
 export async function sitemapEntries(
-  ctx: RequestContext, counts: ReadonlyArray<{ kind: SitemapKind; count: number }>, offset: number, limit: number,
+  ctx: RequestContext,
+  counts: ReadonlyArray<{ kind: SitemapKind; count: number }>,
+  offset: number,
+  limit: number,
 ): Promise<SitemapEntry[]> {
   const entries: SitemapEntry[] = [];
   let skip = offset;
@@ -385,12 +499,24 @@ export async function sitemapEntries(
     if (isTermKind(kind)) {
       const rows = await sitemapTerms(ctx, kind).selectAll().orderBy('id').limit(wanted).offset(skip).execute();
       const info = TAXONOMIES[kind];
-      const hierarchy = info.hierarchical ? await loadHierarchy(ctx.store.db, rows.map((row) => row.parent_id)) : new Map();
+      const hierarchy = info.hierarchical
+        ? await loadHierarchy(
+            ctx.store.db,
+            rows.map((row) => row.parent_id),
+          )
+        : new Map();
       entries.push(...rows.map((row) => ({ url: publicTermUrl(ctx.config, info, row, hierarchy) })));
     } else {
-      const rows = await sitemapPosts(ctx, kind).select(['posts.slug', 'posts.modified_utc']).orderBy('posts.id').limit(wanted).offset(skip).execute();
+      const rows = await sitemapPosts(ctx, kind)
+        .select(['posts.slug', 'posts.modified_utc'])
+        .orderBy('posts.id')
+        .limit(wanted)
+        .offset(skip)
+        .execute();
       // D1: the pretty permalink of a published item.
-      entries.push(...rows.map((row) => ({ url: `${ctx.config.siteUrl}/${kind}/${row.slug}/`, modifiedUtc: row.modified_utc })));
+      entries.push(
+        ...rows.map((row) => ({ url: `${ctx.config.siteUrl}/${kind}/${row.slug}/`, modifiedUtc: row.modified_utc })),
+      );
     }
     skip = 0;
   }

@@ -23,7 +23,11 @@ const keys = new WeakMap<Store, Promise<KeyObject>>();
 function unlockKey(store: Store): Promise<KeyObject> {
   let key = keys.get(store);
   if (!key) {
-    key = store.db.selectFrom('settings').select('value').where('name', '=', PAGE_UNLOCK_KEY_SETTING).executeTakeFirstOrThrow()
+    key = store.db
+      .selectFrom('settings')
+      .select('value')
+      .where('name', '=', PAGE_UNLOCK_KEY_SETTING)
+      .executeTakeFirstOrThrow()
       .then((row) => createSecretKey(Buffer.from(row.value, 'base64url')));
     // A failed read is tried again by the next request.
     key.catch(() => keys.delete(store));
@@ -35,7 +39,9 @@ function unlockKey(store: Store): Promise<KeyObject> {
 /** The cookie's value for `post`: bound to its id and to its password as it is now. */
 export async function unlockProof(store: Store, post: Protected): Promise<string> {
   const passwordDigest = createHash('sha256').update(post.password, 'utf8').digest('base64url');
-  return createHmac('sha256', await unlockKey(store)).update(`${post.id}:${passwordDigest}`).digest('base64url');
+  return createHmac('sha256', await unlockKey(store))
+    .update(`${post.id}:${passwordDigest}`)
+    .digest('base64url');
 }
 
 /** The `Set-Cookie` value that keeps event `id` unlocked on its page (`path`), HttpOnly, SameSite=Lax, Secure on https. */

@@ -4,8 +4,19 @@
 import type { Config } from '../config.ts';
 import { isoWithOffset } from '../domain/dates/stored-format.ts';
 import {
-  dayLabel, decodeEntities, describeRecurrence, describeWhen, googleCalendarLink, googleSubscribeLink, mapLink, moreDates, plainText, shorten, venueAddress,
-  webcal, type When,
+  dayLabel,
+  decodeEntities,
+  describeRecurrence,
+  describeWhen,
+  googleCalendarLink,
+  googleSubscribeLink,
+  mapLink,
+  moreDates,
+  plainText,
+  shorten,
+  venueAddress,
+  webcal,
+  type When,
 } from './format.ts';
 import type { EventPage, ListedEvent, SeriesDates } from './service.ts';
 import type { ApiObject } from './api-object.ts';
@@ -68,7 +79,8 @@ export function cardView({ event, locked, moreDates: more }: ListedEvent): CardV
     cost: event.cost ?? '',
     excerptHtml: event.excerpt ?? '',
     locked,
-    seriesNote: rule === undefined || more === undefined ? undefined : more === 0 ? rule : `${rule} · ${moreDates(more)}`,
+    seriesNote:
+      rule === undefined || more === undefined ? undefined : more === 0 ? rule : `${rule} · ${moreDates(more)}`,
   };
 }
 
@@ -81,7 +93,9 @@ export interface Feed {
 
 /** The `.ics` feed of `GET {api}/events.ics` with the list's filter (D26). */
 export function feedOf(config: Config, title: string, query: Record<string, string | number> = {}): Feed {
-  const search = new URLSearchParams(Object.entries(query).map(([key, value]): [string, string] => [key, String(value)])).toString();
+  const search = new URLSearchParams(
+    Object.entries(query).map(([key, value]): [string, string] => [key, String(value)]),
+  ).toString();
   const url = `${config.apiRoot}/events.ics${search === '' ? '' : `?${search}`}`;
   return { title, url, webcal: webcal(url) };
 }
@@ -124,7 +138,12 @@ function calendarActions(config: Config, event: ApiObject, location: string): Ca
   if (event.series_id === null) return [{ ics: `${config.apiRoot}/events/${event.id}.ics`, google, subscribe: false }];
   const seriesIcs = `${config.apiRoot}/events/${event.series_id}.ics`;
   return [
-    { title: `This date only: ${dayLabel(event.start_date)}`, ics: `${pathOf(event.url)}date.ics`, google, subscribe: false },
+    {
+      title: `This date only: ${dayLabel(event.start_date)}`,
+      ics: `${pathOf(event.url)}date.ics`,
+      google,
+      subscribe: false,
+    },
     { title: 'Every date of the series', ics: seriesIcs, google: googleSubscribeLink(seriesIcs), subscribe: true },
   ];
 }
@@ -136,7 +155,12 @@ export function seriesView(config: Config, event: ApiObject, series: SeriesDates
     dates: series.dates.map((date) => ({
       href: `${basePath(config)}/event/${date.slug}/`,
       startIso: isoWithOffset(date.start_local, event.timezone),
-      text: describeWhen({ ...event, all_day: date.all_day === 1, start_date: date.start_local, end_date: date.end_local } as never).text,
+      text: describeWhen({
+        ...event,
+        all_day: date.all_day === 1,
+        start_date: date.start_local,
+        end_date: date.end_local,
+      } as never).text,
     })),
     more: series.total - series.dates.length,
   };
@@ -154,7 +178,13 @@ export function eventView(config: Config, event: ApiObject, series?: SeriesDates
     when: describeWhen(event as never),
     startIso: isoWithOffset(event.start_date, event.timezone),
     endIso: isoWithOffset(event.end_date, event.timezone),
-    image: event.image ? { url: event.image.url as string, width: event.image.width as number | undefined, height: event.image.height as number | undefined } : undefined,
+    image: event.image
+      ? {
+          url: event.image.url as string,
+          width: event.image.width as number | undefined,
+          height: event.image.height as number | undefined,
+        }
+      : undefined,
     cost: event.cost as string,
     venue,
     organizers: (event.organizer as Array<ApiObject>).map((organizer) => ({
@@ -166,7 +196,10 @@ export function eventView(config: Config, event: ApiObject, series?: SeriesDates
     categories: terms(event.categories, 'events/category'),
     tags: terms(event.tags, 'events/tag'),
     // §3.1: the API's `website` is HTML-escaped; the template escapes what it writes, so it gets the plain address.
-    website: typeof event.website === 'string' && event.website !== '' && event.website !== event.url ? decodeEntities(event.website) : undefined,
+    website:
+      typeof event.website === 'string' && event.website !== '' && event.website !== event.url
+        ? decodeEntities(event.website)
+        : undefined,
     descriptionHtml: event.description as string,
     calendar: calendarActions(config, event, location),
     series: series === undefined ? undefined : seriesView(config, event, series),

@@ -39,15 +39,24 @@ const apiRoutes: FastifyPluginAsync<ApiRoutesOptions> = async (app, { deps, grou
    * D31: the endpoint and the encoding of its answer run under the request's deadline (503 `rest_timeout`, nothing
    * committed after it: store/deadline.ts) and the response budget.
    */
-  const run = (definition: Endpoint, request: FastifyRequest) => runWithDeadline(requestMs, async () =>
-    encodeReplyBounded(await runEndpoint(definition, gatherParams(request), request.ctx), maxResponseBytes));
+  const run = (definition: Endpoint, request: FastifyRequest) =>
+    runWithDeadline(requestMs, async () =>
+      encodeReplyBounded(await runEndpoint(definition, gatherParams(request), request.ctx), maxResponseBytes),
+    );
 
-  const read = (definition: Endpoint): RouteHandlerMethod => async (request, reply) =>
-    sendReply(reply, await app.readThrough(request, () => run(definition, request)));
-  const write = (definition: Endpoint): RouteHandlerMethod => async (request, reply) =>
-    sendReply(reply, await (definition.acceptsIdempotencyKey
-      ? app.idempotentCreate(request, () => run(definition, request))
-      : run(definition, request)));
+  const read =
+    (definition: Endpoint): RouteHandlerMethod =>
+    async (request, reply) =>
+      sendReply(reply, await app.readThrough(request, () => run(definition, request)));
+  const write =
+    (definition: Endpoint): RouteHandlerMethod =>
+    async (request, reply) =>
+      sendReply(
+        reply,
+        await (definition.acceptsIdempotencyKey
+          ? app.idempotentCreate(request, () => run(definition, request))
+          : run(definition, request)),
+      );
 
   for (const group of groups) {
     const url = deps.config.apiPath + group.path;
@@ -65,7 +74,10 @@ const apiRoutes: FastifyPluginAsync<ApiRoutesOptions> = async (app, { deps, grou
       config: { group },
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         reply.headers(corsPreflightHeaders());
-        return sendReply(reply, encodeReply({ body: { namespace: NAMESPACE, methods: allowedMethods(group, request.ctx) } }));
+        return sendReply(
+          reply,
+          encodeReply({ body: { namespace: NAMESPACE, methods: allowedMethods(group, request.ctx) } }),
+        );
       },
     });
   }

@@ -20,10 +20,17 @@ export interface AuthOptions {
  * D15: credentials are checked before anything else, on every route (unknown ones included). A bad credential is
  * 401 (or 429) at once, through the error handler; a good one or none gives `request.ctx`.
  */
-export default fp<AuthOptions>(async (app, { deps, authenticator }) => {
-  app.decorateRequest('ctx', null as unknown as RequestContext);
-  app.addHook('onRequest', async (request) => {
-    const viewer = await authenticator.authenticate(request.headers.authorization, request.ip, formatWp(deps.clock()));
-    request.ctx = createRequestContext(deps, viewer, request.log, request.ip);
-  });
-}, { name: 'auth', fastify: '5.x', dependencies: ['errors'] });
+export default fp<AuthOptions>(
+  async (app, { deps, authenticator }) => {
+    app.decorateRequest('ctx', null as unknown as RequestContext);
+    app.addHook('onRequest', async (request) => {
+      const viewer = await authenticator.authenticate(
+        request.headers.authorization,
+        request.ip,
+        formatWp(deps.clock()),
+      );
+      request.ctx = createRequestContext(deps, viewer, request.log, request.ip);
+    });
+  },
+  { name: 'auth', fastify: '5.x', dependencies: ['errors'] },
+);

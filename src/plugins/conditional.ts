@@ -15,7 +15,12 @@ declare module 'fastify' {
 const HEADER_NAMES = { 'if-match': 'If-Match', 'if-none-match': 'If-None-Match' } as const;
 
 const invalidHeader = (name: string) =>
-  new ApiError(400, 'rest_invalid_header', `Invalid ${name} header: send * or a comma-separated list of quoted entity tags.`, { header: name });
+  new ApiError(
+    400,
+    'rest_invalid_header',
+    `Invalid ${name} header: send * or a comma-separated list of quoted entity tags.`,
+    { header: name },
+  );
 
 function readCondition(request: FastifyRequest, header: keyof typeof HEADER_NAMES): TagCondition | undefined {
   const value = request.headers[header];
@@ -37,45 +42,48 @@ function readCondition(request: FastifyRequest, header: keyof typeof HEADER_NAME
  *   (same ETag and other headers; the Content-Type and body go). The read cache only ever holds the 200: whoever sends no
  *   `If-None-Match` gets the full answer.
  */
-export default fp(async (app) => {
-  const tags = new WeakMap<Buffer, { type: string; tag: string }>();
-  const tagOf = (type: string, payload: string | Buffer): string => {
-    if (typeof payload === 'string') return entityTag(type, payload);
-    const known = tags.get(payload);
-    if (known !== undefined && known.type === type) return known.tag;
-    const tag = entityTag(type, payload);
-    tags.set(payload, { type, tag });
-    return tag;
-  };
+export default fp(
+  async (app) => {
+    const tags = new WeakMap<Buffer, { type: string; tag: string }>();
+    const tagOf = (type: string, payload: string | Buffer): string => {
+      if (typeof payload === 'string') return entityTag(type, payload);
+      const known = tags.get(payload);
+      if (known !== undefined && known.type === type) return known.tag;
+      const tag = entityTag(type, payload);
+      tags.set(payload, { type, tag });
+      return tag;
+    };
 
-  app.decorateRequest('ifNoneMatch', undefined);
-  app.addHook('preHandler', async (request) => {
-    if (request.is404 || request.method === 'OPTIONS') return;
-    const ifMatch = readCondition(request, 'if-match');
-    request.ifNoneMatch = readCondition(request, 'if-none-match');
-    if (ifMatch !== undefined && request.ctx) request.ctx.ifMatch = ifMatch;
-  });
+    app.decorateRequest('ifNoneMatch', undefined);
+    app.addHook('preHandler', async (request) => {
+      if (request.is404 || request.method === 'OPTIONS') return;
+      const ifMatch = readCondition(request, 'if-match');
+      request.ifNoneMatch = readCondition(request, 'if-none-match');
+      if (ifMatch !== undefined && request.ctx) request.ctx.ifMatch = ifMatch;
+    });
 
-  app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    if ((request.method !== 'GET' && request.method !== 'HEAD') || reply.statusCode !== 200) return payload;
-    if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
-    const given = reply.getHeader('etag');
-    const tag = typeof given === 'string' ? given : tagOf(String(reply.getHeader('content-type') ?? ''), payload);
-    reply.header('ETag', tag);
+    app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+      if ((request.method !== 'GET' && request.method !== 'HEAD') || reply.statusCode !== 200) return payload;
+      if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
+      const given = reply.getHeader('etag');
+      const tag = typeof given === 'string' ? given : tagOf(String(reply.getHeader('content-type') ?? ''), payload);
+      reply.header('ETag', tag);
 
-    const ifMatch = request.ctx?.ifMatch;
-    if (ifMatch !== undefined && !matchHolds(ifMatch, tag)) {
-      reply.removeHeader('etag');
-      reply.code(412).type(JSON_TYPE);
-      return JSON.stringify((toApiError(preconditionFailed(), Boolean(request.ctx?.viewer)) as ApiError).toBody());
-    }
-    if (request.ifNoneMatch !== undefined && noneMatchFails(request.ifNoneMatch, tag)) {
-      reply.code(304);
-      reply.removeHeader('content-type');
-      // HEAD: Fastify's own HEAD hook, after this one, turns the body into its Content-Length, which RFC 9110 §8.6
-      // allows on a 304 when it is the 200's; GET: nothing at all.
-      return request.method === 'HEAD' ? payload : null;
-    }
-    return payload;
-  });
-}, { name: 'conditional', fastify: '5.x', dependencies: ['auth'] });
+      const ifMatch = request.ctx?.ifMatch;
+      if (ifMatch !== undefined && !matchHolds(ifMatch, tag)) {
+        reply.removeHeader('etag');
+        reply.code(412).type(JSON_TYPE);
+        return JSON.stringify((toApiError(preconditionFailed(), Boolean(request.ctx?.viewer)) as ApiError).toBody());
+      }
+      if (request.ifNoneMatch !== undefined && noneMatchFails(request.ifNoneMatch, tag)) {
+        reply.code(304);
+        reply.removeHeader('content-type');
+        // HEAD: Fastify's own HEAD hook, after this one, turns the body into its Content-Length, which RFC 9110 §8.6
+        // allows on a 304 when it is the 200's; GET: nothing at all.
+        return request.method === 'HEAD' ? payload : null;
+      }
+      return payload;
+    });
+  },
+  { name: 'conditional', fastify: '5.x', dependencies: ['auth'] },
+);

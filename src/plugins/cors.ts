@@ -10,9 +10,12 @@ export interface CorsOptions {
  * D12b on every answer, errors included: `*` by default, or the request's origin when CORS_ORIGINS lists it. The
  * preflight's own headers belong to the OPTIONS routes (api-routes.ts), which know the route exists.
  */
-export default fp<CorsOptions>(async (app, { config }) => {
-  app.addHook('onSend', async (request, reply, payload) => {
-    applyCors(config, request, reply);
-    return payload;
-  });
-}, { name: 'cors', fastify: '5.x' });
+export default fp<CorsOptions>(
+  async (app, { config }) => {
+    app.addHook('onSend', async (request, reply, payload) => {
+      applyCors(config, request, reply);
+      return payload;
+    });
+  },
+  { name: 'cors', fastify: '5.x' },
+);

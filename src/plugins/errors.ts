@@ -27,10 +27,17 @@ export function sendError(error: ApiError, reply: FastifyReply): void {
 function frameworkError(error: FastifyError): ApiError {
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ApiError(413, 'rest_request_too_large', `The request body is larger than the limit of ${BODY_LIMIT_BYTES} bytes.`);
+      return new ApiError(
+        413,
+        'rest_request_too_large',
+        `The request body is larger than the limit of ${BODY_LIMIT_BYTES} bytes.`,
+      );
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new ApiError(415, 'rest_unsupported_media_type',
-        'Unsupported Content-Type: send application/json or application/x-www-form-urlencoded.');
+      return new ApiError(
+        415,
+        'rest_unsupported_media_type',
+        'Unsupported Content-Type: send application/json or application/x-www-form-urlencoded.',
+      );
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new ApiError(400, 'rest_invalid_content_length', 'The Content-Length header does not match the body.');
     case 'FST_ERR_MAX_PARAM_LENGTH':
@@ -51,7 +58,11 @@ export function answerFrameworkError(error: FastifyError, _request: FastifyReque
 export function clientError(code: string): ApiError {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
-      return new ApiError(431, 'rest_request_headers_too_large', 'The request headers are larger than the server accepts.');
+      return new ApiError(
+        431,
+        'rest_request_headers_too_large',
+        'The request headers are larger than the server accepts.',
+      );
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
       return new ApiError(413, 'rest_request_too_large', 'The chunk extensions of the request body are too large.');
     case 'ERR_HTTP_REQUEST_TIMEOUT':
@@ -94,22 +105,26 @@ export function answerClientError(config: Pick<Config, 'corsOrigins'>) {
 const missingHost = (request: FastifyRequest) =>
   request.raw.httpVersionMajor === 1 && request.raw.httpVersionMinor === 1 && request.headers.host === undefined;
 
-export default fp(async (app) => {
-  // The first onRequest hook (this plugin is registered first): nothing else runs for such a request. Node's own
-  // check is off (app.ts) because its answer is an empty 400.
-  app.addHook('onRequest', async (request, reply) => {
-    if (!missingHost(request)) return;
-    reply.header('Connection', 'close');
-    throw new ApiError(400, 'rest_bad_request', 'The request has no Host header, which HTTP/1.1 requires.');
-  });
+export default fp(
+  async (app) => {
+    // The first onRequest hook (this plugin is registered first): nothing else runs for such a request. Node's own
+    // check is off (app.ts) because its answer is an empty 400.
+    app.addHook('onRequest', async (request, reply) => {
+      if (!missingHost(request)) return;
+      reply.header('Connection', 'close');
+      throw new ApiError(400, 'rest_bad_request', 'The request has no Host header, which HTTP/1.1 requires.');
+    });
 
-  app.setErrorHandler((thrown: FastifyError | ApiError, request, reply) => {
-    const error = toApiError(thrown, Boolean(request.ctx?.viewer)) as FastifyError | ApiError;
-    if (error instanceof ApiError) return sendError(error, reply);
-    if (typeof error.statusCode === 'number' && error.statusCode < 500) return sendError(frameworkError(error), reply);
-    request.log.error({ err: error, method: request.method, url: request.url }, 'request failed');
-    sendError(new ApiError(500, 'rest_internal_error', 'An internal error occurred.'), reply);
-  });
+    app.setErrorHandler((thrown: FastifyError | ApiError, request, reply) => {
+      const error = toApiError(thrown, Boolean(request.ctx?.viewer)) as FastifyError | ApiError;
+      if (error instanceof ApiError) return sendError(error, reply);
+      if (typeof error.statusCode === 'number' && error.statusCode < 500)
+        return sendError(frameworkError(error), reply);
+      request.log.error({ err: error, method: request.method, url: request.url }, 'request failed');
+      sendError(new ApiError(500, 'rest_internal_error', 'An internal error occurred.'), reply);
+    });
 
-  app.setNotFoundHandler((_request, reply) => sendError(noRoute(), reply));
-}, { name: 'errors', fastify: '5.x' });
+    app.setNotFoundHandler((_request, reply) => sendError(noRoute(), reply));
+  },
+  { name: 'errors', fastify: '5.x' },
+);

@@ -13,17 +13,20 @@ const NO_STORE = 'no-cache, must-revalidate, max-age=0, no-store, private';
  * - `Allow`: the methods of the matched API route this caller may use;
  * - `Cache-Control: no-store` whenever credentials were sent, so no shared cache keeps a private answer.
  */
-export default fp(async (app) => {
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (!isBodiless(reply.statusCode)) {
-      const type = reply.getHeader('content-type');
-      if (type === undefined || String(type).startsWith('application/json')) reply.header('Content-Type', JSON_TYPE);
-    }
-    reply.header('X-Content-Type-Options', 'nosniff');
-    reply.header('X-Robots-Tag', 'noindex');
-    const group = request.routeOptions.config.group;
-    if (group && request.ctx) reply.header('Allow', allowedMethods(group, request.ctx).join(', '));
-    if (request.headers.authorization) reply.header('Cache-Control', NO_STORE);
-    return payload;
-  });
-}, { name: 'headers', fastify: '5.x', dependencies: ['auth'] });
+export default fp(
+  async (app) => {
+    app.addHook('onSend', async (request, reply, payload) => {
+      if (!isBodiless(reply.statusCode)) {
+        const type = reply.getHeader('content-type');
+        if (type === undefined || String(type).startsWith('application/json')) reply.header('Content-Type', JSON_TYPE);
+      }
+      reply.header('X-Content-Type-Options', 'nosniff');
+      reply.header('X-Robots-Tag', 'noindex');
+      const group = request.routeOptions.config.group;
+      if (group && request.ctx) reply.header('Allow', allowedMethods(group, request.ctx).join(', '));
+      if (request.headers.authorization) reply.header('Cache-Control', NO_STORE);
+      return payload;
+    });
+  },
+  { name: 'headers', fastify: '5.x', dependencies: ['auth'] },
+);

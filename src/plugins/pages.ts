@@ -1,10 +1,35 @@
-import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
+import type {
+  FastifyError,
+  FastifyInstance,
+  FastifyPluginAsync,
+  FastifyReply,
+  FastifyRequest,
+  RouteHandlerMethod,
+} from 'fastify';
 import type { Config } from '../config.ts';
 import type { AppDeps } from '../http/context.ts';
 import { PageError, anonymous } from '../pages/service.ts';
 import {
-  currentMonthPage, errorPage, eventDateIcs, eventPage, favicon, faviconIco, requestPath, linkedPage, monthPage, occurrencePage, PAGE_KINDS, robotsPage, rootPage,
-  sitemapFilePage, sitemapPage, stylesheet, termPage, unknownPage, upcomingPage, type PageHandler,
+  currentMonthPage,
+  errorPage,
+  eventDateIcs,
+  eventPage,
+  favicon,
+  faviconIco,
+  requestPath,
+  linkedPage,
+  monthPage,
+  occurrencePage,
+  PAGE_KINDS,
+  robotsPage,
+  rootPage,
+  sitemapFilePage,
+  sitemapPage,
+  stylesheet,
+  termPage,
+  unknownPage,
+  upcomingPage,
+  type PageHandler,
 } from '../pages/routes.ts';
 import { hasUnlockCookie } from '../pages/unlock.ts';
 import { runWithDeadline } from '../store/deadline.ts';
@@ -19,19 +44,35 @@ export interface PagesOptions {
  * `run` answers it).
  */
 function pageForError(config: Config, error: unknown, request: FastifyRequest): EncodedReply {
-  const status = (error as { status?: number; statusCode?: number }).status ?? (error as FastifyError).statusCode ?? 500;
+  const status =
+    (error as { status?: number; statusCode?: number }).status ?? (error as FastifyError).statusCode ?? 500;
   if (status === 503) {
-    return errorPage(config, 503, 'Try again soon', 'This page took too long to prepare. Please try again in a moment.', requestPath(request.url));
+    return errorPage(
+      config,
+      503,
+      'Try again soon',
+      'This page took too long to prepare. Please try again in a moment.',
+      requestPath(request.url),
+    );
   }
   if (status >= 400 && status < 500) {
     const heading = status === 401 ? 'Not signed in' : status === 404 ? 'Page not found' : 'Request not understood';
-    const message = status === 401 || status === 403 || status === 429
-      ? 'These pages are public: open them without credentials.'
-      : status === 415 ? 'Send the form as a web browser does (application/x-www-form-urlencoded).' : 'This request cannot be answered.';
+    const message =
+      status === 401 || status === 403 || status === 429
+        ? 'These pages are public: open them without credentials.'
+        : status === 415
+          ? 'Send the form as a web browser does (application/x-www-form-urlencoded).'
+          : 'This request cannot be answered.';
     return errorPage(config, status, heading, message, requestPath(request.url));
   }
   request.log.error({ err: error, method: request.method, url: request.url }, 'page failed');
-  return errorPage(config, 500, 'Something went wrong', 'This page could not be shown. Please try again later.', requestPath(request.url));
+  return errorPage(
+    config,
+    500,
+    'Something went wrong',
+    'This page could not be shown. Please try again later.',
+    requestPath(request.url),
+  );
 }
 
 /**
@@ -62,21 +103,31 @@ const pages: FastifyPluginAsync<PagesOptions> = async (app: FastifyInstance, { d
   const { config } = deps;
   const { requestMs } = config.deadlines;
 
-  const run = (handler: PageHandler, request: FastifyRequest) => runWithDeadline(requestMs, async () => {
-    try {
-      return await handler(anonymous(request.ctx), request);
-    } catch (error) {
-      // 400, 404 and 410 pages are answers like any other (and cached like them); anything else goes to the error handler.
-      if (error instanceof PageError) return errorPage(config, error.status, error.heading, error.message, requestPath(request.url), error.link);
-      throw error;
-    }
-  });
+  const run = (handler: PageHandler, request: FastifyRequest) =>
+    runWithDeadline(requestMs, async () => {
+      try {
+        return await handler(anonymous(request.ctx), request);
+      } catch (error) {
+        // 400, 404 and 410 pages are answers like any other (and cached like them); anything else goes to the error handler.
+        if (error instanceof PageError)
+          return errorPage(config, error.status, error.heading, error.message, requestPath(request.url), error.link);
+        throw error;
+      }
+    });
 
-  const read = (handler: PageHandler): RouteHandlerMethod => async (request, reply) => {
-    const compute = () => run(handler, request);
-    return sendReply(reply, hasUnlockCookie(request.headers.cookie) ? await compute() : await app.readThrough(request, compute));
-  };
-  const write = (handler: PageHandler): RouteHandlerMethod => async (request, reply) => sendReply(reply, await run(handler, request));
+  const read =
+    (handler: PageHandler): RouteHandlerMethod =>
+    async (request, reply) => {
+      const compute = () => run(handler, request);
+      return sendReply(
+        reply,
+        hasUnlockCookie(request.headers.cookie) ? await compute() : await app.readThrough(request, compute),
+      );
+    };
+  const write =
+    (handler: PageHandler): RouteHandlerMethod =>
+    async (request, reply) =>
+      sendReply(reply, await run(handler, request));
 
   app.setErrorHandler((error, request, reply) => sendReply(reply, pageForError(config, error, request)));
   app.addHook('onSend', async (_request, reply, payload) => {
@@ -109,7 +160,8 @@ const pages: FastifyPluginAsync<PagesOptions> = async (app: FastifyInstance, { d
   app.get('/robots.txt', read(robotsPage));
   app.get('/sitemap.xml', read(sitemapPage));
   app.get('/sitemap-:number.xml', read(sitemapFilePage));
-  for (const prefix of ['/event', '/venue', '/organizer', '/event/*', '/venue/*', '/organizer/*', '/events/*']) app.get(prefix, read(unknownPage));
+  for (const prefix of ['/event', '/venue', '/organizer', '/event/*', '/venue/*', '/organizer/*', '/events/*'])
+    app.get(prefix, read(unknownPage));
 };
 
 export default pages;

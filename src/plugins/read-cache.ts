@@ -49,10 +49,18 @@ const toCached = (encoded: EncodedReply): CachedReply => ({
   payload: typeof encoded.payload === 'string' ? Buffer.from(encoded.payload) : encoded.payload,
 });
 
-export default fp<ReadCacheOptions>(async (app, { store, cache }) => {
-  app.decorate('readThrough', async (request: FastifyRequest, compute: () => Promise<EncodedReply>): Promise<EncodedReply> => {
-    if (request.ctx.viewer !== null || sendsPassword(request)) return compute();
-    const version = await store.dataVersion();
-    return cache.answer(cacheKey(request), version, request.ctx.now.toMillis(), async () => toCached(await compute()));
-  });
-}, { name: 'read-cache', fastify: '5.x', dependencies: ['auth'] });
+export default fp<ReadCacheOptions>(
+  async (app, { store, cache }) => {
+    app.decorate(
+      'readThrough',
+      async (request: FastifyRequest, compute: () => Promise<EncodedReply>): Promise<EncodedReply> => {
+        if (request.ctx.viewer !== null || sendsPassword(request)) return compute();
+        const version = await store.dataVersion();
+        return cache.answer(cacheKey(request), version, request.ctx.now.toMillis(), async () =>
+          toCached(await compute()),
+        );
+      },
+    );
+  },
+  { name: 'read-cache', fastify: '5.x', dependencies: ['auth'] },
+);

@@ -30,7 +30,12 @@ export function encodeReply(result: Reply): EncodedReply {
  */
 export async function encodeReplyBounded(result: Reply, maxBytes: number): Promise<EncodedReply> {
   if (!('body' in result) || !hasItemStream(result.body)) return encodeReply(result);
-  return { status: result.status ?? 200, headers: result.headers ?? {}, type: JSON_TYPE, payload: await serializeBounded(result.body, maxBytes) };
+  return {
+    status: result.status ?? 200,
+    headers: result.headers ?? {},
+    type: JSON_TYPE,
+    payload: await serializeBounded(result.body, maxBytes),
+  };
 }
 
 export function sendReply(reply: FastifyReply, encoded: EncodedReply): FastifyReply {

@@ -16,8 +16,12 @@ interface DeadlineState {
 const current = new AsyncLocalStorage<DeadlineState>();
 
 /** The request ran out of time (503 `rest_timeout` at the edge); whatever it was writing was rolled back. */
-export const deadlineExceeded = () => new DomainError('timeout', 'rest_timeout',
-  'The request took longer than the server allows and was stopped; nothing it was writing was saved. Try again, or ask for less (a smaller per_page).');
+export const deadlineExceeded = () =>
+  new DomainError(
+    'timeout',
+    'rest_timeout',
+    'The request took longer than the server allows and was stopped; nothing it was writing was saved. Try again, or ask for less (a smaller per_page).',
+  );
 
 /** PostgreSQL's `statement_timeout` (query_canceled, 57014) is the same failure, seen by one statement. */
 export const isStatementTimeout = (error: unknown) => (error as { code?: unknown } | null)?.code === '57014';

@@ -1,4 +1,12 @@
-import type { ColumnDataType, ColumnDefinitionBuilder, Expression, Kysely, RawBuilder, SqlBool, Transaction } from 'kysely';
+import type {
+  ColumnDataType,
+  ColumnDefinitionBuilder,
+  Expression,
+  Kysely,
+  RawBuilder,
+  SqlBool,
+  Transaction,
+} from 'kysely';
 import type { Migration } from 'kysely/migration';
 import type { Database } from './schema.ts';
 
@@ -20,7 +28,10 @@ export interface StoreDialect {
   /** `expression` as a sort key compared by Unicode code points, whatever the database's collation. */
   orderByCodePoint(expression: Expression<string> | RawBuilder<unknown>): RawBuilder<string>;
   /** See Store.searchIndexFilter. */
-  searchIndexFilter(id: Expression<number> | RawBuilder<unknown>, terms: readonly string[]): RawBuilder<SqlBool> | undefined;
+  searchIndexFilter(
+    id: Expression<number> | RawBuilder<unknown>,
+    terms: readonly string[],
+  ): RawBuilder<SqlBool> | undefined;
 
   // --- Transactions ---------------------------------------------------------------------------------------------
   /**
@@ -51,7 +62,12 @@ export interface StoreDialect {
    * Many rows into one table inside `trx`, every row with the same columns. With `returning` (a generated integer
    * key column), the new keys in input order.
    */
-  insertRows(trx: Transaction<Database>, table: string, rows: readonly Record<string, unknown>[], returning?: string): Promise<number[]>;
+  insertRows(
+    trx: Transaction<Database>,
+    table: string,
+    rows: readonly Record<string, unknown>[],
+    returning?: string,
+  ): Promise<number[]>;
   /** What a bulk load may go without (see Store.bulkLoad). */
   readonly bulkLoadUpkeep: BulkLoadUpkeep;
   /** Batch transactions an import keeps in flight at once. */

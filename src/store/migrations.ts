@@ -12,7 +12,8 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
   return {
     '0001_initial': {
       async up(db: Kysely<any>) {
-        await db.schema.createTable('users')
+        await db.schema
+          .createTable('users')
           .addColumn('id', 'integer', serialId)
           .addColumn('login', 'text', (c) => c.notNull().unique())
           .addColumn('role', 'text', (c) => c.notNull())
@@ -20,7 +21,8 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
           .addColumn('created_utc', 'text', (c) => c.notNull())
           .execute();
 
-        await db.schema.createTable('app_passwords')
+        await db.schema
+          .createTable('app_passwords')
           .addColumn('id', 'integer', serialId)
           .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
           .addColumn('name', 'text', text)
@@ -30,7 +32,8 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
           .execute();
         await db.schema.createIndex('app_passwords_user').on('app_passwords').column('user_id').execute();
 
-        await db.schema.createTable('posts')
+        await db.schema
+          .createTable('posts')
           .addColumn('id', 'integer', serialId)
           .addColumn('type', 'text', (c) => c.notNull())
           .addColumn('author_id', 'integer', (c) => c.notNull().defaultTo(0))
@@ -53,7 +56,8 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
         await db.schema.createIndex('posts_author').on('posts').column('author_id').execute();
         await db.schema.createIndex('posts_parent').on('posts').column('parent_id').execute();
 
-        await db.schema.createTable('images')
+        await db.schema
+          .createTable('images')
           .addColumn('id', 'integer', (c) => c.primaryKey().references('posts.id').onDelete('cascade'))
           .addColumn('url', 'text', (c) => c.notNull())
           .addColumn('extension', 'text', text)
@@ -62,7 +66,8 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
           .execute();
         await db.schema.createIndex('images_url').on('images').column('url').execute();
 
-        await db.schema.createTable('venues')
+        await db.schema
+          .createTable('venues')
           .addColumn('id', 'integer', (c) => c.primaryKey().references('posts.id').onDelete('cascade'))
           .addColumn('address', 'text', text)
           .addColumn('city', 'text', text)
@@ -79,14 +84,16 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
           .addColumn('geo_lng', 'double precision')
           .execute();
 
-        await db.schema.createTable('organizers')
+        await db.schema
+          .createTable('organizers')
           .addColumn('id', 'integer', (c) => c.primaryKey().references('posts.id').onDelete('cascade'))
           .addColumn('phone', 'text', text)
           .addColumn('website', 'text', text)
           .addColumn('email', 'text', text)
           .execute();
 
-        await db.schema.createTable('events')
+        await db.schema
+          .createTable('events')
           .addColumn('id', 'integer', (c) => c.primaryKey().references('posts.id').onDelete('cascade'))
           .addColumn('timezone', 'text', text)
           .addColumn('timezone_abbr', 'text', text)
@@ -108,7 +115,8 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
           .execute();
         await db.schema.createIndex('events_venue').on('events').column('venue_id').execute();
 
-        await db.schema.createTable('occurrences')
+        await db.schema
+          .createTable('occurrences')
           .addColumn('id', 'integer', serialId)
           .addColumn('event_id', 'integer', (c) => c.notNull().references('events.id').onDelete('cascade'))
           .addColumn('start_local', 'text', (c) => c.notNull())
@@ -116,20 +124,30 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
           .addColumn('start_utc', 'text', (c) => c.notNull())
           .addColumn('end_utc', 'text', (c) => c.notNull())
           .execute();
-        await db.schema.createIndex('occurrences_start').on('occurrences').columns(['start_local', 'event_id']).execute();
+        await db.schema
+          .createIndex('occurrences_start')
+          .on('occurrences')
+          .columns(['start_local', 'event_id'])
+          .execute();
         await db.schema.createIndex('occurrences_end').on('occurrences').columns(['end_local']).execute();
         await db.schema.createIndex('occurrences_start_utc').on('occurrences').columns(['start_utc']).execute();
         await db.schema.createIndex('occurrences_event').on('occurrences').column('event_id').execute();
 
-        await db.schema.createTable('event_organizers')
+        await db.schema
+          .createTable('event_organizers')
           .addColumn('event_id', 'integer', (c) => c.notNull().references('events.id').onDelete('cascade'))
           .addColumn('organizer_id', 'integer', (c) => c.notNull().references('posts.id').onDelete('cascade'))
           .addColumn('position', 'integer', (c) => c.notNull())
           .addPrimaryKeyConstraint('event_organizers_pk', ['event_id', 'position'])
           .execute();
-        await db.schema.createIndex('event_organizers_organizer').on('event_organizers').column('organizer_id').execute();
+        await db.schema
+          .createIndex('event_organizers_organizer')
+          .on('event_organizers')
+          .column('organizer_id')
+          .execute();
 
-        await db.schema.createTable('terms')
+        await db.schema
+          .createTable('terms')
           .addColumn('id', 'integer', serialId)
           .addColumn('taxonomy', 'text', (c) => c.notNull())
           .addColumn('name', 'text', (c) => c.notNull())
@@ -140,7 +158,8 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
         await db.schema.createIndex('terms_taxonomy_slug').on('terms').columns(['taxonomy', 'slug']).unique().execute();
         await db.schema.createIndex('terms_taxonomy_parent').on('terms').columns(['taxonomy', 'parent_id']).execute();
 
-        await db.schema.createTable('event_terms')
+        await db.schema
+          .createTable('event_terms')
           .addColumn('event_id', 'integer', (c) => c.notNull().references('events.id').onDelete('cascade'))
           .addColumn('term_id', 'integer', (c) => c.notNull().references('terms.id').onDelete('cascade'))
           .addPrimaryKeyConstraint('event_terms_pk', ['event_id', 'term_id'])
@@ -153,13 +172,20 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
     // (start_local, event_id) index, which it covers.
     '0002_occurrence_window': {
       async up(db: Kysely<any>) {
-        await db.schema.createIndex('occurrences_window').on('occurrences').columns(['start_local', 'end_local', 'event_id']).execute();
+        await db.schema
+          .createIndex('occurrences_window')
+          .on('occurrences')
+          .columns(['start_local', 'end_local', 'event_id'])
+          .execute();
         await db.schema.dropIndex('occurrences_start').execute();
       },
     },
     '0003_term_counts': {
       async up(db: Kysely<any>) {
-        await db.schema.alterTable('terms').addColumn('published_count', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+        await db.schema
+          .alterTable('terms')
+          .addColumn('published_count', 'integer', (c) => c.notNull().defaultTo(0))
+          .execute();
         await sql`update terms set published_count = (
           select count(*) from event_terms join posts on posts.id = event_terms.event_id
           where event_terms.term_id = terms.id and posts.status = 'publish')`.execute(db);
@@ -171,7 +197,8 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
       async up(db: Kysely<any>) {
         // SQLite tells every connection when another one commits (PRAGMA data_version); PostgreSQL needs a row.
         if (!dialect.dataVersionTable) return;
-        await db.schema.createTable('data_version')
+        await db.schema
+          .createTable('data_version')
           .addColumn('id', 'integer', (c) => c.primaryKey())
           .addColumn('version', 'bigint', (c) => c.notNull())
           .execute();
@@ -180,25 +207,41 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
     },
     '0005_occurrence_listing': {
       async up(db: Kysely<any>) {
-        await db.schema.alterTable('occurrences').addColumn('status', 'text', (c) => c.notNull().defaultTo('draft')).execute();
-        await db.schema.alterTable('occurrences').addColumn('published_utc', 'text', (c) => c.notNull().defaultTo('')).execute();
-        await db.schema.alterTable('occurrences').addColumn('author_id', 'integer', (c) => c.notNull().defaultTo(0)).execute();
-        await db.schema.alterTable('occurrences').addColumn('hidden', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+        await db.schema
+          .alterTable('occurrences')
+          .addColumn('status', 'text', (c) => c.notNull().defaultTo('draft'))
+          .execute();
+        await db.schema
+          .alterTable('occurrences')
+          .addColumn('published_utc', 'text', (c) => c.notNull().defaultTo(''))
+          .execute();
+        await db.schema
+          .alterTable('occurrences')
+          .addColumn('author_id', 'integer', (c) => c.notNull().defaultTo(0))
+          .execute();
+        await db.schema
+          .alterTable('occurrences')
+          .addColumn('hidden', 'integer', (c) => c.notNull().defaultTo(0))
+          .execute();
         await sql`update occurrences set
           status = (select status from posts where posts.id = occurrences.event_id),
           published_utc = (select date_utc from posts where posts.id = occurrences.event_id),
           author_id = (select author_id from posts where posts.id = occurrences.event_id),
           hidden = (select hide_from_listings from events where events.id = occurrences.event_id)`.execute(db);
         // List order is start, publication date, id; the other columns make the total an index-only count.
-        await db.schema.createIndex('occurrences_list')
-          .on('occurrences').columns(['start_local', 'published_utc', 'event_id', 'end_local', 'hidden', 'status', 'author_id']).execute();
+        await db.schema
+          .createIndex('occurrences_list')
+          .on('occurrences')
+          .columns(['start_local', 'published_utc', 'event_id', 'end_local', 'hidden', 'status', 'author_id'])
+          .execute();
         await db.schema.dropIndex('occurrences_window').execute();
       },
     },
     // The change log (D21, src/core/change-log/): one row per changed item per committed transaction, in commit order.
     '0006_changes': {
       async up(db: Kysely<any>) {
-        await db.schema.createTable('changes')
+        await db.schema
+          .createTable('changes')
           .addColumn('seq', dialect.serialBigKey.type, dialect.serialBigKey.tweak)
           .addColumn('type', 'text', (c) => c.notNull())
           .addColumn('id', 'integer', (c) => c.notNull())
@@ -212,7 +255,8 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
     // D29: failed authentications counted in the database, so that every process shares them.
     '0007_auth_failures': {
       async up(db: Kysely<any>) {
-        await db.schema.createTable('auth_failures')
+        await db.schema
+          .createTable('auth_failures')
           .addColumn('address', 'text', (c) => c.notNull())
           .addColumn('login', 'text', (c) => c.notNull())
           .addColumn('failures', 'integer', (c) => c.notNull())
@@ -226,7 +270,8 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
     // D23: Idempotency-Key claims and the answers they replay (src/core/idempotency/), shared by every process.
     '0008_idempotency_keys': {
       async up(db: Kysely<any>) {
-        await db.schema.createTable('idempotency_keys')
+        await db.schema
+          .createTable('idempotency_keys')
           .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
           .addColumn('route', 'text', (c) => c.notNull())
           .addColumn('key', 'text', (c) => c.notNull())
@@ -250,7 +295,9 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
     '0009_lowered_name_indexes': {
       async up(db: Kysely<any>) {
         await sql`create index posts_type_lower_title on posts (type, ${dialect.lower(sql.ref('title'))})`.execute(db);
-        await sql`create index terms_taxonomy_lower_name on terms (taxonomy, ${dialect.lower(sql.ref('name'))})`.execute(db);
+        await sql`create index terms_taxonomy_lower_name on terms (taxonomy, ${dialect.lower(sql.ref('name'))})`.execute(
+          db,
+        );
       },
     },
     // D25 recurring events (core/events/series.ts): every occurrence of a series is an event of its own (posts,
@@ -262,7 +309,11 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
         await db.schema.alterTable('events').addColumn('occurrence_start_utc', 'text').execute();
         await db.schema.alterTable('events').addColumn('overrides', 'text', text).execute();
         await db.schema.alterTable('events').addColumn('series_horizon_utc', 'text').execute();
-        await db.schema.createIndex('events_series').on('events').columns(['series_id', 'occurrence_start_utc']).execute();
+        await db.schema
+          .createIndex('events_series')
+          .on('events')
+          .columns(['series_id', 'occurrence_start_utc'])
+          .execute();
         // collapse_series=true keeps the first matching occurrence of each series.
         await db.schema.alterTable('occurrences').addColumn('series_id', 'integer').execute();
       },
@@ -277,7 +328,8 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
     // subscription (unique: at least once, never twice from the log), and the attempts of each delivery.
     '0010_webhooks': {
       async up(db: Kysely<any>) {
-        await db.schema.createTable('webhooks')
+        await db.schema
+          .createTable('webhooks')
           .addColumn('id', 'integer', serialId)
           .addColumn('url', 'text', (c) => c.notNull())
           .addColumn('events', 'text', (c) => c.notNull())
@@ -288,7 +340,8 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
           .addColumn('created_utc', 'text', (c) => c.notNull())
           .addColumn('modified_utc', 'text', (c) => c.notNull())
           .execute();
-        await db.schema.createTable('webhook_deliveries')
+        await db.schema
+          .createTable('webhook_deliveries')
           .addColumn('id', dialect.serialBigKey.type, dialect.serialBigKey.tweak)
           .addColumn('webhook_id', 'integer', (c) => c.notNull().references('webhooks.id').onDelete('cascade'))
           .addColumn('seq', 'bigint', (c) => c.notNull())
@@ -304,13 +357,29 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
           .addColumn('lease_token', 'text', text)
           .addColumn('created_ms', 'bigint', (c) => c.notNull())
           .execute();
-        await db.schema.createIndex('webhook_deliveries_change').unique().on('webhook_deliveries').columns(['webhook_id', 'seq']).execute();
+        await db.schema
+          .createIndex('webhook_deliveries_change')
+          .unique()
+          .on('webhook_deliveries')
+          .columns(['webhook_id', 'seq'])
+          .execute();
         // The claim walks pending rows in seq order and stops at a batch: (status, seq), not a sort of the backlog.
-        await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').columns(['status', 'seq']).execute();
-        await db.schema.createIndex('webhook_deliveries_item').on('webhook_deliveries').columns(['webhook_id', 'item_type', 'item_id', 'status']).execute();
-        await db.schema.createTable('webhook_attempts')
+        await db.schema
+          .createIndex('webhook_deliveries_due')
+          .on('webhook_deliveries')
+          .columns(['status', 'seq'])
+          .execute();
+        await db.schema
+          .createIndex('webhook_deliveries_item')
+          .on('webhook_deliveries')
+          .columns(['webhook_id', 'item_type', 'item_id', 'status'])
+          .execute();
+        await db.schema
+          .createTable('webhook_attempts')
           .addColumn('id', dialect.serialBigKey.type, dialect.serialBigKey.tweak)
-          .addColumn('delivery_id', 'bigint', (c) => c.notNull().references('webhook_deliveries.id').onDelete('cascade'))
+          .addColumn('delivery_id', 'bigint', (c) =>
+            c.notNull().references('webhook_deliveries.id').onDelete('cascade'),
+          )
           .addColumn('webhook_id', 'integer', (c) => c.notNull())
           .addColumn('attempt', 'integer', (c) => c.notNull())
           .addColumn('attempted_utc', 'text', (c) => c.notNull())
@@ -320,7 +389,11 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
           .addColumn('error', 'text', text)
           .addColumn('response_body', 'text', text)
           .execute();
-        await db.schema.createIndex('webhook_attempts_webhook').on('webhook_attempts').columns(['webhook_id', 'id']).execute();
+        await db.schema
+          .createIndex('webhook_attempts_webhook')
+          .on('webhook_attempts')
+          .columns(['webhook_id', 'id'])
+          .execute();
       },
     },
     // D26 iCalendar (src/ical/): the UID an .ics import matched an event by (found by index), SEQUENCE, and the digest
@@ -337,8 +410,12 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
     // scan of every event on the first list of each day.
     '0014_series_horizon_index': {
       async up(db: Kysely<any>) {
-        await db.schema.createIndex('events_series_horizon').on('events').column('series_horizon_utc')
-          .where(sql.ref('series_horizon_utc'), 'is not', null).execute();
+        await db.schema
+          .createIndex('events_series_horizon')
+          .on('events')
+          .column('series_horizon_utc')
+          .where(sql.ref('series_horizon_utc'), 'is not', null)
+          .execute();
       },
     },
     // D27: the worker finds the deliveries due now by index: (status, next_attempt_ms, seq) instead of walking every
@@ -348,8 +425,16 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
     // The two indexes they replace have no other reader.
     '0015_webhook_deliveries_next_attempt': {
       async up(db: Kysely<any>) {
-        await db.schema.createIndex('webhook_deliveries_next_attempt').on('webhook_deliveries').columns(['status', 'next_attempt_ms', 'seq']).execute();
-        await db.schema.createIndex('webhook_deliveries_item_seq').on('webhook_deliveries').columns(['webhook_id', 'item_type', 'item_id', 'status', 'seq']).execute();
+        await db.schema
+          .createIndex('webhook_deliveries_next_attempt')
+          .on('webhook_deliveries')
+          .columns(['status', 'next_attempt_ms', 'seq'])
+          .execute();
+        await db.schema
+          .createIndex('webhook_deliveries_item_seq')
+          .on('webhook_deliveries')
+          .columns(['webhook_id', 'item_type', 'item_id', 'status', 'seq'])
+          .execute();
         await db.schema.dropIndex('webhook_deliveries_due').execute();
         await db.schema.dropIndex('webhook_deliveries_item').execute();
       },
@@ -361,18 +446,25 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
       async up(db: Kysely<any>) {
         await db.schema.alterTable('changes').addColumn('before_status', 'text').execute();
         await db.schema.alterTable('changes').addColumn('before_author', 'integer').execute();
-        await db.updateTable('changes').set({ before_status: sql`case when action = 'created' then '' else 'publish' end`, before_author: 0 }).execute();
+        await db
+          .updateTable('changes')
+          .set({ before_status: sql`case when action = 'created' then '' else 'publish' end`, before_author: 0 })
+          .execute();
       },
     },
     // Secrets every process of one database shares, made here once: the key of the event pages' unlock cookies (D28,
     // pages/unlock.ts).
     '0017_settings': {
       async up(db: Kysely<any>) {
-        await db.schema.createTable('settings')
+        await db.schema
+          .createTable('settings')
           .addColumn('name', 'text', (c) => c.primaryKey())
           .addColumn('value', 'text', (c) => c.notNull())
           .execute();
-        await db.insertInto('settings').values({ name: 'page_unlock_key', value: randomBytes(32).toString('base64url') }).execute();
+        await db
+          .insertInto('settings')
+          .values({ name: 'page_unlock_key', value: randomBytes(32).toString('base64url') })
+          .execute();
       },
     },
   };

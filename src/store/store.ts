@@ -36,7 +36,10 @@ export interface Store {
    * content contains each of `terms` (and for some others: the exact containsText conditions must still be applied);
    * undefined when the index cannot narrow the set (no term long enough, or the database serves containsText itself).
    */
-  searchIndexFilter(id: Expression<number> | RawBuilder<unknown>, terms: readonly string[]): RawBuilder<SqlBool> | undefined;
+  searchIndexFilter(
+    id: Expression<number> | RawBuilder<unknown>,
+    terms: readonly string[],
+  ): RawBuilder<SqlBool> | undefined;
   /**
    * One transaction per write; retried whole when a concurrent SQLite writer holds the lock. After `work`, the
    * transaction enters commit order, runs its {@link beforeCommit} hooks (the change log is written there) and
@@ -66,9 +69,18 @@ export interface Store {
    */
   insertRows<T extends keyof Database>(trx: Trx, table: T, rows: readonly Insertable<Database[T]>[]): Promise<void>;
   /** {@link insertRows} into a table with a generated `id`, returning the new ids in input order. */
-  insertRowsReturningIds<T extends 'posts' | 'terms'>(trx: Trx, table: T, rows: readonly Insertable<Database[T]>[]): Promise<number[]>;
+  insertRowsReturningIds<T extends 'posts' | 'terms'>(
+    trx: Trx,
+    table: T,
+    rows: readonly Insertable<Database[T]>[],
+  ): Promise<number[]>;
   /** {@link insertRows} into a table with a generated integer primary key `key`, returning the new keys in input order. */
-  insertRowsReturning<T extends keyof Database>(trx: Trx, table: T, rows: readonly Insertable<Database[T]>[], key: keyof Database[T] & string): Promise<number[]>;
+  insertRowsReturning<T extends keyof Database>(
+    trx: Trx,
+    table: T,
+    rows: readonly Insertable<Database[T]>[],
+    key: keyof Database[T] & string,
+  ): Promise<number[]>;
   /**
    * Runs `load` as a bulk load into `tables` of a database that no service is using meanwhile: their non-unique
    * indexes (and on PostgreSQL their foreign keys) are dropped first and created again at the end, also when `load`
@@ -119,9 +131,19 @@ const storesByDb = new WeakMap<Db, Store>();
 export const outsideTransaction = (db: Db): Store | undefined => storesByDb.get(db);
 
 /** The one place that knows which implementation of StoreDialect serves which configuration. */
-const DIALECTS: { [K in DatabaseConfig['dialect']]: (config: Extract<DatabaseConfig, { dialect: K }>, options: OpenStoreOptions) => Promise<StoreDialect> } = {
+const DIALECTS: {
+  [K in DatabaseConfig['dialect']]: (
+    config: Extract<DatabaseConfig, { dialect: K }>,
+    options: OpenStoreOptions,
+  ) => Promise<StoreDialect>;
+} = {
   sqlite: (config) => openSqliteDialect(config.path),
-  postgres: (config, options) => openPostgresDialect(config.url, options.schema, options.withoutStatementTimeout ? undefined : config.statementTimeoutMs),
+  postgres: (config, options) =>
+    openPostgresDialect(
+      config.url,
+      options.schema,
+      options.withoutStatementTimeout ? undefined : config.statementTimeoutMs,
+    ),
 };
 
 export async function openStore(config: DatabaseConfig, options: OpenStoreOptions = {}): Promise<Store> {
@@ -140,18 +162,21 @@ export async function openStore(config: DatabaseConfig, options: OpenStoreOption
     let releaseCommit: (() => void) | undefined;
     let result: T;
     try {
-      result = await dialect.transaction(async (trx) => {
-        // A new set of hooks per attempt: an attempt SQLite runs again starts afresh.
-        const hooks = openHooks(trx, store);
-        const value = await work(trx);
-        await dialect.enterCommitOrder(trx);
-        await runBeforeCommit(trx, hooks);
-        // D31: past the request's deadline this throws, and the transaction rolls back.
-        releaseCommit?.();
-        releaseCommit = claimCommit();
-        committed = { trx, hooks };
-        return value;
-      }, { batch });
+      result = await dialect.transaction(
+        async (trx) => {
+          // A new set of hooks per attempt: an attempt SQLite runs again starts afresh.
+          const hooks = openHooks(trx, store);
+          const value = await work(trx);
+          await dialect.enterCommitOrder(trx);
+          await runBeforeCommit(trx, hooks);
+          // D31: past the request's deadline this throws, and the transaction rolls back.
+          releaseCommit?.();
+          releaseCommit = claimCommit();
+          committed = { trx, hooks };
+          return value;
+        },
+        { batch },
+      );
     } finally {
       releaseCommit?.();
     }
@@ -175,8 +200,10 @@ export async function openStore(config: DatabaseConfig, options: OpenStoreOption
     insertRows: async (trx, table, rows) => {
       await dialect.insertRows(trx, table, rows as readonly Record<string, unknown>[]);
     },
-    insertRowsReturningIds: (trx, table, rows) => dialect.insertRows(trx, table, rows as readonly Record<string, unknown>[], 'id'),
-    insertRowsReturning: (trx, table, rows, key) => dialect.insertRows(trx, table, rows as readonly Record<string, unknown>[], key),
+    insertRowsReturningIds: (trx, table, rows) =>
+      dialect.insertRows(trx, table, rows as readonly Record<string, unknown>[], 'id'),
+    insertRowsReturning: (trx, table, rows, key) =>
+      dialect.insertRows(trx, table, rows as readonly Record<string, unknown>[], key),
     async bulkLoad(tables, load) {
       const deferred = await dialect.bulkLoadUpkeep.deferrable(db, tables);
       // All or none: a drop that fails leaves nothing to build again.
@@ -187,7 +214,11 @@ export async function openStore(config: DatabaseConfig, options: OpenStoreOption
       // foreign key the loaded rows break) leaves the others standing. A failed load's own error is the one reported.
       const restore = async () => {
         const failures: unknown[] = [];
-        for (const { create } of deferred) await sql.raw(create).execute(db).catch((error: unknown) => failures.push(error));
+        for (const { create } of deferred)
+          await sql
+            .raw(create)
+            .execute(db)
+            .catch((error: unknown) => failures.push(error));
         if (failures.length > 0) throw failures[0];
         await dialect.bulkLoadUpkeep.afterLoad?.(db, tables);
       };

@@ -23,22 +23,53 @@ describeEachDatabase('the series-horizon job (D25)', (h) => {
   async function monthlySeries(title: string): Promise<number> {
     const response = await h().request('POST', '/events', {
       as: admin(),
-      body: { title, status: 'publish', start_date: '2026-12-01 19:00:00', end_date: '2026-12-01 21:00:00', timezone: 'UTC', recurrence: ['RRULE:FREQ=MONTHLY'] },
+      body: {
+        title,
+        status: 'publish',
+        start_date: '2026-12-01 19:00:00',
+        end_date: '2026-12-01 21:00:00',
+        timezone: 'UTC',
+        recurrence: ['RRULE:FREQ=MONTHLY'],
+      },
     });
     assert.equal(response.statusCode, 201, response.body);
     return response.json().id;
   }
-  const countOf = async (seriesId: number) => Number((await h().store.db.selectFrom('events').select((eb) => eb.fn.countAll<number | string>().as('n'))
-    .where('series_id', '=', seriesId).executeTakeFirstOrThrow()).n);
-  const lastSeq = async () => Number((await h().store.db.selectFrom('changes').select((eb) => eb.fn.max<number | string>('seq').as('seq')).executeTakeFirstOrThrow()).seq ?? 0);
-  const setting = async () => (await h().store.db.selectFrom('settings').select('value').where('name', '=', SERIES_HORIZONS_SETTING).executeTakeFirst())?.value;
+  const countOf = async (seriesId: number) =>
+    Number(
+      (
+        await h()
+          .store.db.selectFrom('events')
+          .select((eb) => eb.fn.countAll<number | string>().as('n'))
+          .where('series_id', '=', seriesId)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+  const lastSeq = async () =>
+    Number(
+      (
+        await h()
+          .store.db.selectFrom('changes')
+          .select((eb) => eb.fn.max<number | string>('seq').as('seq'))
+          .executeTakeFirstOrThrow()
+      ).seq ?? 0,
+    );
+  const setting = async () =>
+    (
+      await h()
+        .store.db.selectFrom('settings')
+        .select('value')
+        .where('name', '=', SERIES_HORIZONS_SETTING)
+        .executeTakeFirst()
+    )?.value;
 
   it('no read writes: lists, feeds, pages and sync leave a due series as it is; the job then extends it', async () => {
     const seriesId = await monthlySeries('Due for extension');
     assert.equal(await countOf(seriesId), 24);
     h().setNow(LATER);
     const seq = await lastSeq();
-    for (const path of ['/events', '/events.ics', '/changes']) assert.equal((await h().request('GET', path, { as: admin() })).statusCode, 200, path);
+    for (const path of ['/events', '/events.ics', '/changes'])
+      assert.equal((await h().request('GET', path, { as: admin() })).statusCode, 200, path);
     assert.equal((await h().app.inject({ method: 'GET', url: '/events/' })).statusCode, 200);
     assert.equal((await h().app.inject({ method: 'GET', url: '/events/month/2028-12/' })).statusCode, 200);
     assert.equal(await countOf(seriesId), 24, 'no read extended the series');
@@ -46,7 +77,7 @@ describeEachDatabase('the series-horizon job (D25)', (h) => {
 
     assert.deepEqual(await runHorizonJob(h(), LATER), { ran: true, created: 7 });
     assert.equal(await countOf(seriesId), 31);
-    assert.ok(await lastSeq() > seq, 'the new occurrences are logged as created');
+    assert.ok((await lastSeq()) > seq, 'the new occurrences are logged as created');
     assert.match((await setting())!, /^2027-06-23\|$/, 'the day is done, the lease given back');
   });
 
@@ -59,7 +90,10 @@ describeEachDatabase('the series-horizon job (D25)', (h) => {
 
   it('leaves a run in flight to its process, and takes over one whose lease ran out (its process died)', async () => {
     const seriesId = await monthlySeries('Taken over');
-    await h().store.db.insertInto('settings').values({ name: SERIES_HORIZONS_SETTING, value: '2027-06-22|2027-06-23 12:05:00' }).execute();
+    await h()
+      .store.db.insertInto('settings')
+      .values({ name: SERIES_HORIZONS_SETTING, value: '2027-06-22|2027-06-23 12:05:00' })
+      .execute();
     assert.deepEqual(await runHorizonJob(h(), LATER), { ran: false, reason: 'another process is running it' });
     assert.equal(await countOf(seriesId), 24);
     // Ten minutes on, the lease has run out and the day is still not done.
@@ -78,7 +112,11 @@ describeEachDatabase('the series-horizon job (D25)', (h) => {
       const runs = await Promise.all([runSeriesHorizons(h().store, actor), runSeriesHorizons(other, actor)]);
       assert.equal(runs.filter((run) => run.ran).length, 1, JSON.stringify(runs));
       assert.equal(await countOf(seriesId), 31, 'each occurrence created once');
-      const starts = await h().store.db.selectFrom('events').select('occurrence_start_utc').where('series_id', '=', seriesId).execute();
+      const starts = await h()
+        .store.db.selectFrom('events')
+        .select('occurrence_start_utc')
+        .where('series_id', '=', seriesId)
+        .execute();
       assert.equal(new Set(starts.map((row) => row.occurrence_start_utc)).size, 31);
     } finally {
       await other.close();

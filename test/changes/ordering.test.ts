@@ -59,8 +59,12 @@ describeEachDatabase('change log order under concurrent writers', (h) => {
         if (rows.length < 500) break;
       }
       // Rows at or below the position that the tail never returned: committed behind the reader.
-      const behind = await db.selectFrom('changes').select('seq')
-        .where('seq', '>', start).where('seq', '<=', position).execute();
+      const behind = await db
+        .selectFrom('changes')
+        .select('seq')
+        .where('seq', '>', start)
+        .where('seq', '<=', position)
+        .execute();
       for (const { seq } of behind) {
         if (!seen.has(seq)) {
           violations.push(`seq ${seq} appeared after the reader had seen seq ${position}`);
@@ -77,21 +81,31 @@ describeEachDatabase('change log order under concurrent writers', (h) => {
 
     const tail = reader();
     try {
-      await Promise.all(stores.flatMap((store) => Array.from({ length: WRITERS_PER_STORE }, (_, index) => writer(store, index % 2 === 1))));
+      await Promise.all(
+        stores.flatMap((store) =>
+          Array.from({ length: WRITERS_PER_STORE }, (_, index) => writer(store, index % 2 === 1)),
+        ),
+      );
     } finally {
       writing = false;
       await tail;
-      await Promise.all(stores.map(async (store) => {
-        await store.flushBatches();
-        await store.close();
-      }));
+      await Promise.all(
+        stores.map(async (store) => {
+          await store.flushBatches();
+          await store.close();
+        }),
+      );
     }
     await poll();
 
     assert.deepEqual(violations, []);
     const all = await db.selectFrom('changes').select(['seq', 'type', 'id']).where('seq', '>', start).execute();
     assert.equal(all.length, nextId - 1, 'one row per recorded item');
-    assert.deepEqual([...seen].sort((a, b) => a - b), all.map((row) => Number(row.seq)).sort((a, b) => a - b), 'every row seen exactly once');
+    assert.deepEqual(
+      [...seen].sort((a, b) => a - b),
+      all.map((row) => Number(row.seq)).sort((a, b) => a - b),
+      'every row seen exactly once',
+    );
     assert.ok(polls > 10, `the reader polled while the writers wrote (${polls} polls)`);
   });
 });

@@ -10,13 +10,18 @@ const DAY = 24 * 60 * 60 * 1000;
 
 describeEachDatabase('change log retention', (h) => {
   let nextId = 1;
-  const log = (count: number) => h().store.transaction(async (trx) => {
-    for (let index = 0; index < count; index++) recordChange(trx, { type: 'event', id: nextId++, action: 'updated' });
-  });
+  const log = (count: number) =>
+    h().store.transaction(async (trx) => {
+      for (let index = 0; index < count; index++) recordChange(trx, { type: 'event', id: nextId++, action: 'updated' });
+    });
   const all = () => readChanges(h().store.db, { afterSeq: 0, limit: 100_000 });
   /** Dates the rows with seq ≤ `upTo` `days` days back. */
-  const age = (upTo: number, days: number) => h().store.db.updateTable('changes')
-    .set({ at: formatAt(new Date(Date.now() - days * DAY)) }).where('seq', '<=', upTo).execute();
+  const age = (upTo: number, days: number) =>
+    h()
+      .store.db.updateTable('changes')
+      .set({ at: formatAt(new Date(Date.now() - days * DAY)) })
+      .where('seq', '<=', upTo)
+      .execute();
 
   it('deletes the rows older than the retention, and no others', async () => {
     await log(3);
@@ -43,7 +48,10 @@ describeEachDatabase('change log retention', (h) => {
     const newest = await latestSeq(h().store.db);
     await age(newest, 400);
     await pruneChanges(h().store, { retentionDays: 1 });
-    assert.deepEqual((await all()).map((row) => row.seq), [newest]);
+    assert.deepEqual(
+      (await all()).map((row) => row.seq),
+      [newest],
+    );
     assert.equal(await latestSeq(h().store.db), newest);
     // And a new row still comes after it.
     await log(1);
@@ -59,7 +67,10 @@ describeEachDatabase('change log retention', (h) => {
     await age(newest - 1, 90);
     const before = (await all()).length;
     assert.equal(await pruneChanges(h().store, { retentionDays: 30 }), before - 1);
-    assert.deepEqual((await all()).map((row) => row.seq), [newest]);
+    assert.deepEqual(
+      (await all()).map((row) => row.seq),
+      [newest],
+    );
   });
 
   it('prunes at start, then after a commit once the interval has passed, never more often', async () => {
@@ -88,7 +99,7 @@ describeEachDatabase('change log retention', (h) => {
     }
     now += 61_000;
     await log(1);
-    await age(await latestSeq(h().store.db) - 1, 45);
+    await age((await latestSeq(h().store.db)) - 1, 45);
     await log(1);
     await new Promise((resolve) => setTimeout(resolve, 50));
     assert.equal((await all()).length, 4, 'stopped');

@@ -28,13 +28,22 @@ function examplesUnder(heading: string): string[] {
   const end = README.indexOf('\n## ', start + 1);
   const section = README.slice(start, end < 0 ? undefined : end);
   return [...section.matchAll(/^( *)```sh\n([\s\S]*?)^\1```/gm)].map(([, indent, body]) =>
-    body.split('\n').map((line) => line.slice(indent.length)).join('\n'));
+    body
+      .split('\n')
+      .map((line) => line.slice(indent.length))
+      .join('\n'),
+  );
 }
 
 function bash(script: string, env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile('bash', ['-euo', 'pipefail', '-c', script], { env: { ...process.env, ...env }, cwd: new URL('../..', import.meta.url).pathname, maxBuffer: 16 * 1024 * 1024 },
-      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }));
+    execFile(
+      'bash',
+      ['-euo', 'pipefail', '-c', script],
+      { env: { ...process.env, ...env }, cwd: new URL('../..', import.meta.url).pathname, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    );
   });
 }
 
@@ -49,7 +58,11 @@ describe('the README examples, run as written', () => {
     service = await startService({ DATABASE_URL: database, WEBHOOKS_ALLOW_PRIVATE: '1' });
     assert.equal(await waitForHealth(service), 200);
     // The CLI reads the same database the service serves, as it does on a reader's machine.
-    env = { DATABASE_URL: database, API: `http://127.0.0.1:${service.port}/calendar/events/v1`, npm_config_loglevel: 'silent' };
+    env = {
+      DATABASE_URL: database,
+      API: `http://127.0.0.1:${service.port}/calendar/events/v1`,
+      npm_config_loglevel: 'silent',
+    };
   });
   after(async () => {
     await stopService(service);
@@ -68,16 +81,21 @@ describe('the README examples, run as written', () => {
     const examples = examplesUnder('What it does, in one example each');
     assert.ok(examples.length >= 6, `${examples.length} examples`);
     // The quick start's lines that set API and AUTH, for a user of this test's own (so it needs no other test).
-    const credentials = example('quick-start').split('\n').filter((line) => /^(API|PASSWORD|AUTH)=/.test(line)).join('\n')
-      .replace('for alice: ', 'for bob: ').replace('AUTH="alice:', 'AUTH="bob:');
+    const credentials = example('quick-start')
+      .split('\n')
+      .filter((line) => /^(API|PASSWORD|AUTH)=/.test(line))
+      .join('\n')
+      .replace('for alice: ', 'for bob: ')
+      .replace('AUTH="alice:', 'AUTH="bob:');
     for (const [index, script] of examples.entries()) {
       // The import reads a file of the reader's: here, the feed the service itself serves.
       const runnable = script.replace('~/Downloads/community.ics', '"$FEED"').replace('--as alice', '--as bob');
       // An HTTP error fails the example (curl alone would print it and exit 0).
-      const setup = 'curl() { command curl --fail-with-body --silent --show-error "$@"; }\n'
-        + 'npm run -s cli -- user create bob --role administrator >/dev/null 2>&1 || true\n'
-        + credentials.replace('app-password create alice', 'app-password create bob')
-        + '\nFEED=$(mktemp); curl "$API/events.ics" > "$FEED"\n';
+      const setup =
+        'curl() { command curl --fail-with-body --silent --show-error "$@"; }\n' +
+        'npm run -s cli -- user create bob --role administrator >/dev/null 2>&1 || true\n' +
+        credentials.replace('app-password create alice', 'app-password create bob') +
+        '\nFEED=$(mktemp); curl "$API/events.ics" > "$FEED"\n';
       const run = await bash(`${setup}${runnable}`, env);
       assert.equal(run.code, 0, `example ${index + 1}:\n${runnable}\n${run.stdout}\n${run.stderr}`);
     }

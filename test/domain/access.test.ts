@@ -308,7 +308,11 @@ describe('canAccessProtected (§11, D5)', () => {
     ['edit rights without context=edit do not unlock', { canEdit: true }, false],
     ['no password supplied', {}, false],
     ['the right password unlocks', { suppliedPassword: 'secret' }, true],
-    ['the right password unlocks even without edit rights in context=edit', { suppliedPassword: 'secret', contextEdit: true }, true],
+    [
+      'the right password unlocks even without edit rights in context=edit',
+      { suppliedPassword: 'secret', contextEdit: true },
+      true,
+    ],
     ['a wrong password', { suppliedPassword: 'secreT' }, false],
     ['a prefix of the password', { suppliedPassword: 'secre' }, false],
     ['the password plus more', { suppliedPassword: 'secret ' }, false],

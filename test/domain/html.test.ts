@@ -6,8 +6,36 @@ import { autoParagraph, escapeHtml, renderContent, sanitizeHtml, sanitizeTitle }
 describe('sanitizeHtml', () => {
   it('returns text without markup characters as the sanitiser would, without parsing it', () => {
     // Characters a parser treats specially, other than < > &: quotes, NUL, CR, BOM, separators, a lone surrogate.
-    const alphabet = ['a', 'Z', ' ', '\n', '\r', '\t', '\f', '\v', '\0', '\x01', '\x7f', '"', "'", '=', '/', ';', '#', '!', '?', '-', ']',
-      'é', '€', '😀', '\u00a0', '\u2028', '\ufeff', '\ud800'];
+    const alphabet = [
+      'a',
+      'Z',
+      ' ',
+      '\n',
+      '\r',
+      '\t',
+      '\f',
+      '\v',
+      '\0',
+      '\x01',
+      '\x7f',
+      '"',
+      "'",
+      '=',
+      '/',
+      ';',
+      '#',
+      '!',
+      '?',
+      '-',
+      ']',
+      'é',
+      '€',
+      '😀',
+      '\u00a0',
+      '\u2028',
+      '\ufeff',
+      '\ud800',
+    ];
     let state = 7;
     const next = () => {
       state = (state * 1103515245 + 12345) % 2 ** 31;
@@ -15,9 +43,18 @@ describe('sanitizeHtml', () => {
     };
     for (let sample = 0; sample < 5000; sample++) {
       let text = '';
-      for (let length = Math.floor(next() * 16); length > 0; length--) text += alphabet[Math.floor(next() * alphabet.length)];
-      assert.equal(sanitizeHtml(text), sanitize(text, { allowedTags: ['p'], allowedAttributes: {} }), JSON.stringify(text));
-      assert.equal(sanitizeTitle(text), sanitize(text, { allowedTags: [], allowedAttributes: {} }).replace(/\s+/g, ' ').trim(), JSON.stringify(text));
+      for (let length = Math.floor(next() * 16); length > 0; length--)
+        text += alphabet[Math.floor(next() * alphabet.length)];
+      assert.equal(
+        sanitizeHtml(text),
+        sanitize(text, { allowedTags: ['p'], allowedAttributes: {} }),
+        JSON.stringify(text),
+      );
+      assert.equal(
+        sanitizeTitle(text),
+        sanitize(text, { allowedTags: [], allowedAttributes: {} }).replace(/\s+/g, ' ').trim(),
+        JSON.stringify(text),
+      );
     }
   });
 

@@ -57,12 +57,18 @@ describe('slugify', () => {
 
 describe('uniqueSlug', () => {
   it('returns the base when it is free', () => {
-    assert.equal(uniqueSlug('party', () => false), 'party');
+    assert.equal(
+      uniqueSlug('party', () => false),
+      'party',
+    );
   });
 
   it('appends -2, -3, … until it finds a free slug', () => {
     const taken = new Set(['party', 'party-2', 'party-3']);
-    assert.equal(uniqueSlug('party', (candidate) => taken.has(candidate)), 'party-4');
+    assert.equal(
+      uniqueSlug('party', (candidate) => taken.has(candidate)),
+      'party-4',
+    );
   });
 
   it('asks about each candidate in order', () => {
@@ -82,7 +88,10 @@ describe('uniqueSlug', () => {
 
   it('does not leave a double dash when shortening', () => {
     const base = `${'a'.repeat(197)}-bc`;
-    assert.equal(uniqueSlug(base, (candidate) => candidate === base), `${'a'.repeat(197)}-2`);
+    assert.equal(
+      uniqueSlug(base, (candidate) => candidate === base),
+      `${'a'.repeat(197)}-2`,
+    );
   });
 });
 
@@ -114,7 +123,13 @@ describe('assignUniqueSlugs for one item', () => {
 
 describe('assignUniqueSlugs', () => {
   it('numbers repeated and taken bases in order, as one uniqueSlug after another would', () => {
-    assert.deepEqual(assignUniqueSlugs(['jam', 'jam', 'talk', 'jam', 'jam-2'], new Set(['jam', 'jam-3'])), ['jam-2', 'jam-4', 'talk', 'jam-5', 'jam-2-2']);
+    assert.deepEqual(assignUniqueSlugs(['jam', 'jam', 'talk', 'jam', 'jam-2'], new Set(['jam', 'jam-3'])), [
+      'jam-2',
+      'jam-4',
+      'talk',
+      'jam-5',
+      'jam-2-2',
+    ]);
   });
 
   it('agrees with uniqueSlug applied item by item', () => {

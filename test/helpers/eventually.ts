@@ -10,10 +10,15 @@ const POLL_MS = 50;
  * Polls `condition` until it holds. After {@link HANG_GUARD_MS} without it, throws naming `what` and what `account`
  * tells (a process's output, the rows seen).
  */
-export async function eventually(condition: () => boolean | Promise<boolean>, what: string, account: () => string = () => ''): Promise<void> {
+export async function eventually(
+  condition: () => boolean | Promise<boolean>,
+  what: string,
+  account: () => string = () => '',
+): Promise<void> {
   const giveUpAt = Date.now() + HANG_GUARD_MS;
   while (!(await condition())) {
-    if (Date.now() > giveUpAt) throw new Error(`still waiting, after ${HANG_GUARD_MS / 1000} s, until ${what}\n${account()}`);
+    if (Date.now() > giveUpAt)
+      throw new Error(`still waiting, after ${HANG_GUARD_MS / 1000} s, until ${what}\n${account()}`);
     await sleep(POLL_MS);
   }
 }

@@ -72,7 +72,11 @@ export interface Harness {
    * runs again after every test, so a suite whose tests all need one instant sets it in `beforeEach`.
    */
   setNow(iso: string | null): void;
-  request(method: string, path: string, options?: InjectOptions): Promise<LightMyRequestResponse & { json<T = any>(): T }>;
+  request(
+    method: string,
+    path: string,
+    options?: InjectOptions,
+  ): Promise<LightMyRequestResponse & { json<T = any>(): T }>;
   createUser(login: string, role: Role): Promise<Credentials>;
   /** Another connection to the same database, as a second service process would have. */
   openAnotherStore(): Promise<Store>;
@@ -81,19 +85,25 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export const basicAuth = (login: string, password: string) => `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`;
+export const basicAuth = (login: string, password: string) =>
+  `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`;
 
 function toQueryString(query: InjectOptions['query']): string {
   if (!query) return '';
   const parts: string[] = [];
   for (const [key, value] of Object.entries(query)) {
-    if (Array.isArray(value)) for (const item of value) parts.push(`${encodeURIComponent(key)}[]=${encodeURIComponent(String(item))}`);
+    if (Array.isArray(value))
+      for (const item of value) parts.push(`${encodeURIComponent(key)}[]=${encodeURIComponent(String(item))}`);
     else parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(String(value))}`);
   }
   return parts.length > 0 ? `?${parts.join('&')}` : '';
 }
 
-export async function createHarness(database: DatabaseName, env: Record<string, string> = {}, appOptions: AppOptions = {}): Promise<Harness> {
+export async function createHarness(
+  database: DatabaseName,
+  env: Record<string, string> = {},
+  appOptions: AppOptions = {},
+): Promise<Harness> {
   const schema = `t_${process.pid}_${randomBytes(4).toString('hex')}`;
   const directory = database === 'sqlite' ? mkdtempSync(join(tmpdir(), 'calendar-events-')) : undefined;
   const config = loadConfig({
@@ -127,9 +137,10 @@ export async function createHarness(database: DatabaseName, env: Record<string, 
     },
     openAnotherStore: () => openStore(config.database, database === 'postgres' ? { schema } : {}),
     serviceEnv: () => ({
-      DATABASE_URL: database === 'sqlite'
-        ? join(directory!, 'test.db')
-        : `${TEST_DATABASE_URL}${TEST_DATABASE_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`,
+      DATABASE_URL:
+        database === 'sqlite'
+          ? join(directory!, 'test.db')
+          : `${TEST_DATABASE_URL}${TEST_DATABASE_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`,
       ...env,
     }),
     async request(method, path, options = {}) {
@@ -144,8 +155,10 @@ export async function createHarness(database: DatabaseName, env: Record<string, 
         headers['content-type'] = 'application/x-www-form-urlencoded';
         payload = toQueryString(options.form).slice(1);
       }
-      const url = (path.startsWith('/') && !path.startsWith(config.apiPath) && !path.startsWith('/health') ? config.apiPath + path : path)
-        + toQueryString(options.query);
+      const url =
+        (path.startsWith('/') && !path.startsWith(config.apiPath) && !path.startsWith('/health')
+          ? config.apiPath + path
+          : path) + toQueryString(options.query);
       const response = await app.inject({ method: method as 'GET', url, headers, payload });
       return response as LightMyRequestResponse & { json<T = any>(): T };
     },
@@ -171,7 +184,12 @@ export async function createHarness(database: DatabaseName, env: Record<string, 
  * Runs the same suite once on SQLite and once on PostgreSQL, each on a fresh, isolated database.
  * `setup` receives a getter because the harness exists only once `before` has run.
  */
-export function describeEachDatabase(title: string, setup: (harness: () => Harness) => void, env: Record<string, string> = {}, appOptions: AppOptions = {}): void {
+export function describeEachDatabase(
+  title: string,
+  setup: (harness: () => Harness) => void,
+  env: Record<string, string> = {},
+  appOptions: AppOptions = {},
+): void {
   for (const database of ['sqlite', 'postgres'] as const) {
     const skip = database === 'postgres' && !POSTGRES_AVAILABLE ? 'PostgreSQL does not answer: suite skipped' : false;
     describe(`${title} [${database}]`, { skip }, () => {

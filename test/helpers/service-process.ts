@@ -17,7 +17,11 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export interface Started { child: ChildProcess; port: number; output: () => string }
+export interface Started {
+  child: ChildProcess;
+  port: number;
+  output: () => string;
+}
 
 export async function startService(env: Record<string, string>): Promise<Started> {
   const port = await freePort();
@@ -27,37 +31,48 @@ export async function startService(env: Record<string, string>): Promise<Started
     env: { ...process.env, LOG_LEVEL: 'info', LOG_FORMAT: 'json', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  child.stdout!.on('data', (chunk) => { output += chunk; });
-  child.stderr!.on('data', (chunk) => { output += chunk; });
+  child.stdout!.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr!.on('data', (chunk) => {
+    output += chunk;
+  });
   return { child, port, output: () => output };
 }
 
 /** Waits for the service's readiness signal, /health answering, and answers its status. */
 export async function waitForHealth(started: Started): Promise<number> {
   let status = 0;
-  await eventually(async () => {
-    if (started.child.exitCode !== null || started.child.signalCode !== null) throw new Error(`service exited: ${started.output()}`);
-    try {
-      status = (await fetch(`http://127.0.0.1:${started.port}/health`)).status;
-      return true;
-    } catch {
-      return false; // not listening yet
-    }
-  }, 'the service answers /health', started.output);
+  await eventually(
+    async () => {
+      if (started.child.exitCode !== null || started.child.signalCode !== null)
+        throw new Error(`service exited: ${started.output()}`);
+      try {
+        status = (await fetch(`http://127.0.0.1:${started.port}/health`)).status;
+        return true;
+      } catch {
+        return false; // not listening yet
+      }
+    },
+    'the service answers /health',
+    started.output,
+  );
   return status;
 }
 
-export const stopService = (started: Started) => new Promise<void>((resolve) => {
-  if (started.child.exitCode !== null) return resolve();
-  started.child.once('exit', () => resolve());
-  started.child.kill('SIGTERM');
-});
+export const stopService = (started: Started) =>
+  new Promise<void>((resolve) => {
+    if (started.child.exitCode !== null) return resolve();
+    started.child.once('exit', () => resolve());
+    started.child.kill('SIGTERM');
+  });
 
 /** `count` processes serving one database, started at once and answering /health. */
 export async function startServices(count: number, env: Record<string, string>): Promise<Started[]> {
   const started = await Promise.all(Array.from({ length: count }, () => startService(env)));
   try {
-    for (const service of started) if ((await waitForHealth(service)) !== 200) throw new Error(`service unhealthy: ${service.output()}`);
+    for (const service of started)
+      if ((await waitForHealth(service)) !== 200) throw new Error(`service unhealthy: ${service.output()}`);
   } catch (error) {
     await Promise.all(started.map(stopService));
     throw error;
@@ -85,6 +100,9 @@ export function describeOnTwoProcesses(
       await Promise.all(started.map(stopService));
       await harness?.close();
     });
-    suite(() => harness!, () => started);
+    suite(
+      () => harness!,
+      () => started,
+    );
   });
 }

@@ -15,7 +15,10 @@ describeEachDatabase('requests in flight', (h) => {
       h().app.inject({ method: 'GET', url: '/no/such/route' }),
       h().app.inject({ method: 'GET', url: '/calendar/events/v1/events?per_page=abc' }),
     ]);
-    assert.deepEqual(answers.map((answer) => answer.statusCode), [200, 404, 400, 404, 400]);
+    assert.deepEqual(
+      answers.map((answer) => answer.statusCode),
+      [200, 404, 400, 404, 400],
+    );
     assert.equal(requestActivity.busy, false);
   });
 

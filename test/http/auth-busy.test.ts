@@ -19,7 +19,11 @@ describe('authentication while another process holds the SQLite write lock', () 
     const user = await h.createUser('busy-reader', 'editor');
     assert.equal((await h.request('GET', '/venues', { as: user })).statusCode, 200, 'verified and remembered');
     // A minute ago, so that the next request wants to write it again.
-    await h.store.db.updateTable('app_passwords').set({ last_used_utc: '2000-01-01 00:00:00' }).where('user_id', '=', user.id).execute();
+    await h.store.db
+      .updateTable('app_passwords')
+      .set({ last_used_utc: '2000-01-01 00:00:00' })
+      .where('user_id', '=', user.id)
+      .execute();
 
     const other = await h.openAnotherStore();
     try {

@@ -5,7 +5,13 @@ import { ApiError } from '../../src/http/errors.ts';
 import { Authenticator } from '../../src/http/auth.ts';
 import { ensureAdmin } from '../../src/core/users/bootstrap.ts';
 import { generateAppPassword, verifySecret } from '../../src/core/users/secrets.ts';
-import { createAppPassword, createUser, findUserByLogin, listAppPasswords, revokeAppPassword } from '../../src/core/users/store.ts';
+import {
+  createAppPassword,
+  createUser,
+  findUserByLogin,
+  listAppPasswords,
+  revokeAppPassword,
+} from '../../src/core/users/store.ts';
 import { basicAuth, describeEachDatabase } from '../helpers/harness.ts';
 import { queriesDuring } from '../helpers/queries.ts';
 
@@ -30,9 +36,18 @@ describeEachDatabase('authentication (D15)', (h) => {
   });
 
   it('answers a wrong password, a malformed header or another scheme with 401 incorrect_password', async () => {
-    for (const header of [basicAuth('editor', 'wrong password'), 'Basic !!!not-base64', `Basic ${Buffer.from('no-colon').toString('base64')}`,
-      'Bearer abc.def.ghi', 'Digest username="editor"', basicAuth('editor', '')]) {
-      const response = await h().request('GET', '/venues', { as: header, headers: { 'x-forwarded-for': 'irrelevant' } });
+    for (const header of [
+      basicAuth('editor', 'wrong password'),
+      'Basic !!!not-base64',
+      `Basic ${Buffer.from('no-colon').toString('base64')}`,
+      'Bearer abc.def.ghi',
+      'Digest username="editor"',
+      basicAuth('editor', ''),
+    ]) {
+      const response = await h().request('GET', '/venues', {
+        as: header,
+        headers: { 'x-forwarded-for': 'irrelevant' },
+      });
       assert.equal(response.statusCode, 401, header);
       assert.equal(response.json().code, 'incorrect_password', header);
       assert.deepEqual(Object.keys(response.json()), ['code', 'message', 'data']);
@@ -55,22 +70,42 @@ describeEachDatabase('authentication (D15)', (h) => {
     const now = new Date().toISOString().slice(0, 19).replace('T', ' ');
     const address = '198.51.100.4';
     const caller = { id: user.id, role: 'editor' };
-    assert.deepEqual(await authenticator.authenticate(user.authorization, address, now), caller, 'checked, and "last used" stamped');
-    assert.deepEqual(await authenticator.authenticate(user.authorization, address, now), caller, 'read again after the stamp');
-    assert.equal(await queriesDuring(h().store, async () => {
-      assert.deepEqual(await authenticator.authenticate(user.authorization, address, now), caller);
-    }), 0, 'nothing written since: no read');
-    assert.ok(await queriesDuring(h().store, () => authenticator.authenticate(user.authorization, '198.51.100.5', now)) > 0,
-      'another client address has failure counters of its own');
+    assert.deepEqual(
+      await authenticator.authenticate(user.authorization, address, now),
+      caller,
+      'checked, and "last used" stamped',
+    );
+    assert.deepEqual(
+      await authenticator.authenticate(user.authorization, address, now),
+      caller,
+      'read again after the stamp',
+    );
+    assert.equal(
+      await queriesDuring(h().store, async () => {
+        assert.deepEqual(await authenticator.authenticate(user.authorization, address, now), caller);
+      }),
+      0,
+      'nothing written since: no read',
+    );
+    assert.ok(
+      (await queriesDuring(h().store, () => authenticator.authenticate(user.authorization, '198.51.100.5', now))) > 0,
+      'another client address has failure counters of its own',
+    );
 
     const another = await h().openAnotherStore();
     try {
       const login = createHash('sha256').update(user.login, 'utf8').digest('base64url');
       await another.transaction(async (trx) => {
         await trx.deleteFrom('auth_failures').where('address', '=', address).where('login', '=', login).execute();
-        await trx.insertInto('auth_failures').values({ address, login, failures: 1000, window_end: Date.now() + 60_000 }).execute();
+        await trx
+          .insertInto('auth_failures')
+          .values({ address, login, failures: 1000, window_end: Date.now() + 60_000 })
+          .execute();
       });
-      await assert.rejects(authenticator.authenticate(user.authorization, address, now), (error: ApiError) => error.status === 429);
+      await assert.rejects(
+        authenticator.authenticate(user.authorization, address, now),
+        (error: ApiError) => error.status === 429,
+      );
       await another.transaction(async (trx) => {
         await trx.deleteFrom('auth_failures').where('address', '=', address).execute();
       });
@@ -80,7 +115,10 @@ describeEachDatabase('authentication (D15)', (h) => {
     } finally {
       await another.close();
     }
-    await assert.rejects(authenticator.authenticate(user.authorization, address, now), (error: ApiError) => error.status === 401);
+    await assert.rejects(
+      authenticator.authenticate(user.authorization, address, now),
+      (error: ApiError) => error.status === 401,
+    );
   });
 
   it('records when an application password was last used', async () => {
@@ -96,7 +134,11 @@ describeEachDatabase('authentication (D15)', (h) => {
     const config = { ...h().config, admin: { user: 'boss', password: 'first secret' } };
     await ensureAdmin(config, h().store, silentLog);
     await ensureAdmin(config, h().store, silentLog);
-    assert.equal((await h().request('POST', '/venues', { as: basicAuth('boss', 'first secret'), body: { venue: 'Boss Hall' } })).statusCode, 201);
+    assert.equal(
+      (await h().request('POST', '/venues', { as: basicAuth('boss', 'first secret'), body: { venue: 'Boss Hall' } }))
+        .statusCode,
+      201,
+    );
 
     await ensureAdmin({ ...config, admin: { user: 'boss', password: 'second secret' } }, h().store, silentLog);
     assert.equal((await h().request('GET', '/venues', { as: basicAuth('boss', 'first secret') })).statusCode, 401);
@@ -109,12 +151,21 @@ describeEachDatabase('authentication (D15)', (h) => {
     const user = await h().createUser('promoted', 'subscriber');
     await ensureAdmin({ ...h().config, admin: { user: 'promoted', password: 'pw' } }, h().store, silentLog);
     assert.equal((await findUserByLogin(h().store.db, 'promoted'))!.role, 'administrator');
-    assert.equal((await h().request('POST', '/venues', { as: user, body: { venue: 'Promoted Hall' } })).statusCode, 201);
+    assert.equal(
+      (await h().request('POST', '/venues', { as: user, body: { venue: 'Promoted Hall' } })).statusCode,
+      201,
+    );
   });
 
   it('slows down repeated failures from one address with 429', async () => {
     const address = '203.0.113.7';
-    const attempt = () => h().app.inject({ method: 'GET', url: `${h().api}/venues`, remoteAddress: address, headers: { authorization: basicAuth('editor', 'guess') } });
+    const attempt = () =>
+      h().app.inject({
+        method: 'GET',
+        url: `${h().api}/venues`,
+        remoteAddress: address,
+        headers: { authorization: basicAuth('editor', 'guess') },
+      });
     const statuses: number[] = [];
     for (let index = 0; index < 12; index++) statuses.push((await attempt()).statusCode);
     assert.deepEqual(statuses.slice(0, 10), Array(10).fill(401));
@@ -122,7 +173,12 @@ describeEachDatabase('authentication (D15)', (h) => {
     assert.equal(limited.statusCode, 429);
     assert.equal(limited.json().code, 'rest_too_many_login_attempts');
     assert.ok(Number(limited.headers['retry-after']) > 0);
-    const otherAddress = await h().app.inject({ method: 'GET', url: `${h().api}/venues`, remoteAddress: '203.0.113.8', headers: { authorization: h().users.editor.authorization } });
+    const otherAddress = await h().app.inject({
+      method: 'GET',
+      url: `${h().api}/venues`,
+      remoteAddress: '203.0.113.8',
+      headers: { authorization: h().users.editor.authorization },
+    });
     assert.equal(otherAddress.statusCode, 200);
   });
 
@@ -139,20 +195,30 @@ describeEachDatabase('authentication (D15)', (h) => {
     // Ten simultaneous wrong attempts and one more: more than the default limit of one login (10) allows.
     const authenticator = new Authenticator(h().store.db, { perLogin: 100, verify: countingVerify });
     const now = '2026-11-23 12:00:00';
-    const callers = await Promise.all(Array.from({ length: 10 }, () => authenticator.authenticate(user.authorization, '192.0.2.1', now)));
+    const callers = await Promise.all(
+      Array.from({ length: 10 }, () => authenticator.authenticate(user.authorization, '192.0.2.1', now)),
+    );
     assert.deepEqual(callers, Array(10).fill({ id: user.id, role: 'author' }));
     assert.equal(derivations, 1);
-    assert.deepEqual(await authenticator.authenticate(user.authorization, '192.0.2.1', now), { id: user.id, role: 'author' });
+    assert.deepEqual(await authenticator.authenticate(user.authorization, '192.0.2.1', now), {
+      id: user.id,
+      role: 'author',
+    });
     assert.equal(derivations, 1, 'a verified credential is remembered');
 
     const wrong = basicAuth('burst', 'wrong password');
-    const outcomes = await Promise.allSettled(Array.from({ length: 10 }, () => authenticator.authenticate(wrong, '192.0.2.1', now)));
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 10 }, () => authenticator.authenticate(wrong, '192.0.2.1', now)),
+    );
     assert.equal(derivations, 2);
     for (const outcome of outcomes) {
       assert.equal(outcome.status, 'rejected');
       assert.ok(outcome.reason instanceof ApiError && outcome.reason.code === 'incorrect_password');
     }
-    assert.equal(await authenticator.authenticate(wrong, '192.0.2.1', now).catch((error: ApiError) => error.code), 'incorrect_password');
+    assert.equal(
+      await authenticator.authenticate(wrong, '192.0.2.1', now).catch((error: ApiError) => error.code),
+      'incorrect_password',
+    );
     assert.equal(derivations, 3, 'a failed check is not remembered');
   });
 
@@ -181,7 +247,11 @@ describeEachDatabase('authentication (D15)', (h) => {
     const old = await createAppPassword(h().store.db, user.id, 'laptop', secret, 'chosen');
     assert.match(old.hash, /^scrypt\$/);
     assert.equal((await h().request('GET', '/venues', { as: basicAuth('legacy', 'wrong guess') })).statusCode, 401);
-    assert.equal((await listAppPasswords(h().store.db, user.id))[0].hash, old.hash, 'a failed attempt upgrades nothing');
+    assert.equal(
+      (await listAppPasswords(h().store.db, user.id))[0].hash,
+      old.hash,
+      'a failed attempt upgrades nothing',
+    );
 
     assert.equal((await h().request('GET', '/venues', { as: basicAuth('legacy', display) })).statusCode, 200);
     const [upgraded] = await listAppPasswords(h().store.db, user.id);
@@ -192,8 +262,14 @@ describeEachDatabase('authentication (D15)', (h) => {
     assert.equal((await h().request('GET', '/venues', { as: basicAuth('legacy', display) })).statusCode, 200);
     const other = await h().openAnotherStore();
     try {
-      assert.deepEqual(await new Authenticator(other.db).authenticate(basicAuth('legacy', secret), '192.0.2.30', '2026-11-23 12:00:00'),
-        { id: user.id, role: 'editor' });
+      assert.deepEqual(
+        await new Authenticator(other.db).authenticate(
+          basicAuth('legacy', secret),
+          '192.0.2.30',
+          '2026-11-23 12:00:00',
+        ),
+        { id: user.id, role: 'editor' },
+      );
     } finally {
       await other.close();
     }
@@ -208,8 +284,10 @@ describeEachDatabase('authentication (D15)', (h) => {
     const authenticator = new Authenticator(h().store.db, { perLogin: 0, perAddress: 0, verify: recordingVerify });
     const attempt = async (login: string, secret: string) => {
       checked.length = 0;
-      const code = await authenticator.authenticate(basicAuth(login, secret), '192.0.2.31', '2026-11-23 12:00:00')
-        .then(() => 'ok', (error: ApiError) => error.code);
+      const code = await authenticator.authenticate(basicAuth(login, secret), '192.0.2.31', '2026-11-23 12:00:00').then(
+        () => 'ok',
+        (error: ApiError) => error.code,
+      );
       return [code, ...checked];
     };
     const generatedShape = generateAppPassword().display;

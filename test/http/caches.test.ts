@@ -18,11 +18,25 @@ describeEachDatabase('caches made by buildApp from its configuration', (h) => {
   it('gives every cache the size its own app was configured with', async () => {
     const small = await appWith({ itemCacheBytes: 1000, readCacheBytes: 2000, icalCacheBytes: 3000 });
     try {
-      const sizes = (app: typeof small) =>
-        [app.caches.eventItems.maxBytes, app.caches.responses.maxBytes, app.caches.icalEntries.maxBytes];
+      const sizes = (app: typeof small) => [
+        app.caches.eventItems.maxBytes,
+        app.caches.responses.maxBytes,
+        app.caches.icalEntries.maxBytes,
+      ];
       assert.deepEqual(sizes(small), [1000, 2000, 3000]);
-      assert.deepEqual(sizes(h().app), [h().config.itemCacheBytes, h().config.readCacheBytes, h().config.icalCacheBytes]);
-      for (const name of ['eventItems', 'embeddedTerms', 'passwordGuesses', 'responses', 'credentials', 'icalEntries'] as const) {
+      assert.deepEqual(sizes(h().app), [
+        h().config.itemCacheBytes,
+        h().config.readCacheBytes,
+        h().config.icalCacheBytes,
+      ]);
+      for (const name of [
+        'eventItems',
+        'embeddedTerms',
+        'passwordGuesses',
+        'responses',
+        'credentials',
+        'icalEntries',
+      ] as const) {
         assert.notEqual(small.caches[name], h().app.caches[name], `${name}: one per app`);
       }
     } finally {
@@ -35,24 +49,30 @@ describeEachDatabase('caches made by buildApp from its configuration', (h) => {
     try {
       const list = (app: typeof withoutReadCache) => app.inject({ method: 'GET', url: `${h().api}/venues` });
       for (const app of [h().app, withoutReadCache]) assert.equal((await list(app)).statusCode, 200);
-      assert.ok(await queriesDuring(h().store, () => list(h().app)) <= 1, 'a hit reads at most the data version');
-      assert.ok(await queriesDuring(h().store, () => list(withoutReadCache)) > 1, 'no cache: the list is read again');
+      assert.ok((await queriesDuring(h().store, () => list(h().app))) <= 1, 'a hit reads at most the data version');
+      assert.ok((await queriesDuring(h().store, () => list(withoutReadCache))) > 1, 'no cache: the list is read again');
     } finally {
       await withoutReadCache.close();
     }
   });
 
-  it('keeps the feeds\' VEVENTs in the memo of the app that wrote them, none with ICAL_CACHE_BYTES=0', async () => {
+  it("keeps the feeds' VEVENTs in the memo of the app that wrote them, none with ICAL_CACHE_BYTES=0", async () => {
     const withoutMemo = await appWith({ icalCacheBytes: 0 });
     try {
       for (const day of ['01', '02', '03']) {
         const created = await h().request('POST', '/events', {
           as: h().users.administrator,
-          body: { title: `Feed entry ${day}`, status: 'publish', start_date: `2027-09-${day} 20:00:00`, end_date: `2027-09-${day} 21:00:00` },
+          body: {
+            title: `Feed entry ${day}`,
+            status: 'publish',
+            start_date: `2027-09-${day} 20:00:00`,
+            end_date: `2027-09-${day} 21:00:00`,
+          },
         });
         assert.equal(created.statusCode, 201, created.body);
       }
-      const feed = (app: typeof withoutMemo) => app.inject({ method: 'GET', url: `${h().api}/events.ics?start_date=2027-09-01&end_date=2027-09-30` });
+      const feed = (app: typeof withoutMemo) =>
+        app.inject({ method: 'GET', url: `${h().api}/events.ics?start_date=2027-09-01&end_date=2027-09-30` });
       const written = await feed(h().app);
       assert.equal(written.statusCode, 200);
       assert.equal((written.body.match(/BEGIN:VEVENT/g) ?? []).length, 3);

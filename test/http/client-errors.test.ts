@@ -58,13 +58,19 @@ describe('protocol errors answered by the HTTP parser', () => {
   });
 
   it('answers 431 to headers larger than the server accepts', async () => {
-    const response = await exchange(port, `GET ${h.api}/venues HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'y'.repeat(20_000)}\r\n\r\n`);
+    const response = await exchange(
+      port,
+      `GET ${h.api}/venues HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'y'.repeat(20_000)}\r\n\r\n`,
+    );
     assertContractShape(response, 431, 'rest_request_headers_too_large');
     assert.equal(response.headers['access-control-allow-origin'], '*');
   });
 
   it('answers 400 to a request the parser cannot read', async () => {
-    for (const text of ['GARBAGE\r\n\r\n', `GET ${h.api}/venues HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab`]) {
+    for (const text of [
+      'GARBAGE\r\n\r\n',
+      `GET ${h.api}/venues HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab`,
+    ]) {
       assertContractShape(await exchange(port, text), 400, 'rest_bad_request');
     }
   });
@@ -75,7 +81,11 @@ describe('protocol errors answered by the HTTP parser', () => {
     const serverSide = new Promise<Socket>((resolve) => h.app.server.once('connection', resolve));
     const response = exchange(port, '', () => {
       void serverSide.then((socket) => {
-        h.app.server.emit('clientError', Object.assign(new Error('Request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), socket);
+        h.app.server.emit(
+          'clientError',
+          Object.assign(new Error('Request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }),
+          socket,
+        );
       });
     });
     assertContractShape(await response, 408, 'rest_request_timeout');

@@ -2,7 +2,16 @@
 // RFC 9110 §13.1.2), comparison, tags and HTTP dates.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { entityTag, httpDate, ifMatchPrecondition, jsonTag, lastModifiedHeader, matchHolds, noneMatchFails, parseTagCondition } from '../../src/http/etag.ts';
+import {
+  entityTag,
+  httpDate,
+  ifMatchPrecondition,
+  jsonTag,
+  lastModifiedHeader,
+  matchHolds,
+  noneMatchFails,
+  parseTagCondition,
+} from '../../src/http/etag.ts';
 import { DomainError } from '../../src/domain/errors.ts';
 import { JSON_TYPE } from '../../src/http/content-types.ts';
 
@@ -15,12 +24,22 @@ describe('parseTagCondition', () => {
     assert.deepEqual(parseTagCondition('""'), { any: false, tags: [{ weak: false, opaque: '""' }] });
     assert.deepEqual(parseTagCondition('"a" ,\tW/"b",, "c",'), {
       any: false,
-      tags: [{ weak: false, opaque: '"a"' }, { weak: true, opaque: '"b"' }, { weak: false, opaque: '"c"' }],
+      tags: [
+        { weak: false, opaque: '"a"' },
+        { weak: true, opaque: '"b"' },
+        { weak: false, opaque: '"c"' },
+      ],
     });
   });
 
   it('keeps a comma inside a tag', () => {
-    assert.deepEqual(parseTagCondition('"a,b", "c"'), { any: false, tags: [{ weak: false, opaque: '"a,b"' }, { weak: false, opaque: '"c"' }] });
+    assert.deepEqual(parseTagCondition('"a,b", "c"'), {
+      any: false,
+      tags: [
+        { weak: false, opaque: '"a,b"' },
+        { weak: false, opaque: '"c"' },
+      ],
+    });
   });
 
   it('accepts obs-text (Latin-1 bytes) inside a tag', () => {
@@ -28,8 +47,28 @@ describe('parseTagCondition', () => {
   });
 
   it('refuses anything else', () => {
-    for (const value of ['', ' ', ',', ', ,', 'abc', '"abc', 'abc"', 'W/abc', 'w/"abc"', 'W/ "abc"', '*, "a"', '"a", *', '**', '"a" "b"',
-      '"a"b', '"a";', '"a\u007fb"', '"a b"', '"a\u0001"', '"a"""']) {
+    for (const value of [
+      '',
+      ' ',
+      ',',
+      ', ,',
+      'abc',
+      '"abc',
+      'abc"',
+      'W/abc',
+      'w/"abc"',
+      'W/ "abc"',
+      '*, "a"',
+      '"a", *',
+      '**',
+      '"a" "b"',
+      '"a"b',
+      '"a";',
+      '"a\u007fb"',
+      '"a b"',
+      '"a\u0001"',
+      '"a"""',
+    ]) {
       assert.equal(parseTagCondition(value), null, JSON.stringify(value));
     }
   });
@@ -74,7 +113,9 @@ describe('dates', () => {
     assert.equal(httpDate('0000-00-00 00:00:00'), undefined);
     assert.equal(httpDate('garbage'), undefined);
     assert.equal(httpDate(undefined), undefined);
-    assert.deepEqual(lastModifiedHeader({ modified_utc: '2024-03-05 07:08:09' }), { 'Last-Modified': 'Tue, 05 Mar 2024 07:08:09 GMT' });
+    assert.deepEqual(lastModifiedHeader({ modified_utc: '2024-03-05 07:08:09' }), {
+      'Last-Modified': 'Tue, 05 Mar 2024 07:08:09 GMT',
+    });
     assert.deepEqual(lastModifiedHeader({}), {});
   });
 });
@@ -82,16 +123,27 @@ describe('dates', () => {
 describe('ifMatchPrecondition', () => {
   const trx = {} as never;
   it('is no precondition without If-Match or with *', () => {
-    assert.deepEqual(ifMatchPrecondition(undefined, async () => '"a"'), {});
-    assert.deepEqual(ifMatchPrecondition({ any: true }, async () => '"a"'), {});
+    assert.deepEqual(
+      ifMatchPrecondition(undefined, async () => '"a"'),
+      {},
+    );
+    assert.deepEqual(
+      ifMatchPrecondition({ any: true }, async () => '"a"'),
+      {},
+    );
   });
 
   it('passes when the current tag is listed and refuses with rest_precondition_failed otherwise', async () => {
     const condition = parseTagCondition('"a", "b"')!;
     await ifMatchPrecondition(condition, async () => '"b"').precondition!(trx);
     for (const current of ['"c"', undefined]) {
-      await assert.rejects(ifMatchPrecondition(condition, async () => current).precondition!(trx), (error: unknown) =>
-        error instanceof DomainError && error.kind === 'precondition_failed' && error.code === 'rest_precondition_failed');
+      await assert.rejects(
+        ifMatchPrecondition(condition, async () => current).precondition!(trx),
+        (error: unknown) =>
+          error instanceof DomainError &&
+          error.kind === 'precondition_failed' &&
+          error.code === 'rest_precondition_failed',
+      );
     }
   });
 });

@@ -2,14 +2,24 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describeEachDatabase } from '../helpers/harness.ts';
 
-const NO_ROUTE = { code: 'rest_no_route', message: 'No route was found matching the URL and request method.', data: { status: 404 } };
+const NO_ROUTE = {
+  code: 'rest_no_route',
+  message: 'No route was found matching the URL and request method.',
+  data: { status: 404 },
+};
 
 describeEachDatabase('HTTP foundation', (h) => {
   const venue = async (name = 'Foundation Hall') =>
     (await h().request('POST', '/venues', { as: h().users.editor, body: { venue: name } })).json();
 
   it('answers unknown routes, non-digit ids and unsupported methods with rest_no_route', async () => {
-    for (const [method, path] of [['GET', '/nothing-here'], ['GET', '/venues/abc'], ['PUT', '/venues'], ['DELETE', '/venues'], ['GET', '/calendar/events/v2']]) {
+    for (const [method, path] of [
+      ['GET', '/nothing-here'],
+      ['GET', '/venues/abc'],
+      ['PUT', '/venues'],
+      ['DELETE', '/venues'],
+      ['GET', '/calendar/events/v2'],
+    ]) {
       const response = await h().request(method, path);
       assert.equal(response.statusCode, 404, `${method} ${path}`);
       assert.deepEqual(response.json(), NO_ROUTE);
@@ -31,7 +41,10 @@ describeEachDatabase('HTTP foundation', (h) => {
   it('lists the methods of item routes in the reference order for those who may write', async () => {
     const { id } = await venue('Allow Hall');
     assert.equal((await h().request('GET', `/venues/${id}`)).headers.allow, 'GET');
-    assert.equal((await h().request('GET', `/venues/${id}`, { as: h().users.editor })).headers.allow, 'GET, DELETE, POST, PUT, PATCH');
+    assert.equal(
+      (await h().request('GET', `/venues/${id}`, { as: h().users.editor })).headers.allow,
+      'GET, DELETE, POST, PUT, PATCH',
+    );
   });
 
   it('serves HEAD on GET routes with the same headers and no body', async () => {
@@ -50,14 +63,25 @@ describeEachDatabase('HTTP foundation', (h) => {
   });
 
   it('answers OPTIONS with Allow and the CORS headers (D12b)', async () => {
-    const response = await h().request('OPTIONS', '/venues', { headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } });
+    const response = await h().request('OPTIONS', '/venues', {
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' },
+    });
     assert.equal(response.statusCode, 200);
     assert.equal(response.headers.allow, 'GET');
     assert.equal(response.headers['access-control-allow-origin'], '*');
     assert.match(String(response.headers['access-control-allow-headers']), /Authorization/);
     assert.match(String(response.headers['access-control-allow-headers']), /Content-Type/);
     assert.match(String(response.headers['access-control-allow-methods']), /PATCH/);
-    for (const header of ['X-TEC-Total', 'X-TEC-TotalPages', 'X-WP-Total', 'X-WP-TotalPages', 'Link', 'Location', 'Allow', 'X-Truncated']) {
+    for (const header of [
+      'X-TEC-Total',
+      'X-TEC-TotalPages',
+      'X-WP-Total',
+      'X-WP-TotalPages',
+      'Link',
+      'Location',
+      'Allow',
+      'X-Truncated',
+    ]) {
       assert.match(String(response.headers['access-control-expose-headers']), new RegExp(header));
     }
   });
@@ -66,7 +90,8 @@ describeEachDatabase('HTTP foundation', (h) => {
     const response = await h().request('POST', '/venues', { as: h().users.editor, body: '{"venue": "x",' });
     assert.equal(response.statusCode, 400);
     assert.deepEqual(response.json(), {
-      code: 'rest_invalid_json', message: 'Invalid JSON body passed.',
+      code: 'rest_invalid_json',
+      message: 'Invalid JSON body passed.',
       data: { status: 400, json_error_code: 4, json_error_message: 'Syntax error' },
     });
   });
@@ -90,12 +115,20 @@ describeEachDatabase('HTTP foundation', (h) => {
   it('reports missing parameters, then invalid ones, then type errors (§1.1)', async () => {
     const missing = await h().request('POST', '/venues', { as: h().users.editor, body: { city: 'Rome' } });
     assert.equal(missing.statusCode, 400);
-    assert.deepEqual(missing.json(), { code: 'rest_missing_callback_param', message: 'Missing parameter(s): venue', data: { status: 400, params: ['venue'] } });
+    assert.deepEqual(missing.json(), {
+      code: 'rest_missing_callback_param',
+      message: 'Missing parameter(s): venue',
+      data: { status: 400, params: ['venue'] },
+    });
 
-    const invalid = await h().request('POST', '/venues', { as: h().users.editor, body: { venue: '', website: 'nope' } });
+    const invalid = await h().request('POST', '/venues', {
+      as: h().users.editor,
+      body: { venue: '', website: 'nope' },
+    });
     assert.equal(invalid.statusCode, 400);
     assert.deepEqual(invalid.json(), {
-      code: 'rest_invalid_param', message: 'Invalid parameter(s): venue, website',
+      code: 'rest_invalid_param',
+      message: 'Invalid parameter(s): venue, website',
       data: { status: 400, params: { venue: 'Invalid parameter.', website: 'Invalid parameter.' }, details: [] },
     });
 
@@ -103,9 +136,15 @@ describeEachDatabase('HTTP foundation', (h) => {
     const typed = await h().request('DELETE', `/venues/${id}`, { as: h().users.editor, query: { force: 'maybe' } });
     assert.equal(typed.statusCode, 400);
     assert.deepEqual(typed.json(), {
-      code: 'rest_invalid_param', message: 'Invalid parameter(s): force',
-      data: { status: 400, params: { force: 'force is not of type boolean.' },
-        details: { force: { code: 'rest_invalid_type', message: 'force is not of type boolean.', data: { param: 'force' } } } },
+      code: 'rest_invalid_param',
+      message: 'Invalid parameter(s): force',
+      data: {
+        status: 400,
+        params: { force: 'force is not of type boolean.' },
+        details: {
+          force: { code: 'rest_invalid_type', message: 'force is not of type boolean.', data: { param: 'force' } },
+        },
+      },
     });
   });
 
@@ -121,20 +160,37 @@ describeEachDatabase('HTTP foundation', (h) => {
   it('answers 401 to anonymous writers and 403 to users without the right', async () => {
     const anonymous = await h().request('POST', '/venues', { body: { venue: 'Nope' } });
     assert.equal(anonymous.statusCode, 401);
-    assert.deepEqual(anonymous.json(), { code: 'rest_forbidden', message: 'Sorry, you are not allowed to do that.', data: { status: 401 } });
+    assert.deepEqual(anonymous.json(), {
+      code: 'rest_forbidden',
+      message: 'Sorry, you are not allowed to do that.',
+      data: { status: 401 },
+    });
     const subscriber = await h().request('POST', '/venues', { as: h().users.subscriber, body: { venue: 'Nope' } });
     assert.equal(subscriber.statusCode, 403);
-    assert.deepEqual(subscriber.json(), { code: 'rest_forbidden', message: 'Sorry, you are not allowed to do that.', data: { status: 403 } });
+    assert.deepEqual(subscriber.json(), {
+      code: 'rest_forbidden',
+      message: 'Sorry, you are not allowed to do that.',
+      data: { status: 403 },
+    });
   });
 
   it('reads parameters from form bodies and the query string, lists as CSV or arrays (§1.2)', async () => {
-    const form = await h().request('POST', '/venues', { as: h().users.editor, form: { venue: 'Form Hall', city: 'Turin' } });
+    const form = await h().request('POST', '/venues', {
+      as: h().users.editor,
+      form: { venue: 'Form Hall', city: 'Turin' },
+    });
     assert.equal(form.statusCode, 201);
     assert.equal(form.json().city, 'Turin');
-    const query = await h().request('POST', '/venues', { as: h().users.editor, query: { venue: 'Query Hall', city: 'Milan' } });
+    const query = await h().request('POST', '/venues', {
+      as: h().users.editor,
+      query: { venue: 'Query Hall', city: 'Milan' },
+    });
     assert.equal(query.statusCode, 201);
     assert.equal(query.json().city, 'Milan');
-    const bodyWins = await h().request('POST', '/venues?city=Query', { as: h().users.editor, body: { venue: 'Precedence Hall', city: 'Body' } });
+    const bodyWins = await h().request('POST', '/venues?city=Query', {
+      as: h().users.editor,
+      body: { venue: 'Precedence Hall', city: 'Body' },
+    });
     assert.equal(bodyWins.json().city, 'Body');
     for (const status of ['publish, draft', ['publish', 'draft']]) {
       const response = await h().request('GET', '/venues', { as: h().users.editor, query: { status } });
@@ -149,7 +205,10 @@ describeEachDatabase('HTTP foundation', (h) => {
       assert.equal(response.statusCode, 400, JSON.stringify(body));
       assert.equal(response.json().code, 'rest_invalid_param');
     }
-    const proto = await h().request('POST', '/venues', { as: h().users.editor, body: '{"venue":"Proto Hall","__proto__":{"polluted":true},"constructor":{"prototype":{"x":1}}}' });
+    const proto = await h().request('POST', '/venues', {
+      as: h().users.editor,
+      body: '{"venue":"Proto Hall","__proto__":{"polluted":true},"constructor":{"prototype":{"x":1}}}',
+    });
     assert.equal(proto.statusCode, 201);
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
     const query = await h().request('GET', '/venues?__proto__[polluted]=1&page[0]=1');
@@ -181,11 +240,18 @@ describeEachDatabase('HTTP foundation', (h) => {
   });
 
   it('answers an over-large body with 413 and an unsupported content type with 415', async () => {
-    const large = await h().request('POST', '/venues', { as: h().users.editor, body: { venue: 'Big', description: 'x'.repeat(2 * 1024 * 1024) } });
+    const large = await h().request('POST', '/venues', {
+      as: h().users.editor,
+      body: { venue: 'Big', description: 'x'.repeat(2 * 1024 * 1024) },
+    });
     assert.equal(large.statusCode, 413);
     assert.equal(large.json().code, 'rest_request_too_large');
     assert.equal(large.json().data.status, 413);
-    const xml = await h().request('POST', '/venues', { as: h().users.editor, body: '<venue/>', headers: { 'content-type': 'application/xml' } });
+    const xml = await h().request('POST', '/venues', {
+      as: h().users.editor,
+      body: '<venue/>',
+      headers: { 'content-type': 'application/xml' },
+    });
     assert.equal(xml.statusCode, 415);
     assert.equal(xml.json().code, 'rest_unsupported_media_type');
   });
@@ -197,12 +263,16 @@ describeEachDatabase('HTTP foundation', (h) => {
   });
 });
 
-describeEachDatabase('CORS with an origin list', (h) => {
-  it('echoes a listed origin and leaves others without the allow header', async () => {
-    const listed = await h().request('GET', '/venues', { headers: { origin: 'https://app.example' } });
-    assert.equal(listed.headers['access-control-allow-origin'], 'https://app.example');
-    assert.match(String(listed.headers.vary), /Origin/);
-    const other = await h().request('GET', '/venues', { headers: { origin: 'https://evil.example' } });
-    assert.equal(other.headers['access-control-allow-origin'], undefined);
-  });
-}, { CORS_ORIGINS: 'https://app.example' });
+describeEachDatabase(
+  'CORS with an origin list',
+  (h) => {
+    it('echoes a listed origin and leaves others without the allow header', async () => {
+      const listed = await h().request('GET', '/venues', { headers: { origin: 'https://app.example' } });
+      assert.equal(listed.headers['access-control-allow-origin'], 'https://app.example');
+      assert.match(String(listed.headers.vary), /Origin/);
+      const other = await h().request('GET', '/venues', { headers: { origin: 'https://evil.example' } });
+      assert.equal(other.headers['access-control-allow-origin'], undefined);
+    });
+  },
+  { CORS_ORIGINS: 'https://app.example' },
+);

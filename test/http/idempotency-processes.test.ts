@@ -6,26 +6,35 @@ import { it } from 'node:test';
 import { describeOnTwoProcesses } from '../helpers/service-process.ts';
 import { itemsNamed, KINDS, newKey, newName } from './idempotency-support.ts';
 
-interface Answer { status: number; headers: Headers; text: string }
+interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+}
 
 /** Raw bytes on one connection: header values fetch refuses to send (control characters, non-ASCII). */
 function rawRequest(port: number, request: Buffer): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1', () => socket.write(request));
     let received = '';
-    socket.on('data', (chunk) => { received += chunk.toString('latin1'); });
+    socket.on('data', (chunk) => {
+      received += chunk.toString('latin1');
+    });
     socket.on('end', () => resolve(received));
     socket.on('error', reject);
   });
 }
 
 describeOnTwoProcesses('Idempotent creates, two service processes on one PostgreSQL database (D23)', (h, services) => {
-
   const send = async (index: number, collection: string, body: unknown, key: string): Promise<Answer> => {
     const service = services()[index % services().length];
     const response = await fetch(`http://127.0.0.1:${service.port}${h().api}/${collection}`, {
       method: 'POST',
-      headers: { authorization: h().users.administrator.authorization, 'content-type': 'application/json', 'idempotency-key': key },
+      headers: {
+        authorization: h().users.administrator.authorization,
+        'content-type': 'application/json',
+        'idempotency-key': key,
+      },
       body: JSON.stringify(body),
     });
     return { status: response.status, headers: response.headers, text: await response.text() };
@@ -53,9 +62,17 @@ describeOnTwoProcesses('Idempotent creates, two service processes on one Postgre
       for (let round = 0; round < 3; round++) {
         const key = newKey();
         const name = newName(`Two-process ${kind.collection}`);
-        const answers = await Promise.all(Array.from({ length: 20 }, (_, index) => send(index, kind.collection, kind.body(name), key)));
-        const created = answers.filter((answer) => answer.status === 201 && answer.headers.get('idempotent-replayed') === null);
-        assert.equal(created.length, 1, answers.map((answer) => `${answer.status} ${answer.text.slice(0, 80)}`).join('\n'));
+        const answers = await Promise.all(
+          Array.from({ length: 20 }, (_, index) => send(index, kind.collection, kind.body(name), key)),
+        );
+        const created = answers.filter(
+          (answer) => answer.status === 201 && answer.headers.get('idempotent-replayed') === null,
+        );
+        assert.equal(
+          created.length,
+          1,
+          answers.map((answer) => `${answer.status} ${answer.text.slice(0, 80)}`).join('\n'),
+        );
         for (const answer of answers) {
           if (answer.status === 409) assert.equal(JSON.parse(answer.text).code, 'rest_idempotency_key_in_use');
           else {
@@ -70,13 +87,23 @@ describeOnTwoProcesses('Idempotent creates, two service processes on one Postgre
 
   it('answers malformed keys on the wire with 400 in the error shape', async () => {
     const body = Buffer.from(JSON.stringify({ name: newName('Wire') }));
-    const head = (key: Buffer) => Buffer.concat([
-      Buffer.from(`POST ${h().api}/tags HTTP/1.1\r\nHost: localhost\r\nAuthorization: ${h().users.administrator.authorization}\r\n`
-        + `Content-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\nIdempotency-Key: `),
-      key, Buffer.from('\r\n\r\n'), body,
-    ]);
+    const head = (key: Buffer) =>
+      Buffer.concat([
+        Buffer.from(
+          `POST ${h().api}/tags HTTP/1.1\r\nHost: localhost\r\nAuthorization: ${h().users.administrator.authorization}\r\n` +
+            `Content-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\nIdempotency-Key: `,
+        ),
+        key,
+        Buffer.from('\r\n\r\n'),
+        body,
+      ]);
     // Non-ASCII (UTF-8 bytes) and a tab reach the service; a control character is refused by the HTTP parser itself.
-    for (const key of [Buffer.from('café'), Buffer.from('a\tb'), Buffer.from('a\u0001b'), Buffer.from('x'.repeat(256))]) {
+    for (const key of [
+      Buffer.from('café'),
+      Buffer.from('a\tb'),
+      Buffer.from('a\u0001b'),
+      Buffer.from('x'.repeat(256)),
+    ]) {
       const answer = await rawRequest(services()[0].port, head(key));
       assert.match(answer, /^HTTP\/1\.1 400 /, JSON.stringify(key.toString('latin1')));
       const json = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));

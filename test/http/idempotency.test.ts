@@ -7,27 +7,68 @@ import { CLAIM_LEASE_MS, IdempotencyKeys, KEY_RETENTION_MS } from '../../src/cor
 import { describeEachDatabase, type Credentials, type Harness } from '../helpers/harness.ts';
 import { itemsNamed, KINDS, newKey, newName } from './idempotency-support.ts';
 
-const changeCount = async (h: Harness) => Number((await h.store.db.selectFrom('changes').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+const changeCount = async (h: Harness) =>
+  Number(
+    (
+      await h.store.db
+        .selectFrom('changes')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
-function post(h: Harness, collection: string, body: unknown, key: string | null, as: Credentials | null = h.users.administrator, query?: Record<string, string>) {
-  return h.request('POST', `/${collection}`, { as, body, ...(query ? { query } : {}), headers: key === null ? {} : { 'idempotency-key': key } });
+function post(
+  h: Harness,
+  collection: string,
+  body: unknown,
+  key: string | null,
+  as: Credentials | null = h.users.administrator,
+  query?: Record<string, string>,
+) {
+  return h.request('POST', `/${collection}`, {
+    as,
+    body,
+    ...(query ? { query } : {}),
+    headers: key === null ? {} : { 'idempotency-key': key },
+  });
 }
 
-const keyRow = (h: Harness, key: string) => h.store.db.selectFrom('idempotency_keys').selectAll().where('key', '=', key).executeTakeFirst();
+const keyRow = (h: Harness, key: string) =>
+  h.store.db.selectFrom('idempotency_keys').selectAll().where('key', '=', key).executeTakeFirst();
 
 describe('Idempotency-Key grammar and request fingerprints (D23)', () => {
   it('accepts 1 to 255 visible ASCII characters and nothing else', () => {
-    for (const good of ['a', '!', '~', 'x'.repeat(255), '8e0f3c4a-5a4e-4c1e-9d1f-0e6a2b9a7c11', 'a:b/c?d=e&f"g']) assert.equal(isValidIdempotencyKey(good), true, good);
-    for (const bad of ['', ' ', 'a b', 'a\tb', 'a\u0001b', 'a\u007fb', 'x'.repeat(256), 'café', 'caf\u00c3\u00a9', 'a\nb', '\u{1F600}']) {
+    for (const good of ['a', '!', '~', 'x'.repeat(255), '8e0f3c4a-5a4e-4c1e-9d1f-0e6a2b9a7c11', 'a:b/c?d=e&f"g'])
+      assert.equal(isValidIdempotencyKey(good), true, good);
+    for (const bad of [
+      '',
+      ' ',
+      'a b',
+      'a\tb',
+      'a\u0001b',
+      'a\u007fb',
+      'x'.repeat(256),
+      'café',
+      'caf\u00c3\u00a9',
+      'a\nb',
+      '\u{1F600}',
+    ]) {
       assert.equal(isValidIdempotencyKey(bad), false, JSON.stringify(bad));
     }
   });
 
   it('canonicalises key order at every level but keeps array order', () => {
     assert.equal(canonicalJson({ b: 1, a: { d: [2, 1], c: null } }), '{"a":{"c":null,"d":[2,1]},"b":1}');
-    assert.equal(requestFingerprint({}, JSON.parse('{ "b" : 1,\n "a" : "\\u0041" }')), requestFingerprint({}, { a: 'A', b: 1 }));
+    assert.equal(
+      requestFingerprint({}, JSON.parse('{ "b" : 1,\n "a" : "\\u0041" }')),
+      requestFingerprint({}, { a: 'A', b: 1 }),
+    );
     assert.notEqual(requestFingerprint({}, { a: [1, 2] }), requestFingerprint({}, { a: [2, 1] }));
-    assert.notEqual(requestFingerprint({ status: 'draft' }, { a: 1 }), requestFingerprint({}, { a: 1 }), 'the query counts');
+    assert.notEqual(
+      requestFingerprint({ status: 'draft' }, { a: 1 }),
+      requestFingerprint({}, { a: 1 }),
+      'the query counts',
+    );
     assert.equal(requestFingerprint({}, undefined), requestFingerprint({}, {}), 'no body is an empty body');
   });
 });
@@ -49,7 +90,11 @@ describeEachDatabase('Idempotent creates (D23)', (h) => {
         assert.equal(again.body, first.body, 'the same body bytes');
         assert.equal(again.headers.location, first.headers.location);
         assert.equal(again.headers['content-type'], first.headers['content-type']);
-        assert.match(String(again.headers['cache-control']), /no-store/, 'an authenticated answer is never stored by a cache');
+        assert.match(
+          String(again.headers['cache-control']),
+          /no-store/,
+          'an authenticated answer is never stored by a cache',
+        );
       }
       assert.equal(await itemsNamed(h(), kind, name), 1);
       assert.equal(await changeCount(h()), changesBefore, 'a replay writes nothing');
@@ -69,7 +114,12 @@ describeEachDatabase('Idempotent creates (D23)', (h) => {
       message: other.json().message,
       data: { status: 422 },
     });
-    const fewerFields = await post(h(), 'events', { title: name, start_date: '2030-05-10 10:00:00', end_date: '2030-05-10 12:00:00' }, key);
+    const fewerFields = await post(
+      h(),
+      'events',
+      { title: name, start_date: '2030-05-10 10:00:00', end_date: '2030-05-10 12:00:00' },
+      key,
+    );
     assert.equal(fewerFields.statusCode, 422);
     const otherQuery = await post(h(), 'events', kind.body(name), key, h().users.administrator, { status: 'draft' });
     assert.equal(otherQuery.statusCode, 422, 'query parameters are part of the request');
@@ -82,7 +132,17 @@ describeEachDatabase('Idempotent creates (D23)', (h) => {
   it('compares bodies after parsing: key order, whitespace and escapes do not matter', async () => {
     const key = newKey();
     const name = newName('Reordered');
-    const first = await post(h(), 'events', JSON.stringify({ title: name, start_date: '2030-05-10 10:00:00', end_date: '2030-05-10 12:00:00', status: 'publish' }), key);
+    const first = await post(
+      h(),
+      'events',
+      JSON.stringify({
+        title: name,
+        start_date: '2030-05-10 10:00:00',
+        end_date: '2030-05-10 12:00:00',
+        status: 'publish',
+      }),
+      key,
+    );
     assert.equal(first.statusCode, 201);
     const reordered = `{\n  "status" : "publish",\n\t"end_date":"2030-05-10 12:00:00",  "start_date": "2030-05-10 10:00:00",\n  "title": ${JSON.stringify(name).replace('R', '\\u0052')}\n}\n`;
     const again = await post(h(), 'events', reordered, key);
@@ -99,20 +159,30 @@ describeEachDatabase('Idempotent creates (D23)', (h) => {
     const first = await post(h(), 'events', kind.body(name), key);
     assert.equal(first.statusCode, 201);
     // The row as it is between the claim and the answer.
-    await h().store.db.updateTable('idempotency_keys')
+    await h()
+      .store.db.updateTable('idempotency_keys')
       .set({ state: 'running', status: null, headers: null, content_type: null, body: null, created_ms: Date.now() })
-      .where('key', '=', key).execute();
+      .where('key', '=', key)
+      .execute();
 
     const busy = await post(h(), 'events', kind.body(name), key);
     assert.equal(busy.statusCode, 409);
-    assert.deepEqual(busy.json(), { code: 'rest_idempotency_key_in_use', message: busy.json().message, data: { status: 409 } });
+    assert.deepEqual(busy.json(), {
+      code: 'rest_idempotency_key_in_use',
+      message: busy.json().message,
+      data: { status: 409 },
+    });
     assert.equal(busy.headers['retry-after'], '1');
     const different = await post(h(), 'events', { ...kind.body(name), title: 'Something else' }, key);
     assert.equal(different.statusCode, 422);
     assert.equal(await itemsNamed(h(), kind, name), 1);
 
     // A claim older than the lease was left by a process that stopped: a new attempt takes it over and runs.
-    await h().store.db.updateTable('idempotency_keys').set({ created_ms: Date.now() - CLAIM_LEASE_MS - 1000 }).where('key', '=', key).execute();
+    await h()
+      .store.db.updateTable('idempotency_keys')
+      .set({ created_ms: Date.now() - CLAIM_LEASE_MS - 1000 })
+      .where('key', '=', key)
+      .execute();
     const takeover = await post(h(), 'events', kind.body(name), key);
     assert.equal(takeover.statusCode, 201);
     assert.equal(takeover.headers['idempotent-replayed'], undefined);
@@ -125,7 +195,12 @@ describeEachDatabase('Idempotent creates (D23)', (h) => {
   it('stores no failed first attempt: the key may be used again', async () => {
     const key = newKey();
     const name = newName('Failed first');
-    const invalid = await post(h(), 'events', { title: name, start_date: 'not a date', end_date: '2030-05-10 12:00:00' }, key);
+    const invalid = await post(
+      h(),
+      'events',
+      { title: name, start_date: 'not a date', end_date: '2030-05-10 12:00:00' },
+      key,
+    );
     assert.equal(invalid.statusCode, 400, invalid.body);
     assert.equal(await keyRow(h(), key), undefined);
     const valid = await post(h(), 'events', KINDS[0].body(name), key);
@@ -164,7 +239,13 @@ describeEachDatabase('Idempotent creates (D23)', (h) => {
     const tag = await post(h(), 'tags', { name: eventName }, key);
     assert.equal(tag.statusCode, 201);
     assert.equal(tag.headers['idempotent-replayed'], undefined);
-    const rows = await h().store.db.selectFrom('idempotency_keys').select(['user_id', 'route']).where('key', '=', key).orderBy('route').orderBy('user_id').execute();
+    const rows = await h()
+      .store.db.selectFrom('idempotency_keys')
+      .select(['user_id', 'route'])
+      .where('key', '=', key)
+      .orderBy('route')
+      .orderBy('user_id')
+      .execute();
     assert.deepEqual(rows, [
       { user_id: h().users.administrator.id, route: `POST ${h().api}/events` },
       { user_id: h().users.administrator.id, route: `POST ${h().api}/tags` },
@@ -179,7 +260,11 @@ describeEachDatabase('Idempotent creates (D23)', (h) => {
     const name = newName('Expired');
     const first = await post(h(), 'events', kind.body(name), key);
     assert.equal(first.statusCode, 201);
-    await h().store.db.updateTable('idempotency_keys').set({ created_ms: Date.now() - 25 * 60 * 60 * 1000 }).where('key', '=', key).execute();
+    await h()
+      .store.db.updateTable('idempotency_keys')
+      .set({ created_ms: Date.now() - 25 * 60 * 60 * 1000 })
+      .where('key', '=', key)
+      .execute();
     const again = await post(h(), 'events', kind.body(name), key);
     assert.equal(again.statusCode, 201);
     assert.equal(again.headers['idempotent-replayed'], undefined);
@@ -189,23 +274,53 @@ describeEachDatabase('Idempotent creates (D23)', (h) => {
     // Pruning deletes by age only.
     const old = Array.from({ length: 3 }, () => newKey());
     const now = Date.now();
-    await h().store.db.insertInto('idempotency_keys').values(old.map((oldKey, index) => ({
-      user_id: h().users.author.id, route: 'POST /test', key: oldKey, request_hash: 'x', state: index === 0 ? 'running' as const : 'done' as const,
-      claim: 'c', created_ms: now - KEY_RETENTION_MS - 1000 * (index + 1), status: 201, headers: '{}', content_type: null, body: null,
-    }))).execute();
+    await h()
+      .store.db.insertInto('idempotency_keys')
+      .values(
+        old.map((oldKey, index) => ({
+          user_id: h().users.author.id,
+          route: 'POST /test',
+          key: oldKey,
+          request_hash: 'x',
+          state: index === 0 ? ('running' as const) : ('done' as const),
+          claim: 'c',
+          created_ms: now - KEY_RETENTION_MS - 1000 * (index + 1),
+          status: 201,
+          headers: '{}',
+          content_type: null,
+          body: null,
+        })),
+      )
+      .execute();
     const deleted = await new IdempotencyKeys(h().store.db).prune();
     assert.ok(deleted >= 3, `deleted ${deleted}`);
-    const left = await h().store.db.selectFrom('idempotency_keys').select('key').where('key', 'in', [...old, key]).execute();
-    assert.deepEqual(left.map((row) => row.key), [key], 'the key taken again a moment ago stays');
+    const left = await h()
+      .store.db.selectFrom('idempotency_keys')
+      .select('key')
+      .where('key', 'in', [...old, key])
+      .execute();
+    assert.deepEqual(
+      left.map((row) => row.key),
+      [key],
+      'the key taken again a moment ago stays',
+    );
   });
 
   it('makes one item of 20 simultaneous creates with one key; the others are 409 or replays', async () => {
     for (const kind of [KINDS[0], KINDS[3]]) {
       const key = newKey();
       const name = newName(`Simultaneous ${kind.collection}`);
-      const answers = await Promise.all(Array.from({ length: 20 }, () => post(h(), kind.collection, kind.body(name), key)));
-      const created = answers.filter((answer) => answer.statusCode === 201 && answer.headers['idempotent-replayed'] === undefined);
-      assert.equal(created.length, 1, answers.map((answer) => `${answer.statusCode} ${answer.body.slice(0, 80)}`).join('\n'));
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, () => post(h(), kind.collection, kind.body(name), key)),
+      );
+      const created = answers.filter(
+        (answer) => answer.statusCode === 201 && answer.headers['idempotent-replayed'] === undefined,
+      );
+      assert.equal(
+        created.length,
+        1,
+        answers.map((answer) => `${answer.statusCode} ${answer.body.slice(0, 80)}`).join('\n'),
+      );
       for (const answer of answers) {
         if (answer.statusCode === 409) assert.equal(answer.json().code, 'rest_idempotency_key_in_use');
         else {
@@ -222,7 +337,11 @@ describeEachDatabase('Idempotent creates (D23)', (h) => {
     for (const bad of ['', 'a\u0001b', 'a\tb', 'has space', 'x'.repeat(256), 'café', 'a\u007f']) {
       const answer = await post(h(), 'events', KINDS[0].body(name), bad);
       assert.equal(answer.statusCode, 400, JSON.stringify(bad));
-      assert.deepEqual(answer.json(), { code: 'rest_invalid_idempotency_key', message: answer.json().message, data: { status: 400 } });
+      assert.deepEqual(answer.json(), {
+        code: 'rest_invalid_idempotency_key',
+        message: answer.json().message,
+        data: { status: 400 },
+      });
     }
     // Even when the body is invalid too: the key is checked first.
     const both = await post(h(), 'events', { title: '' }, 'x'.repeat(256));
@@ -241,7 +360,11 @@ describeEachDatabase('Idempotent creates (D23)', (h) => {
     assert.equal(await keyRow(h(), key), undefined);
 
     const event = (await post(h(), 'events', KINDS[0].body(newName('Updated')), null)).json();
-    const update = await h().request('POST', `/events/${event.id}`, { as: h().users.administrator, body: { title: 'Updated again' }, headers: { 'idempotency-key': '' } });
+    const update = await h().request('POST', `/events/${event.id}`, {
+      as: h().users.administrator,
+      body: { title: 'Updated again' },
+      headers: { 'idempotency-key': '' },
+    });
     assert.equal(update.statusCode, 200, 'updates do not read the header');
   });
 
@@ -260,7 +383,9 @@ describeEachDatabase('Idempotent creates (D23)', (h) => {
   });
 
   it('lets the CORS preflight allow the header and exposes the replay flag', async () => {
-    const preflight = await h().request('OPTIONS', '/events', { headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } });
+    const preflight = await h().request('OPTIONS', '/events', {
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' },
+    });
     assert.match(String(preflight.headers['access-control-allow-headers']), /Idempotency-Key/);
     const answer = await post(h(), 'tags', { name: newName('Exposed') }, newKey());
     assert.match(String(answer.headers['access-control-expose-headers']), /Idempotent-Replayed/);

@@ -12,20 +12,38 @@ describeEachDatabase('D31: ids beyond 32 bits are unknown ids, never 500', (h) =
   let categoryId = 0;
   before(async () => {
     eventId = (await createEvent(h(), { title: 'Range event' })).id;
-    const category = await h().request('POST', '/categories', { as: h().users.editor, body: { name: 'Range category' } });
+    const category = await h().request('POST', '/categories', {
+      as: h().users.editor,
+      body: { name: 'Range category' },
+    });
     assert.equal(category.statusCode, 201, category.body);
     categoryId = category.json().id;
   });
 
   /** Answers like the same request with an unknown (but 32-bit) id. */
-  async function sameAsUnknown(method: string, build: (id: string) => { path: string; query?: Record<string, string>; body?: unknown }) {
+  async function sameAsUnknown(
+    method: string,
+    build: (id: string) => { path: string; query?: Record<string, string>; body?: unknown },
+  ) {
     const unknown = build('2147483000');
-    const asUnknown = await h().request(method, unknown.path, { as: h().users.administrator, query: unknown.query, body: unknown.body });
+    const asUnknown = await h().request(method, unknown.path, {
+      as: h().users.administrator,
+      query: unknown.query,
+      body: unknown.body,
+    });
     assert.notEqual(asUnknown.statusCode, 500, asUnknown.body);
     for (const huge of HUGE) {
       const request = build(huge);
-      const response = await h().request(method, request.path, { as: h().users.administrator, query: request.query, body: request.body });
-      assert.equal(response.statusCode, asUnknown.statusCode, `${method} ${request.path} ${JSON.stringify(request.query ?? request.body)}: ${response.body}`);
+      const response = await h().request(method, request.path, {
+        as: h().users.administrator,
+        query: request.query,
+        body: request.body,
+      });
+      assert.equal(
+        response.statusCode,
+        asUnknown.statusCode,
+        `${method} ${request.path} ${JSON.stringify(request.query ?? request.body)}: ${response.body}`,
+      );
       assert.equal(response.json().code, asUnknown.json().code, `${method} ${request.path}: ${response.body}`);
     }
   }
@@ -55,14 +73,23 @@ describeEachDatabase('D31: ids beyond 32 bits are unknown ids, never 500', (h) =
 
   it('ids in write bodies', async () => {
     for (const field of ['author', 'image', 'venue', 'organizer']) {
-      await sameAsUnknown('POST', (id) => ({ path: '/events', body: { title: 'X', start_date: '2027-01-01 10:00', end_date: '2027-01-01 11:00', [field]: Number(id) } }));
+      await sameAsUnknown('POST', (id) => ({
+        path: '/events',
+        body: { title: 'X', start_date: '2027-01-01 10:00', end_date: '2027-01-01 11:00', [field]: Number(id) },
+      }));
       await sameAsUnknown('POST', (id) => ({ path: `/events/${eventId}`, body: { [field]: id } }));
     }
     for (const field of ['venue', 'organizer']) {
       await sameAsUnknown('POST', (id) => ({ path: `/events/${eventId}`, body: { [field]: { id: Number(id) } } }));
       await sameAsUnknown('POST', (id) => ({ path: `/events/${eventId}`, body: { [field]: [Number(id)] } }));
-      await sameAsUnknown('POST', (id) => ({ path: `/events/${eventId}`, body: { [field]: [{ [field]: 'Inline', author: Number(id) }] } }));
-      await sameAsUnknown('POST', (id) => ({ path: `/events/${eventId}`, body: { [field]: [{ [field]: 'Inline', image: Number(id) }] } }));
+      await sameAsUnknown('POST', (id) => ({
+        path: `/events/${eventId}`,
+        body: { [field]: [{ [field]: 'Inline', author: Number(id) }] },
+      }));
+      await sameAsUnknown('POST', (id) => ({
+        path: `/events/${eventId}`,
+        body: { [field]: [{ [field]: 'Inline', image: Number(id) }] },
+      }));
     }
     for (const field of ['categories', 'tags']) {
       await sameAsUnknown('POST', (id) => ({ path: `/events/${eventId}`, body: { [field]: [Number(id)] } }));
@@ -71,7 +98,10 @@ describeEachDatabase('D31: ids beyond 32 bits are unknown ids, never 500', (h) =
     for (const collection of ['venues', 'organizers']) {
       const name = collection === 'venues' ? 'venue' : 'organizer';
       for (const field of ['author', 'image']) {
-        await sameAsUnknown('POST', (id) => ({ path: `/${collection}`, body: { [name]: 'Range item', [field]: Number(id) } }));
+        await sameAsUnknown('POST', (id) => ({
+          path: `/${collection}`,
+          body: { [name]: 'Range item', [field]: Number(id) },
+        }));
       }
     }
     await sameAsUnknown('POST', (id) => ({ path: '/categories', body: { name: 'Child', parent: Number(id) } }));

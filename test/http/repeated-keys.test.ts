@@ -15,8 +15,22 @@ describeEachDatabase('repeated query keys', (h) => {
     const jazz = (await h().request('POST', '/categories', { as: admin, body: { name: 'Repeated Jazz' } })).json();
     const folk = (await h().request('POST', '/categories', { as: admin, body: { name: 'Repeated Folk' } })).json();
     const window = 'start_date=2027-03-01&end_date=2027-04-30';
-    for (const [title, category] of [['Jazz one', jazz.id], ['Jazz two', jazz.id], ['Folk one', folk.id]] as const) {
-      await createEvent(h(), { title, status: 'publish', start_date: '2027-03-10 10:00:00', end_date: '2027-03-10 11:00:00', categories: [category] }, admin);
+    for (const [title, category] of [
+      ['Jazz one', jazz.id],
+      ['Jazz two', jazz.id],
+      ['Folk one', folk.id],
+    ] as const) {
+      await createEvent(
+        h(),
+        {
+          title,
+          status: 'publish',
+          start_date: '2027-03-10 10:00:00',
+          end_date: '2027-03-10 11:00:00',
+          categories: [category],
+        },
+        admin,
+      );
     }
     const titles = async (query: string) => {
       const response = await api(query);
@@ -35,12 +49,26 @@ describeEachDatabase('repeated query keys', (h) => {
 
   it('reads a repeated key of any other argument as its last value, and never answers 500', async () => {
     for (let index = 0; index < 3; index++) {
-      await createEvent(h(), { title: `Paged ${index}`, status: 'publish', start_date: '2027-03-12 10:00:00', end_date: '2027-03-12 11:00:00' }, h().users.administrator);
+      await createEvent(
+        h(),
+        {
+          title: `Paged ${index}`,
+          status: 'publish',
+          start_date: '2027-03-12 10:00:00',
+          end_date: '2027-03-12 11:00:00',
+        },
+        h().users.administrator,
+      );
     }
     const paged = await api('start_date=2027-03-01&end_date=2027-04-30&per_page=1&per_page=2');
     assert.equal(paged.statusCode, 200, paged.body);
     assert.equal(paged.json().events.length, 2);
-    for (const query of ['password=a&password=b', 'search=x&search=y', 'status=publish&status=draft', 'page=1&page=2&page=3']) {
+    for (const query of [
+      'password=a&password=b',
+      'search=x&search=y',
+      'status=publish&status=draft',
+      'page=1&page=2&page=3',
+    ]) {
       const response = await api(query);
       assert.ok(response.statusCode < 500, `${query}: ${response.statusCode} ${response.body}`);
     }

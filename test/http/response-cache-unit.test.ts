@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ResponseCache, type CachedReply } from '../../src/http/response-cache.ts';
 
-const reply = (bytes: number): CachedReply => ({ status: 200, headers: {}, type: 'application/json; charset=UTF-8', payload: Buffer.alloc(bytes) });
+const reply = (bytes: number): CachedReply => ({
+  status: 200,
+  headers: {},
+  type: 'application/json; charset=UTF-8',
+  payload: Buffer.alloc(bytes),
+});
 
 describe('ResponseCache', () => {
   it('serves an entry only for the same data version and within one second', () => {
@@ -40,13 +45,24 @@ describe('ResponseCache', () => {
 
   it('keeps answers of any type, and answers without a body, within the same memory bound', () => {
     const cache = new ResponseCache();
-    const calendar: CachedReply = { status: 200, headers: { ETag: '"1"' }, type: 'text/calendar; charset=utf-8', payload: Buffer.from('BEGIN:VCALENDAR\r\n') };
+    const calendar: CachedReply = {
+      status: 200,
+      headers: { ETag: '"1"' },
+      type: 'text/calendar; charset=utf-8',
+      payload: Buffer.from('BEGIN:VCALENDAR\r\n'),
+    };
     cache.set('/feed.ics', 'v', 0, calendar);
     assert.deepEqual(cache.get('/feed.ics', 'v', 1), { ...calendar, version: 'v', at: 0, size: cache.bytes });
-    cache.set('/item\nif-none-match: "1"', 'v', 0, { status: 304, headers: { ETag: '"1"' }, type: null, payload: null });
+    cache.set('/item\nif-none-match: "1"', 'v', 0, {
+      status: 304,
+      headers: { ETag: '"1"' },
+      type: null,
+      payload: null,
+    });
     assert.equal(cache.get('/item\nif-none-match: "1"', 'v', 1)?.payload, null);
     // Bodiless and tiny answers under long URLs count their keys and headers too: a flood of them stays bounded.
-    for (let index = 0; index < 10_000; index++) cache.set(`/${index}/${'x'.repeat(4000)}`, 'v', 0, { status: 304, headers: {}, type: null, payload: null });
+    for (let index = 0; index < 10_000; index++)
+      cache.set(`/${index}/${'x'.repeat(4000)}`, 'v', 0, { status: 304, headers: {}, type: null, payload: null });
     assert.ok(cache.bytes <= 16 * 1024 * 1024, `${cache.bytes} bytes`);
   });
 
@@ -58,7 +74,11 @@ describe('ResponseCache', () => {
       await new Promise((resolve) => setTimeout(resolve, 5));
       return reply(10);
     };
-    await Promise.all([cache.answer('/a', 'v', 0, compute), cache.answer('/a', 'v', 1, compute), cache.answer('/a', 'v', 2, compute)]);
+    await Promise.all([
+      cache.answer('/a', 'v', 0, compute),
+      cache.answer('/a', 'v', 1, compute),
+      cache.answer('/a', 'v', 2, compute),
+    ]);
     await cache.answer('/a', 'v', 3, compute);
     assert.equal(computed, 1);
     await cache.answer('/a', 'v2', 4, compute);

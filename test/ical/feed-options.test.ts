@@ -12,13 +12,18 @@ const NOW = '2027-03-01T12:00:00Z';
 const TIME_PROPERTIES = ['DTSTART', 'DTEND', 'RECURRENCE-ID', 'EXDATE', 'RDATE'];
 
 /** The lines of a feed naming a time (DTSTART, DTEND, RECURRENCE-ID, EXDATE, RDATE), unfolded. */
-const timeLines = (text: string) => text.replace(/\r\n[ \t]/g, '').split('\r\n')
-  .filter((line) => TIME_PROPERTIES.includes(line.split(/[;:]/)[0]));
+const timeLines = (text: string) =>
+  text
+    .replace(/\r\n[ \t]/g, '')
+    .split('\r\n')
+    .filter((line) => TIME_PROPERTIES.includes(line.split(/[;:]/)[0]));
 
 /** The occurrences ical.js expands a series' VEVENTs to (edited ones applied): [UTC start, summary]. */
 function expand(vevents: Vevent[]): Array<[string, string]> {
   const master = vevents.find((vevent) => !vevent.hasProperty('recurrence-id'))!;
-  const exceptions = vevents.filter((vevent) => vevent.hasProperty('recurrence-id')).map((vevent) => new ICAL.Event(vevent));
+  const exceptions = vevents
+    .filter((vevent) => vevent.hasProperty('recurrence-id'))
+    .map((vevent) => new ICAL.Event(vevent));
   const event = new ICAL.Event(master, { exceptions });
   const expanded: Array<[string, string]> = [];
   const iterator = event.iterator();
@@ -30,7 +35,11 @@ function expand(vevents: Vevent[]): Array<[string, string]> {
 }
 
 const listed = async (h: Harness, query: Record<string, string | number> = {}) =>
-  (await h.request('GET', '/events', { query: { start_date: '2027-03-01', end_date: '2027-06-30', per_page: 50, ...query } })).json().events as any[];
+  (
+    await h.request('GET', '/events', {
+      query: { start_date: '2027-03-01', end_date: '2027-06-30', per_page: 50, ...query },
+    })
+  ).json().events as any[];
 
 describeEachDatabase('iCalendar feed options: utc and cancelled', (h) => {
   const admin = () => h().users.administrator;
@@ -39,29 +48,109 @@ describeEachDatabase('iCalendar feed options: utc and cancelled', (h) => {
   /** Events in several zones, an all-day one, and a Berlin series across the spring change, one date moved, one cancelled. */
   async function seed() {
     const singles = [
-      await createEvent(h(), { title: 'Berlin concert', status: 'publish', timezone: 'Europe/Berlin', start_date: '2027-03-28 01:30:00', end_date: '2027-03-28 04:30:00' }, admin()),
-      await createEvent(h(), { title: 'New York meetup', status: 'publish', timezone: 'America/New_York', start_date: '2027-03-14 09:00:00', end_date: '2027-03-14 10:00:00' }, admin()),
-      await createEvent(h(), { title: 'Tokyo talk', status: 'publish', timezone: 'Asia/Tokyo', start_date: '2027-03-20 08:00:00', end_date: '2027-03-20 09:30:00' }, admin()),
-      await createEvent(h(), { title: 'Offset zone', status: 'publish', timezone: 'UTC+5', start_date: '2027-03-15 09:00:00', end_date: '2027-03-15 10:00:00' }, admin()),
+      await createEvent(
+        h(),
+        {
+          title: 'Berlin concert',
+          status: 'publish',
+          timezone: 'Europe/Berlin',
+          start_date: '2027-03-28 01:30:00',
+          end_date: '2027-03-28 04:30:00',
+        },
+        admin(),
+      ),
+      await createEvent(
+        h(),
+        {
+          title: 'New York meetup',
+          status: 'publish',
+          timezone: 'America/New_York',
+          start_date: '2027-03-14 09:00:00',
+          end_date: '2027-03-14 10:00:00',
+        },
+        admin(),
+      ),
+      await createEvent(
+        h(),
+        {
+          title: 'Tokyo talk',
+          status: 'publish',
+          timezone: 'Asia/Tokyo',
+          start_date: '2027-03-20 08:00:00',
+          end_date: '2027-03-20 09:30:00',
+        },
+        admin(),
+      ),
+      await createEvent(
+        h(),
+        {
+          title: 'Offset zone',
+          status: 'publish',
+          timezone: 'UTC+5',
+          start_date: '2027-03-15 09:00:00',
+          end_date: '2027-03-15 10:00:00',
+        },
+        admin(),
+      ),
     ];
-    const allDay = await createEvent(h(), { title: 'Festival', status: 'publish', timezone: 'Asia/Tokyo', all_day: true, start_date: '2027-04-10', end_date: '2027-04-12' }, admin());
-    const series = await createEvent(h(), {
-      title: 'Weekly across DST', status: 'publish', timezone: 'Europe/Berlin',
-      start_date: '2027-03-15 09:00:00', end_date: '2027-03-15 10:00:00',
-      // An extra date and a date left out, given with zones: in a UTC feed neither may keep its TZID.
-      recurrence: ['RRULE:FREQ=WEEKLY;COUNT=6', 'RDATE;TZID=America/New_York:20270501T090000', 'EXDATE;TZID=Europe/Berlin:20270405T090000'],
-    }, admin());
+    const allDay = await createEvent(
+      h(),
+      {
+        title: 'Festival',
+        status: 'publish',
+        timezone: 'Asia/Tokyo',
+        all_day: true,
+        start_date: '2027-04-10',
+        end_date: '2027-04-12',
+      },
+      admin(),
+    );
+    const series = await createEvent(
+      h(),
+      {
+        title: 'Weekly across DST',
+        status: 'publish',
+        timezone: 'Europe/Berlin',
+        start_date: '2027-03-15 09:00:00',
+        end_date: '2027-03-15 10:00:00',
+        // An extra date and a date left out, given with zones: in a UTC feed neither may keep its TZID.
+        recurrence: [
+          'RRULE:FREQ=WEEKLY;COUNT=6',
+          'RDATE;TZID=America/New_York:20270501T090000',
+          'EXDATE;TZID=Europe/Berlin:20270405T090000',
+        ],
+      },
+      admin(),
+    );
     const occurrences = (await listed(h())).filter((event) => event.series_id === series.id);
     assert.equal(occurrences.length, 6, 'five weekly dates (one left out) and the extra date');
     const moved = occurrences[2];
-    assert.equal((await h().request('PATCH', `/events/${moved.id}`, { as: admin(), body: { title: 'Moved once', start_date: '2027-03-29 11:00:00', end_date: '2027-03-29 12:00:00' } })).statusCode, 200);
+    assert.equal(
+      (
+        await h().request('PATCH', `/events/${moved.id}`, {
+          as: admin(),
+          body: { title: 'Moved once', start_date: '2027-03-29 11:00:00', end_date: '2027-03-29 12:00:00' },
+        })
+      ).statusCode,
+      200,
+    );
     assert.equal((await h().request('DELETE', `/events/${occurrences[3].id}`, { as: admin() })).statusCode, 200);
-    const trashed = await createEvent(h(), { title: 'Called off', status: 'publish', timezone: 'Europe/Berlin', start_date: '2027-03-18 19:00:00', end_date: '2027-03-18 21:00:00' }, admin());
+    const trashed = await createEvent(
+      h(),
+      {
+        title: 'Called off',
+        status: 'publish',
+        timezone: 'Europe/Berlin',
+        start_date: '2027-03-18 19:00:00',
+        end_date: '2027-03-18 21:00:00',
+      },
+      admin(),
+    );
     assert.equal((await h().request('DELETE', `/events/${trashed.id}`, { as: admin() })).statusCode, 200);
     return { singles, allDay, series, moved, trashed };
   }
 
-  it('utc=1 writes every timed time in UTC, with no TZID or VTIMEZONE, read back at the API\'s instants', async () => {
+  it("utc=1 writes every timed time in UTC, with no TZID or VTIMEZONE, read back at the API's instants", async () => {
     h().setNow(NOW);
     const { singles, allDay, series } = await seed();
     const feed = await getFeed(h(), '/events.ics', { query: { utc: 1 } });
@@ -76,14 +165,20 @@ describeEachDatabase('iCalendar feed options: utc and cancelled', (h) => {
       assert.equal(utcOf(prop(vevent, 'dtend')), single.utc_end_date, single.title);
     }
     const festival = byUid(feed, uid(allDay.id))!;
-    assert.deepEqual([String(prop(festival, 'dtstart')), String(prop(festival, 'dtend'))], ['2027-04-10', '2027-04-13']);
+    assert.deepEqual(
+      [String(prop(festival, 'dtstart')), String(prop(festival, 'dtend'))],
+      ['2027-04-10', '2027-04-13'],
+    );
 
     // The rule would repeat 09:00 UTC after the spring change (10:00 in Berlin): the series is its dates instead.
     const mine = feed.events.filter((vevent) => uidOf(vevent) === uid(series.id));
     assert.ok(mine.every((vevent) => !vevent.hasProperty('rrule')));
     const api = (await listed(h())).filter((event) => event.series_id === series.id);
     assert.equal(api.length, 5);
-    assert.deepEqual(expand(mine), api.map((event) => [event.utc_start_date, event.title]));
+    assert.deepEqual(
+      expand(mine),
+      api.map((event) => [event.utc_start_date, event.title]),
+    );
     assert.ok(api.some((event) => event.title === 'Moved once'));
 
     // The plain feed is unchanged: local times with their zone.
@@ -92,14 +187,17 @@ describeEachDatabase('iCalendar feed options: utc and cancelled', (h) => {
     assert.match(plain.text, /BEGIN:VTIMEZONE/);
   });
 
-  it('utc=1 on one event\'s file: the series as its dates, in UTC', async () => {
+  it("utc=1 on one event's file: the series as its dates, in UTC", async () => {
     h().setNow(NOW);
     const { series, moved } = await seed();
     for (const id of [series.id, moved.id]) {
       const feed = await getFeed(h(), `/events/${id}.ics`, { query: { utc: 'true' } });
       assert.doesNotMatch(feed.text, /TZID|BEGIN:VTIMEZONE|RRULE/);
       const api = (await listed(h())).filter((event) => event.series_id === series.id);
-      assert.deepEqual(expand(feed.events), api.map((event) => [event.utc_start_date, event.title]));
+      assert.deepEqual(
+        expand(feed.events),
+        api.map((event) => [event.utc_start_date, event.title]),
+      );
     }
   });
 
@@ -110,10 +208,17 @@ describeEachDatabase('iCalendar feed options: utc and cancelled', (h) => {
     for (const query of [{ cancelled: 0 }, { cancelled: 'false', utc: 1 }] as Array<Record<string, string | number>>) {
       const feed = await getFeed(h(), '/events.ics', { query });
       assert.equal(byUid(feed, uid(trashed.id)), undefined, JSON.stringify(query));
-      assert.ok(feed.events.every((vevent) => prop(vevent, 'status') !== 'CANCELLED'), JSON.stringify(query));
+      assert.ok(
+        feed.events.every((vevent) => prop(vevent, 'status') !== 'CANCELLED'),
+        JSON.stringify(query),
+      );
       const mine = feed.events.filter((vevent) => uidOf(vevent) === uid(series.id));
       assert.equal(mine.length, 2, 'the series and its moved date');
-      assert.deepEqual(expand(mine), api.map((event) => [event.utc_start_date, event.title]), 'its cancelled date left out');
+      assert.deepEqual(
+        expand(mine),
+        api.map((event) => [event.utc_start_date, event.title]),
+        'its cancelled date left out',
+      );
       for (const event of [...singles, allDay]) assert.ok(byUid(feed, uid(event.id)), event.title);
     }
     const editors = await getFeed(h(), '/events.ics', { as: admin(), query: { cancelled: 0 } });
@@ -126,7 +231,11 @@ describeEachDatabase('iCalendar feed options: utc and cancelled', (h) => {
     h().setNow(NOW);
     const event = await createEvent(h(), { title: 'Any', status: 'publish' }, admin());
     for (const path of ['/events.ics', `/events/${event.id}.ics`]) {
-      for (const [name, value] of [['utc', 'yes please'], ['cancelled', '2'], ['utc', 'Z']]) {
+      for (const [name, value] of [
+        ['utc', 'yes please'],
+        ['cancelled', '2'],
+        ['utc', 'Z'],
+      ]) {
         const response = await h().request('GET', path, { query: { [name]: value } });
         assert.equal(response.statusCode, 400, `${path} ${name}=${value}`);
         const body = response.json();
@@ -137,10 +246,13 @@ describeEachDatabase('iCalendar feed options: utc and cancelled', (h) => {
     }
   });
 
-  it('declares utc and cancelled with the feeds\' other arguments, in the discovery index and /doc', async () => {
+  it("declares utc and cancelled with the feeds' other arguments, in the discovery index and /doc", async () => {
     const { routes } = (await h().request('GET', h().api)).json();
     const doc = (await h().request('GET', '/doc')).json();
-    for (const [key, template] of [['/events.ics', '/events.ics'], ['/events/(?P<id>\\d+).ics', '/events/{id}.ics']]) {
+    for (const [key, template] of [
+      ['/events.ics', '/events.ics'],
+      ['/events/(?P<id>\\d+).ics', '/events/{id}.ics'],
+    ]) {
       const args = routes[`/calendar/events/v1${key}`].endpoints[0].args;
       assert.equal(args.utc.type, 'boolean', key);
       assert.equal(args.utc.default, false);

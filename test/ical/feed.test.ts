@@ -14,15 +14,64 @@ describeEachDatabase('iCalendar feeds (D26)', (h) => {
 
   it('writes a VCALENDAR with the calendar properties, one VEVENT per event and a VTIMEZONE for every zone used', async () => {
     h().setNow(NOW);
-    const venue = (await h().request('POST', '/venues', { as: admin(), body: { venue: 'Feed Hall', address: '1 Main St', city: 'Berlin', country: 'Germany', geo_lat: 52.52, geo_lng: 13.405 } })).json();
-    const organizer = (await h().request('POST', '/organizers', { as: admin(), body: { organizer: 'Feed Org', email: 'org@example.com' } })).json();
-    const berlin = await createEvent(h(), {
-      title: 'Concert; with, punctuation', status: 'publish', description: '<p>First <b>bold</b> line</p><p>Second paragraph with a long text that will certainly need folding at seventy-five octets — äöü</p>',
-      start_date: '2027-03-28 01:30:00', end_date: '2027-03-28 04:30:00', timezone: 'Europe/Berlin',
-      venue: venue.id, organizer: [organizer.id], categories: ['Feed Music', 'Feed Jazz'], image: 'https://img.example/feed.jpg',
-    }, admin());
-    const york = await createEvent(h(), { title: 'New York meetup', status: 'publish', start_date: '2027-03-14 09:00:00', end_date: '2027-03-14 10:00:00', timezone: 'America/New_York' }, admin());
-    const offset = await createEvent(h(), { title: 'Offset zone', status: 'publish', start_date: '2027-03-15 09:00:00', end_date: '2027-03-15 10:00:00', timezone: 'UTC+5' }, admin());
+    const venue = (
+      await h().request('POST', '/venues', {
+        as: admin(),
+        body: {
+          venue: 'Feed Hall',
+          address: '1 Main St',
+          city: 'Berlin',
+          country: 'Germany',
+          geo_lat: 52.52,
+          geo_lng: 13.405,
+        },
+      })
+    ).json();
+    const organizer = (
+      await h().request('POST', '/organizers', {
+        as: admin(),
+        body: { organizer: 'Feed Org', email: 'org@example.com' },
+      })
+    ).json();
+    const berlin = await createEvent(
+      h(),
+      {
+        title: 'Concert; with, punctuation',
+        status: 'publish',
+        description:
+          '<p>First <b>bold</b> line</p><p>Second paragraph with a long text that will certainly need folding at seventy-five octets — äöü</p>',
+        start_date: '2027-03-28 01:30:00',
+        end_date: '2027-03-28 04:30:00',
+        timezone: 'Europe/Berlin',
+        venue: venue.id,
+        organizer: [organizer.id],
+        categories: ['Feed Music', 'Feed Jazz'],
+        image: 'https://img.example/feed.jpg',
+      },
+      admin(),
+    );
+    const york = await createEvent(
+      h(),
+      {
+        title: 'New York meetup',
+        status: 'publish',
+        start_date: '2027-03-14 09:00:00',
+        end_date: '2027-03-14 10:00:00',
+        timezone: 'America/New_York',
+      },
+      admin(),
+    );
+    const offset = await createEvent(
+      h(),
+      {
+        title: 'Offset zone',
+        status: 'publish',
+        start_date: '2027-03-15 09:00:00',
+        end_date: '2027-03-15 10:00:00',
+        timezone: 'UTC+5',
+      },
+      admin(),
+    );
 
     const feed = await getFeed(h(), '/events.ics');
     const calendar = feed.calendar;
@@ -31,7 +80,10 @@ describeEachDatabase('iCalendar feeds (D26)', (h) => {
     assert.equal(calendar.getFirstPropertyValue('calscale'), 'GREGORIAN');
     assert.equal(calendar.getFirstPropertyValue('method'), 'PUBLISH');
     assert.ok(calendar.getFirstPropertyValue('x-wr-calname'));
-    assert.equal(calendar.getFirstPropertyValue('x-wr-timezone'), h().config.siteTimezone === 'UTC' ? 'UTC' : h().config.siteTimezone);
+    assert.equal(
+      calendar.getFirstPropertyValue('x-wr-timezone'),
+      h().config.siteTimezone === 'UTC' ? 'UTC' : h().config.siteTimezone,
+    );
     assert.match(feed.text, /\r\nREFRESH-INTERVAL;VALUE=DURATION:PT1H\r\n/);
     const zones = calendar.getAllSubcomponents('vtimezone').map((zone) => zone.getFirstPropertyValue('tzid'));
     assert.ok(zones.includes('Europe/Berlin') && zones.includes('America/New_York'), zones.join());
@@ -48,7 +100,10 @@ describeEachDatabase('iCalendar feeds (D26)', (h) => {
     assert.match(prop(concert, 'description'), /^First bold line\n\nSecond paragraph .* äöü$/);
     assert.equal(concert.getFirstProperty('x-alt-desc')!.getParameter('fmttype'), 'text/html');
     // The description as stored (sanitised HTML); the API shows it with paragraphs added where it has bare line breaks.
-    assert.equal(String(prop(concert, 'x-alt-desc')), '<p>First <b>bold</b> line</p><p>Second paragraph with a long text that will certainly need folding at seventy-five octets — äöü</p>');
+    assert.equal(
+      String(prop(concert, 'x-alt-desc')),
+      '<p>First <b>bold</b> line</p><p>Second paragraph with a long text that will certainly need folding at seventy-five octets — äöü</p>',
+    );
     assert.equal(prop(concert, 'url'), berlin.url);
     assert.equal(prop(concert, 'location'), 'Feed Hall, 1 Main St, Berlin, Germany');
     assert.deepEqual(prop(concert, 'geo'), [52.52, 13.405]);
@@ -69,7 +124,11 @@ describeEachDatabase('iCalendar feeds (D26)', (h) => {
 
   it('writes all-day events as dates, DTEND the day after the last day', async () => {
     h().setNow(NOW);
-    const event = await createEvent(h(), { title: 'Festival', status: 'publish', all_day: true, start_date: '2027-04-10', end_date: '2027-04-12' }, admin());
+    const event = await createEvent(
+      h(),
+      { title: 'Festival', status: 'publish', all_day: true, start_date: '2027-04-10', end_date: '2027-04-12' },
+      admin(),
+    );
     const feed = await getFeed(h(), `/events/${event.id}.ics`);
     assert.equal(feed.events.length, 1);
     assert.equal(feed.headers['last-modified'], new Date(`${event.modified_utc.replace(' ', 'T')}Z`).toUTCString());
@@ -82,9 +141,14 @@ describeEachDatabase('iCalendar feeds (D26)', (h) => {
 
   it('keeps the UID when an event is rescheduled, and SEQUENCE grows with dates, title, venue and status only', async () => {
     h().setNow(NOW);
-    const event = await createEvent(h(), { title: 'Moving target', status: 'publish', start_date: '2027-05-01 10:00:00', end_date: '2027-05-01 11:00:00' }, admin());
+    const event = await createEvent(
+      h(),
+      { title: 'Moving target', status: 'publish', start_date: '2027-05-01 10:00:00', end_date: '2027-05-01 11:00:00' },
+      admin(),
+    );
     const read = async () => (await getFeed(h(), `/events/${event.id}.ics`)).events[0];
-    const patch = async (body: Record<string, unknown>) => assert.equal((await h().request('PATCH', `/events/${event.id}`, { as: admin(), body })).statusCode, 200);
+    const patch = async (body: Record<string, unknown>) =>
+      assert.equal((await h().request('PATCH', `/events/${event.id}`, { as: admin(), body })).statusCode, 200);
     assert.equal(prop(await read(), 'sequence'), 0);
     await patch({ start_date: '2027-05-02 10:00:00', end_date: '2027-05-02 11:00:00' });
     let vevent = await read();
@@ -94,22 +158,40 @@ describeEachDatabase('iCalendar feeds (D26)', (h) => {
     await patch({ title: 'Moved target' });
     await patch({ venue: { venue: 'Sequence Hall' } });
     vevent = await read();
-    assert.deepEqual([uidOf(vevent), prop(vevent, 'sequence'), prop(vevent, 'summary')], [uid(event.id), 3, 'Moved target']);
+    assert.deepEqual(
+      [uidOf(vevent), prop(vevent, 'sequence'), prop(vevent, 'summary')],
+      [uid(event.id), 3, 'Moved target'],
+    );
     await patch({ title: 'Moved target' });
     assert.equal(prop(await read(), 'sequence'), 3, 'the same title again changes nothing');
   });
 
   it('shows a trashed event as CANCELLED for 30 days, with a higher SEQUENCE, then leaves it out', async () => {
     h().setNow(NOW);
-    const event = await createEvent(h(), { title: 'Called off', status: 'publish', start_date: '2027-06-01 10:00:00', end_date: '2027-06-01 11:00:00' }, admin());
-    const draft = await createEvent(h(), { title: 'Trashed draft', status: 'draft', start_date: '2027-06-01 10:00:00', end_date: '2027-06-01 11:00:00' }, admin());
+    const event = await createEvent(
+      h(),
+      { title: 'Called off', status: 'publish', start_date: '2027-06-01 10:00:00', end_date: '2027-06-01 11:00:00' },
+      admin(),
+    );
+    const draft = await createEvent(
+      h(),
+      { title: 'Trashed draft', status: 'draft', start_date: '2027-06-01 10:00:00', end_date: '2027-06-01 11:00:00' },
+      admin(),
+    );
     assert.equal((await h().request('DELETE', `/events/${event.id}`, { as: admin() })).statusCode, 200);
     assert.equal((await h().request('DELETE', `/events/${draft.id}`, { as: admin() })).statusCode, 200);
     let feed = await getFeed(h(), '/events.ics');
     const cancelled = byUid(feed, uid(event.id))!;
     assert.deepEqual([prop(cancelled, 'status'), prop(cancelled, 'sequence')], ['CANCELLED', 1]);
-    assert.equal(byUid(feed, uid(draft.id)), undefined, 'anonymous callers never saw the draft, so it is not cancelled for them');
-    assert.equal(prop(byUid(await getFeed(h(), '/events.ics', { as: admin() }), uid(draft.id))!, 'status'), 'CANCELLED');
+    assert.equal(
+      byUid(feed, uid(draft.id)),
+      undefined,
+      'anonymous callers never saw the draft, so it is not cancelled for them',
+    );
+    assert.equal(
+      prop(byUid(await getFeed(h(), '/events.ics', { as: admin() }), uid(draft.id))!, 'status'),
+      'CANCELLED',
+    );
     h().setNow('2027-03-31T11:00:00Z');
     assert.ok(byUid(await getFeed(h(), '/events.ics'), uid(event.id)));
     h().setNow('2027-04-01T12:00:01Z');
@@ -126,12 +208,20 @@ describeEachDatabase('iCalendar feeds (D26)', (h) => {
     const open = await createEvent(h(), { title: 'Open to all', status: 'publish' }, admin());
     const anonymous = await getFeed(h(), '/events.ics');
     assert.ok(byUid(anonymous, uid(open.id)));
-    for (const hidden of [draft, secret, locked]) assert.equal(byUid(anonymous, uid(hidden.id)), undefined, hidden.title);
+    for (const hidden of [draft, secret, locked])
+      assert.equal(byUid(anonymous, uid(hidden.id)), undefined, hidden.title);
     assert.doesNotMatch(anonymous.text, /Hidden draft|Private party|Locked/);
-    assert.equal(byUid(await getFeed(h(), '/events.ics', { query: { password: 'open sesame' } }), uid(locked.id)), undefined);
+    assert.equal(
+      byUid(await getFeed(h(), '/events.ics', { query: { password: 'open sesame' } }), uid(locked.id)),
+      undefined,
+    );
     for (const hidden of [draft, secret, locked]) {
       assert.equal((await h().request('GET', `/events/${hidden.id}.ics`)).statusCode, 403, hidden.title);
-      assert.equal((await h().request('GET', `/events/${hidden.id}.ics`, { query: { password: 'open sesame' } })).statusCode, 403, hidden.title);
+      assert.equal(
+        (await h().request('GET', `/events/${hidden.id}.ics`, { query: { password: 'open sesame' } })).statusCode,
+        403,
+        hidden.title,
+      );
     }
     const mine = await getFeed(h(), '/events.ics', { as: admin() });
     assert.equal(prop(byUid(mine, uid(draft.id))!, 'status'), 'TENTATIVE');
@@ -143,7 +233,11 @@ describeEachDatabase('iCalendar feeds (D26)', (h) => {
   it('takes every filter of GET /events, and by default the window from 30 days ago with no end', async () => {
     h().setNow(NOW);
     const make = (title: string, start: string, extra: Record<string, unknown> = {}) =>
-      createEvent(h(), { title, status: 'publish', start_date: `${start} 10:00:00`, end_date: `${start} 11:00:00`, ...extra }, admin());
+      createEvent(
+        h(),
+        { title, status: 'publish', start_date: `${start} 10:00:00`, end_date: `${start} 11:00:00`, ...extra },
+        admin(),
+      );
     const old = await make('Filter old', '2027-01-15');
     const recent = await make('Filter recent', '2027-02-10', { categories: ['Filter Cat'] });
     const far = await make('Filter far', '2031-06-01', { tags: ['filter-tag'], venue: { venue: 'Filter Venue' } });
@@ -151,7 +245,8 @@ describeEachDatabase('iCalendar feeds (D26)', (h) => {
     assert.equal(byUid(feed, uid(old.id)), undefined, 'ended more than 30 days ago');
     assert.ok(byUid(feed, uid(recent.id)) && byUid(feed, uid(far.id)), 'the default window has no end');
 
-    const ids = async (query: Record<string, string | number>) => (await getFeed(h(), '/events.ics', { query })).events.map(uidOf);
+    const ids = async (query: Record<string, string | number>) =>
+      (await getFeed(h(), '/events.ics', { query })).events.map(uidOf);
     assert.deepEqual(await ids({ categories: 'filter-cat' }), [uid(recent.id)]);
     assert.deepEqual(await ids({ tags: 'filter-tag' }), [uid(far.id)]);
     assert.deepEqual(await ids({ venue: far.venue.id }), [uid(far.id)]);
@@ -170,7 +265,11 @@ describeEachDatabase('iCalendar feeds (D26)', (h) => {
       const first = await h().request('GET', path);
       const etag = String(first.headers.etag);
       assert.match(etag, /^"[A-Za-z0-9_-]+"$/);
-      assert.equal(first.headers['cache-control'], undefined, 'anonymous answers may be cached, as every public GET (D12)');
+      assert.equal(
+        first.headers['cache-control'],
+        undefined,
+        'anonymous answers may be cached, as every public GET (D12)',
+      );
       const again = await h().request('GET', path, { headers: { 'if-none-match': etag } });
       assert.deepEqual([again.statusCode, again.body, again.headers.etag], [304, '', etag]);
       assert.equal((await h().request('GET', path)).body, first.body, 'an unchanged feed is the same bytes');
@@ -189,32 +288,62 @@ describeEachDatabase('iCalendar feeds (D26)', (h) => {
   });
 });
 
-describeEachDatabase('iCalendar feeds: ICAL_MAX_EVENTS (D26)', (h) => {
-  it('holds at most ICAL_MAX_EVENTS events and says X-Truncated: true when more match', async () => {
-    h().setNow(NOW);
-    for (let day = 1; day <= 4; day++) {
-      await createEvent(h(), { title: `Capped ${day}`, status: 'publish', start_date: `2027-07-0${day} 10:00:00`, end_date: `2027-07-0${day} 11:00:00` }, h().users.administrator);
-    }
-    const full = await getFeed(h(), '/events.ics');
-    assert.equal(full.events.length, 3);
-    assert.equal(full.headers['x-truncated'], 'true');
-    assert.deepEqual(full.events.map((event) => prop(event, 'summary')), ['Capped 1', 'Capped 2', 'Capped 3']);
-    const fits = await getFeed(h(), '/events.ics', { query: { start_date: '2027-07-02' } });
-    assert.equal(fits.events.length, 3);
-    assert.equal(fits.headers['x-truncated'], undefined);
-    assert.ok(parseFeed(fits.text));
-  });
-}, { ICAL_MAX_EVENTS: '3' });
+describeEachDatabase(
+  'iCalendar feeds: ICAL_MAX_EVENTS (D26)',
+  (h) => {
+    it('holds at most ICAL_MAX_EVENTS events and says X-Truncated: true when more match', async () => {
+      h().setNow(NOW);
+      for (let day = 1; day <= 4; day++) {
+        await createEvent(
+          h(),
+          {
+            title: `Capped ${day}`,
+            status: 'publish',
+            start_date: `2027-07-0${day} 10:00:00`,
+            end_date: `2027-07-0${day} 11:00:00`,
+          },
+          h().users.administrator,
+        );
+      }
+      const full = await getFeed(h(), '/events.ics');
+      assert.equal(full.events.length, 3);
+      assert.equal(full.headers['x-truncated'], 'true');
+      assert.deepEqual(
+        full.events.map((event) => prop(event, 'summary')),
+        ['Capped 1', 'Capped 2', 'Capped 3'],
+      );
+      const fits = await getFeed(h(), '/events.ics', { query: { start_date: '2027-07-02' } });
+      assert.equal(fits.events.length, 3);
+      assert.equal(fits.headers['x-truncated'], undefined);
+      assert.ok(parseFeed(fits.text));
+    });
+  },
+  { ICAL_MAX_EVENTS: '3' },
+);
 
-describeEachDatabase('iCalendar feeds: the response budget (D31)', (h) => {
-  it('stops before MAX_RESPONSE_BYTES and says X-Truncated: true instead of failing', async () => {
-    h().setNow(NOW);
-    for (let day = 1; day <= 6; day++) {
-      await createEvent(h(), { title: `Budget ${day}`, status: 'publish', description: 'x'.repeat(300), start_date: `2027-08-0${day} 10:00:00`, end_date: `2027-08-0${day} 11:00:00` }, h().users.administrator);
-    }
-    const feed = await getFeed(h(), '/events.ics');
-    assert.equal(feed.headers['x-truncated'], 'true');
-    assert.ok(feed.events.length >= 1 && feed.events.length < 6, String(feed.events.length));
-    assert.ok(Buffer.byteLength(feed.text) < 4096);
-  });
-}, { MAX_RESPONSE_BYTES: '3000' });
+describeEachDatabase(
+  'iCalendar feeds: the response budget (D31)',
+  (h) => {
+    it('stops before MAX_RESPONSE_BYTES and says X-Truncated: true instead of failing', async () => {
+      h().setNow(NOW);
+      for (let day = 1; day <= 6; day++) {
+        await createEvent(
+          h(),
+          {
+            title: `Budget ${day}`,
+            status: 'publish',
+            description: 'x'.repeat(300),
+            start_date: `2027-08-0${day} 10:00:00`,
+            end_date: `2027-08-0${day} 11:00:00`,
+          },
+          h().users.administrator,
+        );
+      }
+      const feed = await getFeed(h(), '/events.ics');
+      assert.equal(feed.headers['x-truncated'], 'true');
+      assert.ok(feed.events.length >= 1 && feed.events.length < 6, String(feed.events.length));
+      assert.ok(Buffer.byteLength(feed.text) < 4096);
+    });
+  },
+  { MAX_RESPONSE_BYTES: '3000' },
+);

@@ -24,7 +24,10 @@ describe('.ics line limits', () => {
 
   it('measures a line unfolded: folds do not hide its length, and the fold characters do not count', () => {
     assert.equal(refusal(`A:${'x'.repeat(38)}`), undefined);
-    assert.match(refusal(`Z:1\r\nA:${'x'.repeat(20)}\r\n ${'x'.repeat(19)}`)!, /^2: line 2 is longer than 40 characters/);
+    assert.match(
+      refusal(`Z:1\r\nA:${'x'.repeat(20)}\r\n ${'x'.repeat(19)}`)!,
+      /^2: line 2 is longer than 40 characters/,
+    );
     assert.equal(refusal(`A:${'x'.repeat(20)}\r\n ${'x'.repeat(18)}`), undefined);
   });
 

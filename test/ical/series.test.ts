@@ -9,8 +9,9 @@ import { getFeed, prop, uidOf, utcOf } from './support.ts';
 
 /** The series' occurrences GET /events lists between March and June 2027. */
 const listedOccurrences = async (h: Harness, seriesId: number) =>
-  (await h.request('GET', '/events', { query: { start_date: '2027-03-01', end_date: '2027-06-30', per_page: 50 } })).json().events
-    .filter((event: any) => event.series_id === seriesId);
+  (await h.request('GET', '/events', { query: { start_date: '2027-03-01', end_date: '2027-06-30', per_page: 50 } }))
+    .json()
+    .events.filter((event: any) => event.series_id === seriesId);
 
 /** The series' VEVENTs in a feed: the one with its rule and the edited occurrences (RECURRENCE-ID). */
 async function seriesInFeed(h: Harness, path: string, seriesId: number) {
@@ -24,7 +25,11 @@ async function seriesInFeed(h: Harness, path: string, seriesId: number) {
 }
 
 /** What ical.js expands the series to, exceptions applied: each occurrence's start (as `start` gives it) and summary. */
-function expand(master: ICAL.Component, exceptions: ICAL.Component[], start: (time: ICAL.Time) => string): Array<[string, string]> {
+function expand(
+  master: ICAL.Component,
+  exceptions: ICAL.Component[],
+  start: (time: ICAL.Time) => string,
+): Array<[string, string]> {
   const event = new ICAL.Event(master, { exceptions: exceptions.map((exception) => new ICAL.Event(exception)) });
   const expanded: Array<[string, string]> = [];
   const iterator = event.iterator();
@@ -39,15 +44,31 @@ describeEachDatabase('iCalendar feeds of recurring series (D25, D26)', (h) => {
   it('writes the series once, with EXDATEs and RECURRENCE-ID exceptions, and expands to the API occurrences', async () => {
     h().setNow('2027-03-01T12:00:00Z');
     const admin = h().users.administrator;
-    const series = await createEvent(h(), {
-      title: 'Weekly across DST', status: 'publish', timezone: 'Europe/Berlin',
-      start_date: '2027-03-15 09:00:00', end_date: '2027-03-15 10:00:00', recurrence: ['RRULE:FREQ=WEEKLY;COUNT=5'],
-    }, admin);
+    const series = await createEvent(
+      h(),
+      {
+        title: 'Weekly across DST',
+        status: 'publish',
+        timezone: 'Europe/Berlin',
+        start_date: '2027-03-15 09:00:00',
+        end_date: '2027-03-15 10:00:00',
+        recurrence: ['RRULE:FREQ=WEEKLY;COUNT=5'],
+      },
+      admin,
+    );
     const listed = () => listedOccurrences(h(), series.id);
     const occurrences = await listed();
     assert.equal(occurrences.length, 5);
     const moved = occurrences[2];
-    assert.equal((await h().request('PATCH', `/events/${moved.id}`, { as: admin, body: { title: 'Moved once', start_date: '2027-03-29 11:00:00', end_date: '2027-03-29 12:00:00' } })).statusCode, 200);
+    assert.equal(
+      (
+        await h().request('PATCH', `/events/${moved.id}`, {
+          as: admin,
+          body: { title: 'Moved once', start_date: '2027-03-29 11:00:00', end_date: '2027-03-29 12:00:00' },
+        })
+      ).statusCode,
+      200,
+    );
     assert.equal((await h().request('DELETE', `/events/${occurrences[3].id}`, { as: admin })).statusCode, 200);
     const api = await listed();
 
@@ -61,43 +82,81 @@ describeEachDatabase('iCalendar feeds of recurring series (D25, D26)', (h) => {
       assert.equal(prop(exceptions[0], 'summary'), 'Moved once');
       assert.equal(utcOf(prop(exceptions[0], 'recurrence-id')), moved.occurrence_start_utc);
 
-      assert.deepEqual(expand(master, exceptions, utcOf), api.map((occurrence: any) => [occurrence.utc_start_date, occurrence.title]));
+      assert.deepEqual(
+        expand(master, exceptions, utcOf),
+        api.map((occurrence: any) => [occurrence.utc_start_date, occurrence.title]),
+      );
     }
   });
 
   it('leaves an occurrence the caller may not list out of the series in its feed (an EXDATE), as GET /events does', async () => {
     h().setNow('2027-03-01T12:00:00Z');
     const admin = h().users.administrator;
-    const series = await createEvent(h(), {
-      title: 'Weekly with a private week', status: 'publish', timezone: 'Europe/Berlin',
-      start_date: '2027-03-15 09:00:00', end_date: '2027-03-15 10:00:00', recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'],
-    }, admin);
+    const series = await createEvent(
+      h(),
+      {
+        title: 'Weekly with a private week',
+        status: 'publish',
+        timezone: 'Europe/Berlin',
+        start_date: '2027-03-15 09:00:00',
+        end_date: '2027-03-15 10:00:00',
+        recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'],
+      },
+      admin,
+    );
     const occurrences = await listedOccurrences(h(), series.id);
     assert.equal(occurrences.length, 4);
     const hiddenOne = occurrences[1];
-    assert.equal((await h().request('PATCH', `/events/${hiddenOne.id}`, { as: admin, body: { status: 'private' } })).statusCode, 200);
+    assert.equal(
+      (await h().request('PATCH', `/events/${hiddenOne.id}`, { as: admin, body: { status: 'private' } })).statusCode,
+      200,
+    );
     const anonymous = await listedOccurrences(h(), series.id);
-    assert.deepEqual(anonymous.map((occurrence: any) => occurrence.id), [occurrences[0].id, occurrences[2].id, occurrences[3].id]);
+    assert.deepEqual(
+      anonymous.map((occurrence: any) => occurrence.id),
+      [occurrences[0].id, occurrences[2].id, occurrences[3].id],
+    );
 
     const { master, exceptions } = await seriesInFeed(h(), '/events.ics', series.id);
     assert.equal(exceptions.length, 0, 'the private occurrence is not written for an anonymous caller');
-    assert.deepEqual(expand(master, exceptions, utcOf), anonymous.map((occurrence: any) => [occurrence.utc_start_date, occurrence.title]));
+    assert.deepEqual(
+      expand(master, exceptions, utcOf),
+      anonymous.map((occurrence: any) => [occurrence.utc_start_date, occurrence.title]),
+    );
 
     // Its editor still sees it, in the feed as in the list.
     const editorFeed = await getFeed(h(), '/events.ics', { as: admin });
-    const mine = editorFeed.events.filter((event) => uidOf(event) === `${series.id}@${new URL(h().config.siteUrl).hostname}`);
+    const mine = editorFeed.events.filter(
+      (event) => uidOf(event) === `${series.id}@${new URL(h().config.siteUrl).hostname}`,
+    );
     const editorMaster = mine.find((event) => !event.hasProperty('recurrence-id'))!;
-    assert.equal(expand(editorMaster, mine.filter((event) => event.hasProperty('recurrence-id')), utcOf).length, 4);
+    assert.equal(
+      expand(
+        editorMaster,
+        mine.filter((event) => event.hasProperty('recurrence-id')),
+        utcOf,
+      ).length,
+      4,
+    );
   });
 
-  it('writes the RECURRENCE-ID and EXDATE of an all-day series east of UTC as the occurrences\' local dates', async () => {
+  it("writes the RECURRENCE-ID and EXDATE of an all-day series east of UTC as the occurrences' local dates", async () => {
     h().setNow('2027-03-01T12:00:00Z');
     const admin = h().users.administrator;
     // Midnight in Berlin is 23:00 UTC the day before: the dates must be Berlin's, not UTC's.
-    const series = await createEvent(h(), {
-      title: 'Weekly all-day market', status: 'publish', timezone: 'Europe/Berlin', all_day: true,
-      start_date: '2027-03-15', end_date: '2027-03-15', recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'],
-    }, admin);
+    const series = await createEvent(
+      h(),
+      {
+        title: 'Weekly all-day market',
+        status: 'publish',
+        timezone: 'Europe/Berlin',
+        all_day: true,
+        start_date: '2027-03-15',
+        end_date: '2027-03-15',
+        recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'],
+      },
+      admin,
+    );
     const listed = () => listedOccurrences(h(), series.id);
     const occurrences = await listed();
     assert.equal(occurrences.length, 4);
@@ -105,7 +164,10 @@ describeEachDatabase('iCalendar feeds of recurring series (D25, D26)', (h) => {
     const cancelled = occurrences[2];
     assert.equal(edited.start_date.slice(0, 10), '2027-03-22');
     assert.equal(edited.occurrence_start_utc, '2027-03-21 23:00:00');
-    assert.equal((await h().request('PATCH', `/events/${edited.id}`, { as: admin, body: { title: 'Edited market' } })).statusCode, 200);
+    assert.equal(
+      (await h().request('PATCH', `/events/${edited.id}`, { as: admin, body: { title: 'Edited market' } })).statusCode,
+      200,
+    );
     assert.equal((await h().request('DELETE', `/events/${cancelled.id}`, { as: admin })).statusCode, 200);
 
     const { mine, master, exceptions } = await seriesInFeed(h(), '/events.ics', series.id);
@@ -123,6 +185,10 @@ describeEachDatabase('iCalendar feeds of recurring series (D25, D26)', (h) => {
     assert.ok(dates.includes(String(prop(exceptions[0], 'recurrence-id'))));
     assert.ok(dates.includes(String(prop(master, 'exdate'))));
 
-    assert.deepEqual(expand(master, exceptions, String), [['2027-03-15', 'Weekly all-day market'], ['2027-03-22', 'Edited market'], ['2027-04-05', 'Weekly all-day market']]);
+    assert.deepEqual(expand(master, exceptions, String), [
+      ['2027-03-15', 'Weekly all-day market'],
+      ['2027-03-22', 'Edited market'],
+      ['2027-04-05', 'Weekly all-day market'],
+    ]);
   });
 });

@@ -4,15 +4,42 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { resolveZone, decodeText, ImportFileError, parseCalendar } from '../../src/ical/import.ts';
 import { sequenceChanges, type SequenceFields } from '../../src/domain/ical-sequence.ts';
-import { dayAfter, htmlToText, writeCalendar, WrittenEntries, zoneBlock, type IcalEvent } from '../../src/ical/write.ts';
+import {
+  dayAfter,
+  htmlToText,
+  writeCalendar,
+  WrittenEntries,
+  zoneBlock,
+  type IcalEvent,
+} from '../../src/ical/write.ts';
 import { byUid, parseFeed, prop } from './support.ts';
 
-const base: SequenceFields = { title: 'A', status: 'publish', start_local: '2027-01-01 10:00:00', end_local: '2027-01-01 11:00:00', timezone: 'UTC', all_day: 0, venue_id: null };
+const base: SequenceFields = {
+  title: 'A',
+  status: 'publish',
+  start_local: '2027-01-01 10:00:00',
+  end_local: '2027-01-01 11:00:00',
+  timezone: 'UTC',
+  all_day: 0,
+  venue_id: null,
+};
 
 const event = (overrides: Partial<IcalEvent> = {}): IcalEvent => ({
-  uid: '1@example.org', sequence: 0, modifiedUtc: '2027-01-01 00:00:00', createdUtc: '2027-01-01 00:00:00', timezone: 'Europe/Berlin',
-  allDay: false, startLocal: '2027-07-01 10:00:00', endLocal: '2027-07-01 11:00:00', startUtc: '2027-07-01 08:00:00', endUtc: '2027-07-01 09:00:00',
-  summary: 'Summary', html: '', categories: [], status: 'CONFIRMED', ...overrides,
+  uid: '1@example.org',
+  sequence: 0,
+  modifiedUtc: '2027-01-01 00:00:00',
+  createdUtc: '2027-01-01 00:00:00',
+  timezone: 'Europe/Berlin',
+  allDay: false,
+  startLocal: '2027-07-01 10:00:00',
+  endLocal: '2027-07-01 11:00:00',
+  startUtc: '2027-07-01 08:00:00',
+  endUtc: '2027-07-01 09:00:00',
+  summary: 'Summary',
+  html: '',
+  categories: [],
+  status: 'CONFIRMED',
+  ...overrides,
 });
 
 const head = { prodId: '-//example.org//calendar-events//EN', name: 'Events', timezone: 'UTC' };
@@ -20,21 +47,38 @@ const head = { prodId: '-//example.org//calendar-events//EN', name: 'Events', ti
 describe('iCalendar units (D26)', () => {
   it('grows SEQUENCE for dates, zone, all-day, title, venue and status only', () => {
     assert.equal(sequenceChanges(base, { ...base }), false);
-    for (const change of [{ title: 'B' }, { status: 'trash' }, { start_local: '2027-01-02 10:00:00' }, { end_local: '2027-01-01 12:00:00' }, { timezone: 'Europe/Paris' }, { all_day: 1 }, { venue_id: 5 }]) {
+    for (const change of [
+      { title: 'B' },
+      { status: 'trash' },
+      { start_local: '2027-01-02 10:00:00' },
+      { end_local: '2027-01-01 12:00:00' },
+      { timezone: 'Europe/Paris' },
+      { all_day: 1 },
+      { venue_id: 5 },
+    ]) {
       assert.equal(sequenceChanges(base, { ...base, ...change }), true, JSON.stringify(change));
     }
   });
 
   it('writes the day after (DTEND of all-day events), plain text of HTML, and VTIMEZONEs by canonical name', () => {
-    assert.deepEqual([dayAfter('2027-02-28'), dayAfter('2028-02-28'), dayAfter('2027-12-31')], ['2027-03-01', '2028-02-29', '2028-01-01']);
-    assert.equal(htmlToText('<p>One &amp; <b>two</b><br />three</p><ul><li>x</li></ul>&#8217;&hellip;'), 'One & two\nthree\n\n• x\n\n’…');
+    assert.deepEqual(
+      [dayAfter('2027-02-28'), dayAfter('2028-02-28'), dayAfter('2027-12-31')],
+      ['2027-03-01', '2028-02-29', '2028-01-01'],
+    );
+    assert.equal(
+      htmlToText('<p>One &amp; <b>two</b><br />three</p><ul><li>x</li></ul>&#8217;&hellip;'),
+      'One & two\nthree\n\n• x\n\n’…',
+    );
     assert.equal(zoneBlock('US/Eastern')?.tzid, 'America/New_York');
     assert.equal(zoneBlock('UTC+5'), null);
     assert.equal(zoneBlock('UTC'), null);
   });
 
   it('escapes text, folds long lines within 75 octets, and stops at the byte budget', async () => {
-    const tricky = event({ summary: 'Commas, semicolons; backslashes \\ and\nnew lines — ünïcødé '.repeat(4), html: '<p>x</p>' });
+    const tricky = event({
+      summary: 'Commas, semicolons; backslashes \\ and\nnew lines — ünïcødé '.repeat(4),
+      html: '<p>x</p>',
+    });
     const { text } = await writeCalendar(head, [{ event: tricky }]);
     const feed = parseFeed(text);
     assert.equal(prop(byUid(feed, '1@example.org')!, 'summary'), tricky.summary);
@@ -48,13 +92,17 @@ describe('iCalendar units (D26)', () => {
     assert.ok(kept > 0 && kept < 20, String(kept));
   });
 
-  it('keeps the VEVENTs it writes in the memo it is given, within the memo\'s bound, and writes the same text', async () => {
+  it("keeps the VEVENTs it writes in the memo it is given, within the memo's bound, and writes the same text", async () => {
     const entries = Array.from({ length: 200 }, (_, index) => ({ event: event({ uid: `${index}@example.org` }) }));
     const unmemoised = (await writeCalendar(head, entries)).text;
     const memo = new WrittenEntries(64 * 1024);
     assert.equal((await writeCalendar(head, entries, Number.POSITIVE_INFINITY, memo)).text, unmemoised);
     assert.ok(memo.bytes > 0 && memo.bytes <= 64 * 1024, `${memo.bytes} characters kept`);
-    assert.equal((await writeCalendar(head, entries, Number.POSITIVE_INFINITY, memo)).text, unmemoised, 'written again, partly from the memo');
+    assert.equal(
+      (await writeCalendar(head, entries, Number.POSITIVE_INFINITY, memo)).text,
+      unmemoised,
+      'written again, partly from the memo',
+    );
     const off = new WrittenEntries(0);
     assert.equal((await writeCalendar(head, entries, Number.POSITIVE_INFINITY, off)).text, unmemoised);
     assert.equal(off.bytes, 0, 'a memo of 0 keeps nothing');

@@ -50,7 +50,15 @@ export async function startBrowsing(h: Harness, options: { timezoneId?: string }
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
     viewport: { width: 1200, height: 900 },
     timezoneId: options.timezoneId,
   });
@@ -58,7 +66,8 @@ export async function startBrowsing(h: Harness, options: { timezoneId?: string }
   await context.route('**/*', async (route) => {
     const url = route.request().url();
     if (url.startsWith(origin)) return route.continue();
-    if (url.startsWith('https://cdn.example.com/')) return route.fulfill({ status: 200, contentType: 'image/svg+xml', body: PICTURE });
+    if (url.startsWith('https://cdn.example.com/'))
+      return route.fulfill({ status: 200, contentType: 'image/svg+xml', body: PICTURE });
     return route.abort();
   });
   // Playwright's own 30 s per step would judge the machine's speed: this bound only guards against a hang.
@@ -83,8 +92,16 @@ export async function startBrowsing(h: Harness, options: { timezoneId?: string }
 export async function assertAccessible(page: Page, name: string): Promise<void> {
   await page.addScriptTag({ path: AXE });
   const violations = await page.evaluate(async () => {
-    const result = await (globalThis as unknown as { axe: { run(): Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }> } }).axe.run();
-    return result.violations.map((violation) => ({ id: violation.id, impact: violation.impact, nodes: violation.nodes.length }));
+    const result = await (
+      globalThis as unknown as {
+        axe: { run(): Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }> };
+      }
+    ).axe.run();
+    return result.violations.map((violation) => ({
+      id: violation.id,
+      impact: violation.impact,
+      nodes: violation.nodes.length,
+    }));
   });
   const serious = violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
   assert.deepEqual(serious, [], `${name}: ${JSON.stringify(violations)}`);

@@ -35,17 +35,19 @@ describe('public pages in Chromium (D28)', { skip: AVAILABLE ? false : 'Chromium
     assert.equal(await page.locator('h1').textContent(), 'Evening Concert');
     assert.equal(await page.locator('html').getAttribute('lang'), 'en');
     assert.equal(await page.locator('link[rel=canonical]').getAttribute('href'), site.concert.url);
-    assert.match(await page.locator('.when').first().textContent() ?? '', /19:30 – 22:00/);
-    const jsonLd = JSON.parse(await page.locator('script[type="application/ld+json"]').textContent() ?? '');
+    assert.match((await page.locator('.when').first().textContent()) ?? '', /19:30 – 22:00/);
+    const jsonLd = JSON.parse((await page.locator('script[type="application/ld+json"]').textContent()) ?? '');
     const api = (await h.request('GET', `/events/${site.concert.id}`)).json();
     assert.deepEqual(jsonLd, api.json_ld);
     assert.equal(jsonLd['@type'], 'Event');
     assert.equal(jsonLd.name, 'Evening Concert');
     assert.equal(jsonLd.location.name, 'Sample Hall');
-    assert.ok(await page.locator('img.hero').evaluate((image) => {
-      const picture = image as unknown as { complete: boolean; naturalWidth: number };
-      return picture.complete && picture.naturalWidth > 0;
-    }));
+    assert.ok(
+      await page.locator('img.hero').evaluate((image) => {
+        const picture = image as unknown as { complete: boolean; naturalWidth: number };
+        return picture.complete && picture.naturalWidth > 0;
+      }),
+    );
     assert.equal(await page.locator('meta[property="og:title"]').getAttribute('content'), 'Evening Concert');
     await assertAccessible(page, 'event');
     await page.close();
@@ -88,15 +90,25 @@ describe('public pages in Chromium (D28)', { skip: AVAILABLE ? false : 'Chromium
 
   it('spans a multi-day event over its days in the month view', async () => {
     const page = await open(`/events/month/${site.month}/`);
-    const festivalDays = await page.locator('td[data-date]').filter({ hasText: 'Three Day Festival' }).evaluateAll(
-      (cells) => cells.map((cell) => cell.getAttribute('data-date')));
-    assert.deepEqual(festivalDays, [12, 13, 14].map((day) => `${site.month}-${day}`));
+    const festivalDays = await page
+      .locator('td[data-date]')
+      .filter({ hasText: 'Three Day Festival' })
+      .evaluateAll((cells) => cells.map((cell) => cell.getAttribute('data-date')));
+    assert.deepEqual(
+      festivalDays,
+      [12, 13, 14].map((day) => `${site.month}-${day}`),
+    );
     // The three entries sit in one row of the grid (or across a week's end), left to right.
-    const boxes = await page.locator('li.entry').filter({ hasText: 'Three Day Festival' }).evaluateAll(
-      (entries) => entries.map((entry) => entry.getBoundingClientRect().left));
+    const boxes = await page
+      .locator('li.entry')
+      .filter({ hasText: 'Three Day Festival' })
+      .evaluateAll((entries) => entries.map((entry) => entry.getBoundingClientRect().left));
     assert.equal(boxes.length, 3);
     await assertAccessible(page, 'month');
-    await page.getByRole('link', { name: /Three Day Festival/ }).first().click();
+    await page
+      .getByRole('link', { name: /Three Day Festival/ })
+      .first()
+      .click();
     await page.waitForURL(`${origin}${pathOf(site.festival.url)}`);
     await page.goto(`${origin}/events/month/${site.month}/`);
     await page.setViewportSize({ width: 390, height: 844 });
@@ -105,7 +117,7 @@ describe('public pages in Chromium (D28)', { skip: AVAILABLE ? false : 'Chromium
     await page.close();
   });
 
-  it('names the zone of a month entry whose clock is not the site\'s, and says which zone the month\'s times are in', async () => {
+  it("names the zone of a month entry whose clock is not the site's, and says which zone the month's times are in", async () => {
     const page = await open(`/events/month/${site.month}/`);
     // The site is in UTC; the concert is at 19:30 in Rome. (Counted first: a missing element fails at once.)
     assert.equal(await page.locator('.month-zone').count(), 1);
@@ -116,7 +128,14 @@ describe('public pages in Chromium (D28)', { skip: AVAILABLE ? false : 'Chromium
     const script = page.locator('li.entry').filter({ hasText: 'alert(1)' });
     assert.equal((await script.locator('.time').innerText()).trim(), '09:00', 'a site-zone entry needs no zone');
     // The festival's later days read "continued", with no zone.
-    assert.deepEqual(await page.locator('li.entry.continued').filter({ hasText: 'Three Day Festival' }).locator('.time').allInnerTexts(), ['continued', 'continued']);
+    assert.deepEqual(
+      await page
+        .locator('li.entry.continued')
+        .filter({ hasText: 'Three Day Festival' })
+        .locator('.time')
+        .allInnerTexts(),
+      ['continued', 'continued'],
+    );
     await page.close();
   });
 
@@ -126,8 +145,19 @@ describe('public pages in Chromium (D28)', { skip: AVAILABLE ? false : 'Chromium
       assert.equal(response.statusCode, 201, response.body);
       return response.json();
     };
-    const allDay = await create({ title: 'Open Day', start_date: `${site.month}-08 00:00:00`, end_date: `${site.month}-08 23:59:59`, all_day: true, timezone: 'Europe/Berlin' });
-    const sydney = await create({ title: 'Harbour Lights', start_date: '2030-01-15 19:00:00', end_date: '2030-01-15 21:00:00', timezone: 'Australia/Sydney' });
+    const allDay = await create({
+      title: 'Open Day',
+      start_date: `${site.month}-08 00:00:00`,
+      end_date: `${site.month}-08 23:59:59`,
+      all_day: true,
+      timezone: 'Europe/Berlin',
+    });
+    const sydney = await create({
+      title: 'Harbour Lights',
+      start_date: '2030-01-15 19:00:00',
+      end_date: '2030-01-15 21:00:00',
+      timezone: 'Australia/Sydney',
+    });
     assert.equal(sydney.timezone_abbr, 'GMT+11', 'the API keeps its own abbreviation');
     const day = await open(pathOf(allDay.url));
     assert.match(await day.locator('.when').innerText(), /all day/);
@@ -142,14 +172,25 @@ describe('public pages in Chromium (D28)', { skip: AVAILABLE ? false : 'Chromium
     await list.close();
   });
 
-  it('shows a series once in lists, and on an occurrence\'s page that it repeats, with its other dates', async () => {
+  it("shows a series once in lists, and on an occurrence's page that it repeats, with its other dates", async () => {
     const created = await h.request('POST', '/events', {
       as: h.users.administrator,
-      body: { title: 'Weekly Yoga', start_date: `${site.month}-03 07:00:00`, end_date: `${site.month}-03 08:00:00`, recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'] },
+      body: {
+        title: 'Weekly Yoga',
+        start_date: `${site.month}-03 07:00:00`,
+        end_date: `${site.month}-03 08:00:00`,
+        recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'],
+      },
     });
     assert.equal(created.statusCode, 201, created.body);
-    const weekday = new Date(`${site.month}-03T12:00:00Z`).toLocaleDateString('en-GB', { weekday: 'long', timeZone: 'UTC' });
-    const monthName = new Date(`${site.month}-03T12:00:00Z`).toLocaleDateString('en-GB', { month: 'long', timeZone: 'UTC' });
+    const weekday = new Date(`${site.month}-03T12:00:00Z`).toLocaleDateString('en-GB', {
+      weekday: 'long',
+      timeZone: 'UTC',
+    });
+    const monthName = new Date(`${site.month}-03T12:00:00Z`).toLocaleDateString('en-GB', {
+      month: 'long',
+      timeZone: 'UTC',
+    });
 
     const list = await open('/events/');
     const cards = list.locator('li.card').filter({ hasText: 'Weekly Yoga' });
@@ -168,11 +209,20 @@ describe('public pages in Chromium (D28)', { skip: AVAILABLE ? false : 'Chromium
     assert.match(await series.innerText(), new RegExp(`Repeats every ${weekday}`));
     const others = await series.locator('li a').allInnerTexts();
     assert.equal(others.length, 3);
-    assert.ok(others.every((text) => !text.includes(' 10 ')), `this date is not among the others: ${others.join(' | ')}`);
+    assert.ok(
+      others.every((text) => !text.includes(' 10 ')),
+      `this date is not among the others: ${others.join(' | ')}`,
+    );
     // Its add-to-calendar buttons say what they add: this date alone, or every date of the series.
     const add = list.locator('section.add-to-calendar');
-    assert.deepEqual(await add.locator('h3').allInnerTexts(), [`This date only: ${weekday} 10 ${monthName} ${site.month.slice(0, 4)}`, 'Every date of the series']);
-    assert.deepEqual((await add.locator('a.button').allInnerTexts()).map((text) => text.split('\n')[0]), ['iCalendar (.ics)', 'Google Calendar', 'iCalendar (.ics)', 'Google Calendar (subscribe)']);
+    assert.deepEqual(await add.locator('h3').allInnerTexts(), [
+      `This date only: ${weekday} 10 ${monthName} ${site.month.slice(0, 4)}`,
+      'Every date of the series',
+    ]);
+    assert.deepEqual(
+      (await add.locator('a.button').allInnerTexts()).map((text) => text.split('\n')[0]),
+      ['iCalendar (.ics)', 'Google Calendar', 'iCalendar (.ics)', 'Google Calendar (subscribe)'],
+    );
     const dateFile = await list.request.get(`${origin}${await add.locator('a.button').first().getAttribute('href')}`);
     assert.equal(dateFile.status(), 200);
     assert.equal((await dateFile.text()).split('BEGIN:VEVENT').length - 1, 1);
@@ -180,7 +230,11 @@ describe('public pages in Chromium (D28)', { skip: AVAILABLE ? false : 'Chromium
     await list.close();
 
     const month = await open(`/events/month/${site.month}/`);
-    assert.equal(await month.locator('li.entry').filter({ hasText: 'Weekly Yoga' }).count(), 4, 'the month shows every date');
+    assert.equal(
+      await month.locator('li.entry').filter({ hasText: 'Weekly Yoga' }).count(),
+      4,
+      'the month shows every date',
+    );
     await month.close();
   });
 

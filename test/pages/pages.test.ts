@@ -9,7 +9,10 @@ import { page, pathOf, seedSite, type Site } from './support.ts';
 const HTML = 'text/html; charset=utf-8';
 
 /** `Tuesday 10 March 2027` of `YYYY-MM-DD`. */
-const describeDay = (date: string) => new Date(`${date}T12:00:00Z`).toLocaleDateString('en-GB', { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).replace(',', '');
+const describeDay = (date: string) =>
+  new Date(`${date}T12:00:00Z`)
+    .toLocaleDateString('en-GB', { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' })
+    .replace(',', '');
 
 /** The addresses a sitemap (or sitemap index) lists, unescaped. */
 const locsOf = (xml: string) => [...xml.matchAll(/<loc>([^<]*)<\/loc>/g)].map(([, loc]) => loc.replace(/&amp;/g, '&'));
@@ -27,7 +30,8 @@ describeEachDatabase('public pages (D28)', (h) => {
     assert.equal(response.headers['content-type'], HTML);
     assert.match(response.body, /^<!doctype html>\n<html lang="en">/);
     assert.match(response.body, /<title>[^<]+<\/title>/);
-    if (canonical) assert.ok(response.body.includes(`<link rel="canonical" href="${canonical}">`), `canonical ${canonical}`);
+    if (canonical)
+      assert.ok(response.body.includes(`<link rel="canonical" href="${canonical}">`), `canonical ${canonical}`);
     assert.equal(response.headers['x-robots-tag'], undefined);
   }
 
@@ -50,7 +54,10 @@ describeEachDatabase('public pages (D28)', (h) => {
     // The API escapes `website` (§3.1); the page writes the address once escaped, as an attribute needs.
     assert.ok(body.includes('<a href="https://example.com/concert?a=1&amp;b=2">'));
     assert.ok(body.includes(`href="${h().config.apiRoot}/events/${site.concert.id}.ics"`));
-    assert.match(body, /href="https:\/\/calendar\.google\.com\/calendar\/render\?action=TEMPLATE&amp;text=Evening\+Concert&amp;dates=\d{8}T183000Z%2F\d{8}T210000Z/);
+    assert.match(
+      body,
+      /href="https:\/\/calendar\.google\.com\/calendar\/render\?action=TEMPLATE&amp;text=Evening\+Concert&amp;dates=\d{8}T183000Z%2F\d{8}T210000Z/,
+    );
     assert.ok(body.includes(`<meta property="og:url" content="${site.concert.url}">`));
     assert.ok(body.includes('<meta property="og:image" content="https://cdn.example.com/concert.png">'));
   });
@@ -86,7 +93,11 @@ describeEachDatabase('public pages (D28)', (h) => {
     const venue = await get(pathOf(site.venue.url));
     assertPage(venue, 200, site.venue.url);
     assert.match(venue.body, /<h1>Sample Hall<\/h1>/);
-    assert.ok(venue.body.includes('Evening Concert') && venue.body.includes('Three Day Festival') && venue.body.includes('Members Evening'));
+    assert.ok(
+      venue.body.includes('Evening Concert') &&
+        venue.body.includes('Three Day Festival') &&
+        venue.body.includes('Members Evening'),
+    );
     assert.ok(venue.body.includes(`${h().config.apiRoot}/events.ics?venue=${site.venue.id}`));
     assert.ok(venue.body.includes(`webcal://${new URL(h().config.apiRoot).host}`));
     const organizer = await get(pathOf(site.organizer.url));
@@ -95,7 +106,7 @@ describeEachDatabase('public pages (D28)', (h) => {
     assert.ok(organizer.body.includes('mailto:jazz@example.com'));
   });
 
-  it('renders category pages (nested for children, parents listing their children\'s events) and tag pages', async () => {
+  it("renders category pages (nested for children, parents listing their children's events) and tag pages", async () => {
     const parent = await get('/events/category/music/');
     assertPage(parent, 200, `${h().config.siteUrl}/events/category/music/`);
     assert.ok(parent.body.includes('Evening Concert') && parent.body.includes('Three Day Festival'));
@@ -111,7 +122,7 @@ describeEachDatabase('public pages (D28)', (h) => {
     assert.ok(tag.body.includes('Evening Concert') && tag.body.includes(`events.ics?tags=${site.tag.id}`));
   });
 
-  it('advertises the API as the reference\'s pages do: X-TEC-API-* headers (HEAD too), meta tags and an alternate link', async () => {
+  it("advertises the API as the reference's pages do: X-TEC-API-* headers (HEAD too), meta tags and an alternate link", async () => {
     const api = h().config.apiRoot;
     const cases: Array<[string, string]> = [
       ['/', `${api}/`],
@@ -141,7 +152,8 @@ describeEachDatabase('public pages (D28)', (h) => {
   it('lists upcoming events, paginated, leaving out drafts and hidden events; protected ones show no details', async () => {
     const list = await get('/events/');
     assertPage(list, 200, `${h().config.siteUrl}/events/`);
-    for (const title of ['Evening Concert', 'Three Day Festival', 'Members Evening']) assert.ok(list.body.includes(title), title);
+    for (const title of ['Evening Concert', 'Three Day Festival', 'Members Evening'])
+      assert.ok(list.body.includes(title), title);
     assert.ok(!list.body.includes('Unfinished Plan') && !list.body.includes('Hidden Gathering'));
     assert.ok(!list.body.includes('The secret programme'));
     assert.ok(list.body.includes('Password protected'));
@@ -159,7 +171,8 @@ describeEachDatabase('public pages (D28)', (h) => {
     const response = await get(`/events/month/${site.month}/`);
     assertPage(response, 200, `${h().config.siteUrl}/events/month/${site.month}/`);
     const cells = [...response.body.matchAll(/<td class="day[^"]*" data-date="([\d-]+)">(.*?)<\/td>/gs)];
-    const daysWith = (title: string) => cells.filter(([, , cell]) => cell.includes(title)).map(([, date]) => date.slice(8));
+    const daysWith = (title: string) =>
+      cells.filter(([, , cell]) => cell.includes(title)).map(([, date]) => date.slice(8));
     assert.deepEqual(daysWith('Three Day Festival'), ['12', '13', '14']);
     assert.deepEqual(daysWith('Evening Concert'), ['10']);
     assert.ok(!response.body.includes('Unfinished Plan'));
@@ -177,17 +190,44 @@ describeEachDatabase('public pages (D28)', (h) => {
     assert.equal(trashed.statusCode, 200);
     assertPage(await get(pathOf(site.script.url)), 404);
     assertPage(await get(`/event/${trashed.json().slug}/`), 404);
-    const restored = await h().request('POST', `/events/${site.script.id}`, { as: h().users.administrator, body: { status: 'publish' } });
+    const restored = await h().request('POST', `/events/${site.script.id}`, {
+      as: h().users.administrator,
+      body: { status: 'publish' },
+    });
     assert.equal(restored.statusCode, 200);
-    const privateEvent = await h().request('POST', '/events', { as: h().users.administrator, body: { title: 'Private Party', start_date: '2030-01-01 10:00:00', end_date: '2030-01-01 11:00:00', status: 'private' } });
+    const privateEvent = await h().request('POST', '/events', {
+      as: h().users.administrator,
+      body: {
+        title: 'Private Party',
+        start_date: '2030-01-01 10:00:00',
+        end_date: '2030-01-01 11:00:00',
+        status: 'private',
+      },
+    });
     assertPage(await get(`/event/${privateEvent.json().slug}/`), 404);
     assertPage(await get('/event/no-such-event/'), 404);
     assertPage(await get('/venue/no-such-venue/'), 404);
     assertPage(await get('/organizer/no-such-organizer/'), 404);
     assertPage(await get('/events/category/no-such/'), 404);
     assertPage(await get('/events/tag/no-such/'), 404);
-    for (const url of ['/event/a/b/c/', '/event/', '/venue/', '/organizer/', '/events/nothing/here/', '/events/category/']) assertPage(await get(url), 404);
-    for (const odd of ['/event/%3Cscript%3E/', '/event/a%20b/', '/event/a%00b/', `/event/${'x'.repeat(300)}/`, '/venue/%22%27/', '/events/tag/a%09b/', '/event/%E0%A4%A/']) {
+    for (const url of [
+      '/event/a/b/c/',
+      '/event/',
+      '/venue/',
+      '/organizer/',
+      '/events/nothing/here/',
+      '/events/category/',
+    ])
+      assertPage(await get(url), 404);
+    for (const odd of [
+      '/event/%3Cscript%3E/',
+      '/event/a%20b/',
+      '/event/a%00b/',
+      `/event/${'x'.repeat(300)}/`,
+      '/venue/%22%27/',
+      '/events/tag/a%09b/',
+      '/event/%E0%A4%A/',
+    ]) {
       const response = await get(odd);
       assertPage(response, 400);
       assert.ok(!response.body.includes('<script>'), odd);
@@ -213,10 +253,18 @@ describeEachDatabase('public pages (D28)', (h) => {
     // D25 (recurring events): each further occurrence of a series has a page of its own.
     const created = await h().request('POST', '/events', {
       as: h().users.administrator,
-      body: { title: 'Daily Walk', start_date: `${site.month}-05 08:00:00`, end_date: `${site.month}-05 09:00:00`, recurrence: ['RRULE:FREQ=DAILY;COUNT=3'] },
+      body: {
+        title: 'Daily Walk',
+        start_date: `${site.month}-05 08:00:00`,
+        end_date: `${site.month}-05 09:00:00`,
+        recurrence: ['RRULE:FREQ=DAILY;COUNT=3'],
+      },
     });
     assert.equal(created.statusCode, 201, created.body);
-    assert.ok(Number.isInteger(created.json().series_id), `a recurring event belongs to a series: ${created.body.slice(0, 300)}`);
+    assert.ok(
+      Number.isInteger(created.json().series_id),
+      `a recurring event belongs to a series: ${created.body.slice(0, 300)}`,
+    );
     const second = await get(`${pathOf(created.json().url)}${site.month}-06/`);
     assert.equal(second.statusCode, 302);
     const page = await get(String(second.headers.location));
@@ -228,7 +276,12 @@ describeEachDatabase('public pages (D28)', (h) => {
   it('answers 410 with a link to the series for a cancelled occurrence, at both of its addresses', async () => {
     const created = await h().request('POST', '/events', {
       as: h().users.administrator,
-      body: { title: 'Weekly Choir', start_date: `${site.month}-02 18:00:00`, end_date: `${site.month}-02 19:30:00`, recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'] },
+      body: {
+        title: 'Weekly Choir',
+        start_date: `${site.month}-02 18:00:00`,
+        end_date: `${site.month}-02 19:30:00`,
+        recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'],
+      },
     });
     assert.equal(created.statusCode, 201, created.body);
     const series = created.json();
@@ -249,12 +302,24 @@ describeEachDatabase('public pages (D28)', (h) => {
     }
     // The series' other dates are as they were. One deleted for good (an EXDATE of the series, nothing left of it)
     // still answers 410 at the series' address for that date.
-    const third = (await h().request('GET', `/events/by-slug/${String((await get(`${pathOf(series.url)}${site.month}-16/`)).headers.location).split('/')[2]}`)).json();
-    assert.equal((await h().request('DELETE', `/events/${third.id}`, { as: h().users.administrator, query: { force: true } })).statusCode, 200);
+    const third = (
+      await h().request(
+        'GET',
+        `/events/by-slug/${String((await get(`${pathOf(series.url)}${site.month}-16/`)).headers.location).split('/')[2]}`,
+      )
+    ).json();
+    assert.equal(
+      (await h().request('DELETE', `/events/${third.id}`, { as: h().users.administrator, query: { force: true } }))
+        .statusCode,
+      200,
+    );
     assertPage(await get(`${pathOf(series.url)}${site.month}-16/`), 410);
     assert.equal((await get(`${pathOf(series.url)}${site.month}-23/`)).statusCode, 302);
     // A whole series trashed is gone (404), not cancelled.
-    assert.equal((await h().request('DELETE', `/events/${series.id}`, { as: h().users.administrator })).statusCode, 200);
+    assert.equal(
+      (await h().request('DELETE', `/events/${series.id}`, { as: h().users.administrator })).statusCode,
+      200,
+    );
     assertPage(await get(`${pathOf(series.url)}${date}/`), 404);
     assertPage(await get(ownPath), 404);
   });
@@ -269,19 +334,32 @@ describeEachDatabase('public pages (D28)', (h) => {
     const sitemap = await get('/sitemap.xml');
     assert.equal(sitemap.statusCode, 200, sitemap.body);
     assert.equal(sitemap.headers['content-type'], 'application/xml; charset=utf-8');
-    assert.match(sitemap.body, /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<urlset xmlns="http:\/\/www\.sitemaps\.org\/schemas\/sitemap\/0\.9">/);
+    assert.match(
+      sitemap.body,
+      /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<urlset xmlns="http:\/\/www\.sitemaps\.org\/schemas\/sitemap\/0\.9">/,
+    );
     assert.doesNotMatch(sitemap.body, /&(?!amp;|lt;|gt;|quot;|apos;)/, 'no bare ampersand');
     const locs = locsOf(sitemap.body);
     const root = h().config.siteUrl;
-    for (const url of [site.concert.url, site.festival.url, site.venue.url, site.organizer.url,
-      `${root}/events/category/music/`, `${root}/events/category/music/jazz-nights/`, `${root}/events/tag/outdoor/`]) {
+    for (const url of [
+      site.concert.url,
+      site.festival.url,
+      site.venue.url,
+      site.organizer.url,
+      `${root}/events/category/music/`,
+      `${root}/events/category/music/jazz-nights/`,
+      `${root}/events/tag/outdoor/`,
+    ]) {
       assert.ok(locs.includes(url), `${url} listed`);
     }
     for (const item of [site.draft, site.secret, site.hidden]) {
       assert.ok(!locs.some((loc) => loc.includes(`/${item.slug}/`)), `${item.slug} not listed`);
     }
     assert.equal(new Set(locs).size, locs.length, 'each page once');
-    assert.match(sitemap.body, /<url><loc>[^<]+<\/loc><lastmod>\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00<\/lastmod><\/url>/);
+    assert.match(
+      sitemap.body,
+      /<url><loc>[^<]+<\/loc><lastmod>\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00<\/lastmod><\/url>/,
+    );
     assertPage(await get('/sitemap-1.xml'), 404);
   });
 
@@ -302,12 +380,24 @@ describeEachDatabase('public pages (D28)', (h) => {
     const created = await h().request('POST', '/events', {
       as: h().users.administrator,
       body: {
-        title: 'Tuesday Jam', start_date: `${site.month}-01 20:00:00`, end_date: `${site.month}-01 22:00:00`, recurrence: ['RRULE:FREQ=WEEKLY;BYDAY=TU'],
-        venue: site.venue.id, organizer: [site.organizer.id], categories: [site.child.id], tags: [site.tag.id],
+        title: 'Tuesday Jam',
+        start_date: `${site.month}-01 20:00:00`,
+        end_date: `${site.month}-01 22:00:00`,
+        recurrence: ['RRULE:FREQ=WEEKLY;BYDAY=TU'],
+        venue: site.venue.id,
+        organizer: [site.organizer.id],
+        categories: [site.child.id],
+        tags: [site.tag.id],
       },
     });
     assert.equal(created.statusCode, 201, created.body);
-    for (const url of ['/events/', pathOf(site.venue.url), pathOf(site.organizer.url), '/events/category/music/jazz-nights/', '/events/tag/outdoor/']) {
+    for (const url of [
+      '/events/',
+      pathOf(site.venue.url),
+      pathOf(site.organizer.url),
+      '/events/category/music/jazz-nights/',
+      '/events/tag/outdoor/',
+    ]) {
       const body = (await get(url)).body;
       assert.equal(body.split('>Tuesday Jam</a>').length - 1, 1, `${url}: one entry`);
       assert.match(body, /<p class="series-note">Repeats every Tuesday · \d+ more dates<\/p>/, url);
@@ -320,7 +410,13 @@ describeEachDatabase('public pages (D28)', (h) => {
   it('offers a date of a series as "this date" and as "the whole series", each for .ics and Google Calendar', async () => {
     const created = await h().request('POST', '/events', {
       as: h().users.administrator,
-      body: { title: 'Book Club', start_date: `${site.month}-04 18:00:00`, end_date: `${site.month}-04 19:00:00`, timezone: 'Europe/Rome', recurrence: ['RRULE:FREQ=WEEKLY;COUNT=3'] },
+      body: {
+        title: 'Book Club',
+        start_date: `${site.month}-04 18:00:00`,
+        end_date: `${site.month}-04 19:00:00`,
+        timezone: 'Europe/Rome',
+        recurrence: ['RRULE:FREQ=WEEKLY;COUNT=3'],
+      },
     });
     assert.equal(created.statusCode, 201, created.body);
     const series = created.json();
@@ -329,13 +425,25 @@ describeEachDatabase('public pages (D28)', (h) => {
     const body = (await get(occurrencePath)).body;
     const section = /<section class="add-to-calendar"[\s\S]*?<\/section>/.exec(body)![0];
     const groups = [...section.matchAll(/<h3>([^<]+)<\/h3>\s*<ul class="inline buttons">([\s\S]*?)<\/ul>/g)];
-    assert.deepEqual(groups.map(([, title]) => title), [`This date only: ${describeDay(date)}`, 'Every date of the series']);
-    const hrefs = (html: string) => [...html.matchAll(/href="([^"]+)"/g)].map(([, href]) => href.replace(/&amp;/g, '&'));
+    assert.deepEqual(
+      groups.map(([, title]) => title),
+      [`This date only: ${describeDay(date)}`, 'Every date of the series'],
+    );
+    const hrefs = (html: string) =>
+      [...html.matchAll(/href="([^"]+)"/g)].map(([, href]) => href.replace(/&amp;/g, '&'));
     const [thisDate, wholeSeries] = groups.map(([, , html]) => hrefs(html));
     assert.equal(thisDate[0], `${occurrencePath}date.ics`);
-    assert.match(thisDate[1], new RegExp(`^https://calendar\\.google\\.com/calendar/render\\?action=TEMPLATE&text=Book\\+Club&dates=${date.replace(/-/g, '')}T`));
+    assert.match(
+      thisDate[1],
+      new RegExp(
+        `^https://calendar\\.google\\.com/calendar/render\\?action=TEMPLATE&text=Book\\+Club&dates=${date.replace(/-/g, '')}T`,
+      ),
+    );
     assert.equal(wholeSeries[0], `${h().config.apiRoot}/events/${series.id}.ics`);
-    assert.equal(wholeSeries[1], `https://calendar.google.com/calendar/render?cid=${encodeURIComponent(`webcal://${new URL(h().config.apiRoot).host}${new URL(h().config.apiRoot).pathname}/events/${series.id}.ics`)}`);
+    assert.equal(
+      wholeSeries[1],
+      `https://calendar.google.com/calendar/render?cid=${encodeURIComponent(`webcal://${new URL(h().config.apiRoot).host}${new URL(h().config.apiRoot).pathname}/events/${series.id}.ics`)}`,
+    );
 
     const ics = await get(`${occurrencePath}date.ics`);
     assert.equal(ics.statusCode, 200, ics.body);
@@ -346,7 +454,11 @@ describeEachDatabase('public pages (D28)', (h) => {
     assert.match(ics.body, new RegExp(`^DTSTART;TZID=Europe/Rome:${date.replace(/-/g, '')}T180000\r$`, 'm'));
     assert.match(ics.body, /^SUMMARY:Book Club\r$/m);
     const uid = /^UID:(.*)\r$/m.exec(ics.body)![1];
-    assert.notEqual(uid, `${series.id}@${new URL(h().config.siteUrl).hostname}`, 'not the series\' UID, which would replace the series');
+    assert.notEqual(
+      uid,
+      `${series.id}@${new URL(h().config.siteUrl).hostname}`,
+      "not the series' UID, which would replace the series",
+    );
 
     // A single event keeps one pair of buttons, both for its one date; its date.ics is the same date.
     const single = (await get(pathOf(site.concert.url))).body;
@@ -392,13 +504,26 @@ describeEachDatabase('public pages (D28)', (h) => {
     const forged = await get(url, { cookie: `event_unlock_${site.secret.id}=forged` });
     assert.ok(!forged.body.includes('The secret programme'));
     // A changed password ends the cookie's use.
-    await h().request('POST', `/events/${site.secret.id}`, { as: h().users.administrator, body: { password: 'another one' } });
+    await h().request('POST', `/events/${site.secret.id}`, {
+      as: h().users.administrator,
+      body: { password: 'another one' },
+    });
     assert.ok(!(await get(url, { cookie: cookie.split(';')[0] })).body.includes('The secret programme'));
-    await h().request('POST', `/events/${site.secret.id}`, { as: h().users.administrator, body: { password: site.password } });
+    await h().request('POST', `/events/${site.secret.id}`, {
+      as: h().users.administrator,
+      body: { password: site.password },
+    });
   });
 
   it('sends ETags and answers 304 to If-None-Match; the tag changes when an embedded venue changes (D22)', async () => {
-    for (const url of [pathOf(site.concert.url), '/events/', `/events/month/${site.month}/`, pathOf(site.venue.url), '/events/tag/outdoor/', '/assets/pages.css']) {
+    for (const url of [
+      pathOf(site.concert.url),
+      '/events/',
+      `/events/month/${site.month}/`,
+      pathOf(site.venue.url),
+      '/events/tag/outdoor/',
+      '/assets/pages.css',
+    ]) {
       const first = await get(url);
       const tag = first.headers.etag as string;
       assert.match(tag, /^"[\w-]+"$/, url);
@@ -417,17 +542,25 @@ describeEachDatabase('public pages (D28)', (h) => {
 
   it('reads a list page in a constant number of queries, whatever the number of events', async () => {
     let round = 0;
-    const queriesFor = (url: string) => queriesDuring(h().store, async () => {
-      const response = await get(`${url}${url.includes('?') ? '&' : '?'}round=${round++}`);
-      assert.equal(response.statusCode, 200);
-    });
+    const queriesFor = (url: string) =>
+      queriesDuring(h().store, async () => {
+        const response = await get(`${url}${url.includes('?') ? '&' : '?'}round=${round++}`);
+        assert.equal(response.statusCode, 200);
+      });
     const urls = ['/events/', `/events/month/${site.month}/`, '/events/tag/outdoor/', pathOf(site.venue.url)];
     const small: number[] = [];
     for (const url of urls) small.push(await queriesFor(url));
     for (let index = 0; index < 6; index++) {
       const created = await h().request('POST', '/events', {
         as: h().users.administrator,
-        body: { title: `Extra ${index}`, start_date: `${site.month}-2${index} 12:00:00`, end_date: `${site.month}-2${index} 13:00:00`, venue: site.venue.id, tags: [site.tag.id], organizer: [site.organizer.id] },
+        body: {
+          title: `Extra ${index}`,
+          start_date: `${site.month}-2${index} 12:00:00`,
+          end_date: `${site.month}-2${index} 13:00:00`,
+          venue: site.venue.id,
+          tags: [site.tag.id],
+          organizer: [site.organizer.id],
+        },
       });
       assert.equal(created.statusCode, 201);
     }
@@ -440,36 +573,50 @@ describeEachDatabase('public pages (D28)', (h) => {
   });
 });
 
-describeEachDatabase('sitemap paging (D28)', (h) => {
-  let site: Site;
-  before(async () => {
-    site = await seedSite(h());
-  });
+describeEachDatabase(
+  'sitemap paging (D28)',
+  (h) => {
+    let site: Site;
+    before(async () => {
+      site = await seedSite(h());
+    });
 
-  it('makes /sitemap.xml an index of numbered files past SITEMAP_URLS_PER_FILE, together listing every public page once', async () => {
-    const index = await page(h(), 'GET', '/sitemap.xml');
-    assert.equal(index.statusCode, 200);
-    assert.match(index.body, /<sitemapindex xmlns="http:\/\/www\.sitemaps\.org\/schemas\/sitemap\/0\.9">/);
-    const files = locsOf(index.body);
-    assert.ok(files.length >= 3, files.join(' '));
-    assert.deepEqual(files, files.map((_, n) => `${h().config.siteUrl}/sitemap-${n + 1}.xml`));
-    const locs: string[] = [];
-    for (const file of files) {
-      const part = await page(h(), 'GET', new URL(file).pathname);
-      assert.equal(part.statusCode, 200, file);
-      assert.match(part.body, /<urlset /);
-      const listed = locsOf(part.body);
-      assert.ok(listed.length >= 1 && listed.length <= 3, `${file}: ${listed.length} URLs`);
-      locs.push(...listed);
-    }
-    assert.equal(new Set(locs).size, locs.length, 'each page once');
-    for (const url of [site.concert.url, site.festival.url, site.script.url, site.venue.url, site.organizer.url, `${h().config.siteUrl}/events/tag/outdoor/`]) {
-      assert.ok(locs.includes(url), url);
-    }
-    assert.ok(!locs.some((loc) => loc.includes(site.draft.slug) || loc.includes(site.secret.slug)));
-    for (const missing of [`/sitemap-${files.length + 1}.xml`, '/sitemap-0.xml', '/sitemap-x.xml']) {
-      const response = await page(h(), 'GET', missing);
-      assert.equal(response.statusCode, 404, missing);
-    }
-  });
-}, { SITEMAP_URLS_PER_FILE: '3' });
+    it('makes /sitemap.xml an index of numbered files past SITEMAP_URLS_PER_FILE, together listing every public page once', async () => {
+      const index = await page(h(), 'GET', '/sitemap.xml');
+      assert.equal(index.statusCode, 200);
+      assert.match(index.body, /<sitemapindex xmlns="http:\/\/www\.sitemaps\.org\/schemas\/sitemap\/0\.9">/);
+      const files = locsOf(index.body);
+      assert.ok(files.length >= 3, files.join(' '));
+      assert.deepEqual(
+        files,
+        files.map((_, n) => `${h().config.siteUrl}/sitemap-${n + 1}.xml`),
+      );
+      const locs: string[] = [];
+      for (const file of files) {
+        const part = await page(h(), 'GET', new URL(file).pathname);
+        assert.equal(part.statusCode, 200, file);
+        assert.match(part.body, /<urlset /);
+        const listed = locsOf(part.body);
+        assert.ok(listed.length >= 1 && listed.length <= 3, `${file}: ${listed.length} URLs`);
+        locs.push(...listed);
+      }
+      assert.equal(new Set(locs).size, locs.length, 'each page once');
+      for (const url of [
+        site.concert.url,
+        site.festival.url,
+        site.script.url,
+        site.venue.url,
+        site.organizer.url,
+        `${h().config.siteUrl}/events/tag/outdoor/`,
+      ]) {
+        assert.ok(locs.includes(url), url);
+      }
+      assert.ok(!locs.some((loc) => loc.includes(site.draft.slug) || loc.includes(site.secret.slug)));
+      for (const missing of [`/sitemap-${files.length + 1}.xml`, '/sitemap-0.xml', '/sitemap-x.xml']) {
+        const response = await page(h(), 'GET', missing);
+        assert.equal(response.statusCode, 404, missing);
+      }
+    });
+  },
+  { SITEMAP_URLS_PER_FILE: '3' },
+);

@@ -31,7 +31,8 @@ function snapshot(directory: string, except?: string): Record<string, string> {
     const path = join(entry.parentPath, entry.name);
     if (!entry.isFile() || (except !== undefined && isInside(except, path))) continue;
     const { size, mtimeMs } = statSync(path);
-    files[relative(directory, path)] = `${size} bytes, modified ${mtimeMs}, sha256 ${createHash('sha256').update(readFileSync(path)).digest('hex')}`;
+    files[relative(directory, path)] =
+      `${size} bytes, modified ${mtimeMs}, sha256 ${createHash('sha256').update(readFileSync(path)).digest('hex')}`;
   }
   return files;
 }
@@ -57,10 +58,18 @@ describe('photographs of the public pages (D28)', { skip: AVAILABLE ? false : 'C
   });
 
   /** The page at `path`, checked for accessibility and photographed as `name` (and as `<name>-phone` when asked). */
-  async function photograph(path: string, name: string, options: { status?: number; phone?: boolean; check?: (page: Page) => Promise<void> } = {}) {
+  async function photograph(
+    path: string,
+    name: string,
+    options: { status?: number; phone?: boolean; check?: (page: Page) => Promise<void> } = {},
+  ) {
     const page = await browsing.open(path, options.status);
     await options.check?.(page);
-    assert.doesNotMatch((await page.locator('body').textContent()) ?? '', /alert\(|"Quoted"/, `${name}: no test data is photographed`);
+    assert.doesNotMatch(
+      (await page.locator('body').textContent()) ?? '',
+      /alert\(|"Quoted"/,
+      `${name}: no test data is photographed`,
+    );
     await assertAccessible(page, name);
     await shoot(page, name);
     if (options.phone) {
@@ -78,7 +87,8 @@ describe('photographs of the public pages (D28)', { skip: AVAILABLE ? false : 'C
 
   it('photographs the upcoming list, an event, a date of a series and the month (the phone too)', async () => {
     await photograph('/events/', 'events', {
-      check: async (page) => assert.equal(await page.locator('li.card').filter({ hasText: 'Jazz in the Foyer' }).count(), 1),
+      check: async (page) =>
+        assert.equal(await page.locator('li.card').filter({ hasText: 'Jazz in the Foyer' }).count(), 1),
     });
     await photograph(pathOf(showcase.concert.url), 'event', {
       phone: true,
@@ -89,7 +99,11 @@ describe('photographs of the public pages (D28)', { skip: AVAILABLE ? false : 'C
     });
     await photograph(`/events/month/${SHOWCASE_MONTH}/`, 'month', {
       phone: true,
-      check: async (page) => assert.ok(await page.locator('li.entry abbr[title="Australia/Sydney"]').count() === 1, 'the Sydney date names its zone'),
+      check: async (page) =>
+        assert.ok(
+          (await page.locator('li.entry abbr[title="Australia/Sydney"]').count()) === 1,
+          'the Sydney date names its zone',
+        ),
     });
   });
 

@@ -33,16 +33,36 @@ async function post(h: Harness, path: string, body: Record<string, unknown>): Pr
 
 export async function seedShowcase(h: Harness): Promise<Showcase> {
   const hall = await post(h, '/venues', {
-    venue: 'Riverside Concert Hall', address: 'Uferstraße 12', city: 'Berlin', zip: '10557', country: 'Germany',
-    phone: '+49 30 1234 5670', website: 'https://example.org/concert-hall', show_map_link: true,
+    venue: 'Riverside Concert Hall',
+    address: 'Uferstraße 12',
+    city: 'Berlin',
+    zip: '10557',
+    country: 'Germany',
+    phone: '+49 30 1234 5670',
+    website: 'https://example.org/concert-hall',
+    show_map_link: true,
     description: '<p>A 600-seat hall on the river, with a glass foyer that opens onto the terrace in summer.</p>',
   });
   const library = await post(h, '/venues', {
-    venue: 'Old Town Library', address: 'Marktplatz 3', city: 'Berlin', zip: '10178', country: 'Germany', show_map_link: true,
+    venue: 'Old Town Library',
+    address: 'Marktplatz 3',
+    city: 'Berlin',
+    zip: '10178',
+    country: 'Germany',
+    show_map_link: true,
   });
-  const park = await post(h, '/venues', { venue: 'Lakeside Park', address: 'Seeweg 1', city: 'Berlin', zip: '14193', country: 'Germany' });
+  const park = await post(h, '/venues', {
+    venue: 'Lakeside Park',
+    address: 'Seeweg 1',
+    city: 'Berlin',
+    zip: '14193',
+    country: 'Germany',
+  });
   const orchestra = await post(h, '/organizers', {
-    organizer: 'Riverside Chamber Orchestra', email: 'tickets@example.org', phone: '+49 30 1234 5680', website: 'https://example.org/orchestra',
+    organizer: 'Riverside Chamber Orchestra',
+    email: 'tickets@example.org',
+    phone: '+49 30 1234 5680',
+    website: 'https://example.org/orchestra',
     description: '<p>Thirty musicians from the neighbourhood, playing since 1987.</p>',
   });
   const friends = await post(h, '/organizers', { organizer: 'Friends of the Library', email: 'friends@example.org' });
@@ -55,48 +75,104 @@ export async function seedShowcase(h: Harness): Promise<Showcase> {
   const outdoors = await post(h, '/tags', { name: 'outdoors' });
 
   const concert = await post(h, '/events', {
-    title: 'Spring Chamber Concert', start_date: '2027-03-12 19:30:00', end_date: '2027-03-12 21:30:00', timezone: 'Europe/Berlin',
+    title: 'Spring Chamber Concert',
+    start_date: '2027-03-12 19:30:00',
+    end_date: '2027-03-12 21:30:00',
+    timezone: 'Europe/Berlin',
     excerpt: 'Haydn, Mozart and a new piece by a local composer.',
-    description: '<p>The Riverside Chamber Orchestra opens its spring season with Haydn\'s <em>Symphony No. 49</em>, Mozart\'s '
-      + 'Clarinet Concerto and the first performance of <strong>River Lights</strong>, written for the orchestra.</p>'
-      + '<p>Doors open at 19:00. The bar in the foyer stays open after the concert.</p>',
-    cost: '18', venue: hall.id, organizer: [orchestra.id], categories: [classical.id], image: 'https://cdn.example.com/spring-concert.png',
+    description:
+      "<p>The Riverside Chamber Orchestra opens its spring season with Haydn's <em>Symphony No. 49</em>, Mozart's " +
+      'Clarinet Concerto and the first performance of <strong>River Lights</strong>, written for the orchestra.</p>' +
+      '<p>Doors open at 19:00. The bar in the foyer stays open after the concert.</p>',
+    cost: '18',
+    venue: hall.id,
+    organizer: [orchestra.id],
+    categories: [classical.id],
+    image: 'https://cdn.example.com/spring-concert.png',
     website: 'https://example.org/orchestra/spring',
   });
   const jazz = await post(h, '/events', {
-    title: 'Jazz in the Foyer', start_date: '2027-03-05 20:00:00', end_date: '2027-03-05 22:30:00', timezone: 'Europe/Berlin',
-    excerpt: 'Friday sessions with a house trio and guests.', description: '<p>A house trio and a guest each week. Bring friends.</p>',
-    cost: '8', venue: hall.id, categories: [jazzCategory.id], recurrence: ['RRULE:FREQ=WEEKLY;BYDAY=FR'],
+    title: 'Jazz in the Foyer',
+    start_date: '2027-03-05 20:00:00',
+    end_date: '2027-03-05 22:30:00',
+    timezone: 'Europe/Berlin',
+    excerpt: 'Friday sessions with a house trio and guests.',
+    description: '<p>A house trio and a guest each week. Bring friends.</p>',
+    cost: '8',
+    venue: hall.id,
+    categories: [jazzCategory.id],
+    recurrence: ['RRULE:FREQ=WEEKLY;BYDAY=FR'],
   });
   await post(h, '/events', {
-    title: 'Saturday Farmers\u2019 Market', start_date: '2027-03-06 08:00:00', end_date: '2027-03-06 13:00:00', timezone: 'Europe/Berlin',
-    excerpt: 'Vegetables, bread, cheese and flowers from the region.', venue: park.id, tags: [free.id, outdoors.id],
+    title: 'Saturday Farmers\u2019 Market',
+    start_date: '2027-03-06 08:00:00',
+    end_date: '2027-03-06 13:00:00',
+    timezone: 'Europe/Berlin',
+    excerpt: 'Vegetables, bread, cheese and flowers from the region.',
+    venue: park.id,
+    tags: [free.id, outdoors.id],
     recurrence: ['RRULE:FREQ=WEEKLY;BYDAY=SA;COUNT=12'],
   });
   await post(h, '/events', {
-    title: 'Storytime for Little Readers', start_date: '2027-03-03 10:00:00', end_date: '2027-03-03 10:45:00', timezone: 'Europe/Berlin',
-    excerpt: 'Picture books read aloud, for ages 3 to 6.', venue: library.id, organizer: [friends.id], categories: [family.id], tags: [free.id],
+    title: 'Storytime for Little Readers',
+    start_date: '2027-03-03 10:00:00',
+    end_date: '2027-03-03 10:45:00',
+    timezone: 'Europe/Berlin',
+    excerpt: 'Picture books read aloud, for ages 3 to 6.',
+    venue: library.id,
+    organizer: [friends.id],
+    categories: [family.id],
+    tags: [free.id],
     recurrence: ['RRULE:FREQ=WEEKLY;BYDAY=WE;COUNT=10'],
   });
   await post(h, '/events', {
-    title: 'Author Talk: Rivers of Europe', start_date: '2027-03-17 18:30:00', end_date: '2027-03-17 20:00:00', timezone: 'Europe/Berlin',
-    excerpt: 'A travel writer on ten rivers and the towns along them.', cost: '5', venue: library.id, organizer: [friends.id], categories: [talks.id],
+    title: 'Author Talk: Rivers of Europe',
+    start_date: '2027-03-17 18:30:00',
+    end_date: '2027-03-17 20:00:00',
+    timezone: 'Europe/Berlin',
+    excerpt: 'A travel writer on ten rivers and the towns along them.',
+    cost: '5',
+    venue: library.id,
+    organizer: [friends.id],
+    categories: [talks.id],
   });
   await post(h, '/events', {
-    title: 'City Arts Festival', start_date: '2027-03-19 11:00:00', end_date: '2027-03-21 18:00:00', timezone: 'Europe/Berlin',
-    excerpt: 'Three days of music, theatre and open workshops all over town.', venue: park.id, categories: [music.id, family.id], tags: [outdoors.id],
+    title: 'City Arts Festival',
+    start_date: '2027-03-19 11:00:00',
+    end_date: '2027-03-21 18:00:00',
+    timezone: 'Europe/Berlin',
+    excerpt: 'Three days of music, theatre and open workshops all over town.',
+    venue: park.id,
+    categories: [music.id, family.id],
+    tags: [outdoors.id],
   });
   await post(h, '/events', {
-    title: 'Open Studios Weekend', start_date: '2027-03-27 00:00:00', end_date: '2027-03-28 23:59:59', all_day: true, timezone: 'Europe/Berlin',
-    excerpt: 'Forty artists open their studios to visitors.', tags: [free.id],
+    title: 'Open Studios Weekend',
+    start_date: '2027-03-27 00:00:00',
+    end_date: '2027-03-28 23:59:59',
+    all_day: true,
+    timezone: 'Europe/Berlin',
+    excerpt: 'Forty artists open their studios to visitors.',
+    tags: [free.id],
   });
   await post(h, '/events', {
-    title: 'Live from Sydney: Harbour Sessions', start_date: '2027-03-24 19:00:00', end_date: '2027-03-24 20:30:00', timezone: 'Australia/Sydney',
-    excerpt: 'A concert streamed live from Sydney, shown on the big screen in the foyer.', venue: hall.id, categories: [music.id],
+    title: 'Live from Sydney: Harbour Sessions',
+    start_date: '2027-03-24 19:00:00',
+    end_date: '2027-03-24 20:30:00',
+    timezone: 'Australia/Sydney',
+    excerpt: 'A concert streamed live from Sydney, shown on the big screen in the foyer.',
+    venue: hall.id,
+    categories: [music.id],
   });
   const preview = await post(h, '/events', {
-    title: 'Members\u2019 Preview Evening', start_date: '2027-03-10 18:00:00', end_date: '2027-03-10 20:00:00', timezone: 'Europe/Berlin',
-    description: '<p>The season programme, presented to members first.</p>', password: 'riverside', venue: hall.id, organizer: [orchestra.id],
+    title: 'Members\u2019 Preview Evening',
+    start_date: '2027-03-10 18:00:00',
+    end_date: '2027-03-10 20:00:00',
+    timezone: 'Europe/Berlin',
+    description: '<p>The season programme, presented to members first.</p>',
+    password: 'riverside',
+    venue: hall.id,
+    organizer: [orchestra.id],
   });
   return { concert, jazz, preview, hall, orchestra };
 }

@@ -2,7 +2,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
-  addDays, dayLabel, describeRecurrence, describeWhen, googleCalendarLink, lastDay, monthEntryZone, plainText, readableAbbreviation, scriptJson, venueAddress,
+  addDays,
+  dayLabel,
+  describeRecurrence,
+  describeWhen,
+  googleCalendarLink,
+  lastDay,
+  monthEntryZone,
+  plainText,
+  readableAbbreviation,
+  scriptJson,
+  venueAddress,
 } from '../../src/pages/format.ts';
 import { monthBounds, monthGrid, neighbours, parseMonth } from '../../src/pages/month.ts';
 import { robotsTxt, sitemapFiles, sitemapUrl, urlsetXml } from '../../src/pages/sitemap.ts';
@@ -13,7 +23,8 @@ describe('month view planning', () => {
     assert.deepEqual(parseMonth('1970-01'), { ok: true, year: 1970, month: 1 });
     assert.deepEqual(parseMonth('2100-12'), { ok: true, year: 2100, month: 12 });
     for (const text of ['1969-12', '2101-01']) assert.equal((parseMonth(text) as { status: number }).status, 404, text);
-    for (const text of ['2027-13', '2027-00', '2027-3', '27-03', '2027-03-01', '']) assert.equal((parseMonth(text) as { status: number }).status, 400, text);
+    for (const text of ['2027-13', '2027-00', '2027-3', '27-03', '2027-03-01', ''])
+      assert.equal((parseMonth(text) as { status: number }).status, 400, text);
   });
 
   it('knows month bounds and neighbours, leap years and the calendar edges included', () => {
@@ -25,7 +36,14 @@ describe('month view planning', () => {
   });
 
   it('lays out whole weeks, Monday first, and puts an event on every day it spans within the month', () => {
-    const event = (id: number, startLocal: string, endLocal: string, allDay = false) => ({ id, title: `E${id}`, url: `/e${id}/`, startLocal, endLocal, allDay });
+    const event = (id: number, startLocal: string, endLocal: string, allDay = false) => ({
+      id,
+      title: `E${id}`,
+      url: `/e${id}/`,
+      startLocal,
+      endLocal,
+      allDay,
+    });
     // March 2027 starts on a Monday and ends on a Wednesday.
     const weeks = monthGrid(2027, 3, [
       event(1, '2027-02-27 10:00:00', '2027-03-02 18:00:00'),
@@ -55,14 +73,37 @@ describe('month view planning', () => {
 
 describe('page wording', () => {
   it('words dates in the event zone, naming it', () => {
-    const base = { timezone: 'Europe/Rome', timezone_abbr: 'CET', all_day: false, utc_start_date: '2027-03-10 18:30:00' };
-    assert.deepEqual(describeWhen({ ...base, start_date: '2027-03-10 19:30:00', end_date: '2027-03-10 22:00:00' }),
-      { text: 'Wednesday 10 March 2027, 19:30 – 22:00', zone: 'Europe/Rome (CET)', startDay: '2027-03-10', endDay: '2027-03-10' });
-    assert.equal(describeWhen({ ...base, start_date: '2027-03-10 10:00:00', end_date: '2027-03-12 18:00:00' }).text,
-      'Wednesday 10 March 2027, 10:00 – Friday 12 March 2027, 18:00');
-    assert.equal(describeWhen({ ...base, all_day: true, start_date: '2027-03-10 00:00:00', end_date: '2027-03-10 23:59:59' }).text,
-      'Wednesday 10 March 2027, all day');
-    assert.equal(describeWhen({ timezone: 'UTC', timezone_abbr: 'UTC', all_day: null, start_date: '2027-03-10 09:00:00', end_date: '2027-03-10 09:00:00', utc_start_date: '2027-03-10 09:00:00' }).zone, 'UTC');
+    const base = {
+      timezone: 'Europe/Rome',
+      timezone_abbr: 'CET',
+      all_day: false,
+      utc_start_date: '2027-03-10 18:30:00',
+    };
+    assert.deepEqual(describeWhen({ ...base, start_date: '2027-03-10 19:30:00', end_date: '2027-03-10 22:00:00' }), {
+      text: 'Wednesday 10 March 2027, 19:30 – 22:00',
+      zone: 'Europe/Rome (CET)',
+      startDay: '2027-03-10',
+      endDay: '2027-03-10',
+    });
+    assert.equal(
+      describeWhen({ ...base, start_date: '2027-03-10 10:00:00', end_date: '2027-03-12 18:00:00' }).text,
+      'Wednesday 10 March 2027, 10:00 – Friday 12 March 2027, 18:00',
+    );
+    assert.equal(
+      describeWhen({ ...base, all_day: true, start_date: '2027-03-10 00:00:00', end_date: '2027-03-10 23:59:59' }).text,
+      'Wednesday 10 March 2027, all day',
+    );
+    assert.equal(
+      describeWhen({
+        timezone: 'UTC',
+        timezone_abbr: 'UTC',
+        all_day: null,
+        start_date: '2027-03-10 09:00:00',
+        end_date: '2027-03-10 09:00:00',
+        utc_start_date: '2027-03-10 09:00:00',
+      }).zone,
+      'UTC',
+    );
     assert.equal(lastDay('2027-03-10 22:00:00', '2027-03-11 00:00:00'), '2027-03-10');
     assert.equal(addDays('2028-02-28', 1), '2028-02-29');
     assert.equal(dayLabel('1970-01-01'), 'Thursday 1 January 1970');
@@ -72,27 +113,57 @@ describe('page wording', () => {
     assert.equal(readableAbbreviation('Australia/Sydney', 'GMT+11', '2030-01-15 08:00:00'), 'AEDT');
     assert.equal(readableAbbreviation('Australia/Sydney', 'GMT+10', '2030-07-15 08:00:00'), 'AEST');
     assert.equal(readableAbbreviation('Asia/Kolkata', 'GMT+5:30', '2030-07-15 08:00:00'), 'IST');
-    assert.equal(readableAbbreviation('Asia/Tokyo', 'GMT+9', '2030-07-15 08:00:00'), '', 'no English letters for Tokyo: the id alone');
+    assert.equal(
+      readableAbbreviation('Asia/Tokyo', 'GMT+9', '2030-07-15 08:00:00'),
+      '',
+      'no English letters for Tokyo: the id alone',
+    );
     assert.equal(readableAbbreviation('Europe/Rome', 'CET', '2030-01-15 08:00:00'), 'CET');
-    assert.equal(readableAbbreviation('UTC+5', 'UTC+5', '2030-01-15 08:00:00'), 'UTC+5', 'an offset the event was given stays');
-    const sydney = { timezone: 'Australia/Sydney', timezone_abbr: 'GMT+11', all_day: false, start_date: '2030-01-15 19:00:00', end_date: '2030-01-15 21:00:00', utc_start_date: '2030-01-15 08:00:00' };
+    assert.equal(
+      readableAbbreviation('UTC+5', 'UTC+5', '2030-01-15 08:00:00'),
+      'UTC+5',
+      'an offset the event was given stays',
+    );
+    const sydney = {
+      timezone: 'Australia/Sydney',
+      timezone_abbr: 'GMT+11',
+      all_day: false,
+      start_date: '2030-01-15 19:00:00',
+      end_date: '2030-01-15 21:00:00',
+      utc_start_date: '2030-01-15 08:00:00',
+    };
     assert.equal(describeWhen(sydney).zone, 'Australia/Sydney (AEDT)');
     assert.equal(describeWhen({ ...sydney, timezone: 'Asia/Tokyo', timezone_abbr: 'GMT+9' }).zone, 'Asia/Tokyo');
     assert.equal(describeWhen({ ...sydney, all_day: true }).zone, '');
   });
 
   it('names the zone of a month entry only when the site clock would show another time', () => {
-    const rome = { timezone: 'Europe/Rome', timezone_abbr: 'CET', all_day: false, start_date: '2027-03-10 19:30:00', utc_start_date: '2027-03-10 18:30:00' };
+    const rome = {
+      timezone: 'Europe/Rome',
+      timezone_abbr: 'CET',
+      all_day: false,
+      start_date: '2027-03-10 19:30:00',
+      utc_start_date: '2027-03-10 18:30:00',
+    };
     assert.deepEqual(monthEntryZone(rome, 'UTC'), { tag: 'CET', name: 'Europe/Rome' });
-    assert.equal(monthEntryZone(rome, 'Europe/Berlin'), undefined, 'Berlin\'s clock reads 19:30 too');
+    assert.equal(monthEntryZone(rome, 'Europe/Berlin'), undefined, "Berlin's clock reads 19:30 too");
     assert.equal(monthEntryZone({ ...rome, all_day: true }, 'UTC'), undefined);
-    assert.deepEqual(monthEntryZone({ ...rome, timezone: 'Asia/Tokyo', timezone_abbr: 'GMT+9', start_date: '2027-03-11 03:30:00' }, 'UTC'), { tag: 'Asia/Tokyo', name: 'Asia/Tokyo' });
+    assert.deepEqual(
+      monthEntryZone(
+        { ...rome, timezone: 'Asia/Tokyo', timezone_abbr: 'GMT+9', start_date: '2027-03-11 03:30:00' },
+        'UTC',
+      ),
+      { tag: 'Asia/Tokyo', name: 'Asia/Tokyo' },
+    );
   });
 
   it('words how a series repeats', () => {
     const first = '2027-03-09 19:00:00'; // a Tuesday
     assert.equal(describeRecurrence(['RRULE:FREQ=WEEKLY'], first), 'Repeats every Tuesday');
-    assert.equal(describeRecurrence(['RRULE:FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,TH;COUNT=10'], first), 'Repeats every 2 weeks on Monday and Thursday');
+    assert.equal(
+      describeRecurrence(['RRULE:FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,TH;COUNT=10'], first),
+      'Repeats every 2 weeks on Monday and Thursday',
+    );
     assert.equal(describeRecurrence(['RRULE:FREQ=WEEKLY;BYDAY=1MO'], first), 'Repeats weekly');
     assert.equal(describeRecurrence(['RRULE:FREQ=DAILY;COUNT=3', 'EXDATE:20270310T190000Z'], first), 'Repeats daily');
     assert.equal(describeRecurrence(['RRULE:FREQ=MONTHLY;INTERVAL=3'], first), 'Repeats every 3 months');
@@ -104,8 +175,15 @@ describe('page wording', () => {
 
   it('builds Google Calendar template links with UTC times, or whole days (end exclusive)', () => {
     const event = {
-      title: 'Jazz & Wine', url: 'https://example.com/event/jazz/', start_date: '2027-03-10 19:30:00', end_date: '2027-03-10 22:00:00',
-      utc_start_date: '2027-03-10 18:30:00', utc_end_date: '2027-03-10 21:00:00', timezone: 'Europe/Rome', description: '<p>Live &amp; loud</p>', excerpt: '',
+      title: 'Jazz & Wine',
+      url: 'https://example.com/event/jazz/',
+      start_date: '2027-03-10 19:30:00',
+      end_date: '2027-03-10 22:00:00',
+      utc_start_date: '2027-03-10 18:30:00',
+      utc_end_date: '2027-03-10 21:00:00',
+      timezone: 'Europe/Rome',
+      description: '<p>Live &amp; loud</p>',
+      excerpt: '',
     };
     const timed = new URL(googleCalendarLink({ ...event, all_day: false }, 'Sample Hall, Rome'));
     assert.equal(timed.origin + timed.pathname, 'https://calendar.google.com/calendar/render');
@@ -115,7 +193,12 @@ describe('page wording', () => {
     assert.equal(timed.searchParams.get('ctz'), 'Europe/Rome');
     assert.equal(timed.searchParams.get('details'), 'Live & loud\n\nhttps://example.com/event/jazz/');
     assert.equal(timed.searchParams.get('location'), 'Sample Hall, Rome');
-    const allDay = new URL(googleCalendarLink({ ...event, all_day: true, start_date: '2027-03-10 00:00:00', end_date: '2027-03-12 23:59:59' }, ''));
+    const allDay = new URL(
+      googleCalendarLink(
+        { ...event, all_day: true, start_date: '2027-03-10 00:00:00', end_date: '2027-03-12 23:59:59' },
+        '',
+      ),
+    );
     assert.equal(allDay.searchParams.get('dates'), '20270310/20270313');
     assert.equal(allDay.searchParams.get('location'), null);
   });
@@ -124,17 +207,33 @@ describe('page wording', () => {
     const json = scriptJson({ name: '</script><script>alert(1)</script> & \u2028' });
     assert.ok(!json.includes('<') && !json.includes('>') && !json.includes('&'));
     assert.deepEqual(JSON.parse(json), { name: '</script><script>alert(1)</script> & \u2028' });
-    assert.equal(venueAddress({ address: '1 Main St', city: 'Springfield', zip: '62701', stateprovince: 'IL', country: 'United States' }),
-      '1 Main St, 62701 Springfield, IL, United States');
+    assert.equal(
+      venueAddress({
+        address: '1 Main St',
+        city: 'Springfield',
+        zip: '62701',
+        stateprovince: 'IL',
+        country: 'United States',
+      }),
+      '1 Main St, 62701 Springfield, IL, United States',
+    );
     assert.equal(plainText('<p>One &#8217;two&#8217;</p><p>Three&nbsp;four</p>'), 'One ’two’\nThree four');
   });
 });
 
 describe('sitemap and robots.txt', () => {
   it('percent-escapes and XML-escapes every address', () => {
-    assert.equal(sitemapUrl("https://example.com/event/caf\u00e9/?a=1&b='2'"), 'https://example.com/event/caf%C3%A9/?a=1&amp;b=%272%27');
-    const xml = urlsetXml([{ url: 'https://example.com/x&y/', modifiedUtc: '2027-03-10 18:30:00' }, { url: 'https://example.com/events/tag/a/' }]);
-    assert.ok(xml.includes('<url><loc>https://example.com/x&amp;y/</loc><lastmod>2027-03-10T18:30:00+00:00</lastmod></url>'));
+    assert.equal(
+      sitemapUrl("https://example.com/event/caf\u00e9/?a=1&b='2'"),
+      'https://example.com/event/caf%C3%A9/?a=1&amp;b=%272%27',
+    );
+    const xml = urlsetXml([
+      { url: 'https://example.com/x&y/', modifiedUtc: '2027-03-10 18:30:00' },
+      { url: 'https://example.com/events/tag/a/' },
+    ]);
+    assert.ok(
+      xml.includes('<url><loc>https://example.com/x&amp;y/</loc><lastmod>2027-03-10T18:30:00+00:00</lastmod></url>'),
+    );
     assert.ok(xml.includes('<url><loc>https://example.com/events/tag/a/</loc></url>'));
   });
 
@@ -145,7 +244,10 @@ describe('sitemap and robots.txt', () => {
     assert.equal(sitemapFiles(10 ** 12, 1), 50_000);
   });
 
-  it('allows the pages under the site\'s path and names the sitemap', () => {
-    assert.equal(robotsTxt('https://example.com/calendar', '/calendar'), 'User-agent: *\nAllow: /calendar/\n\nSitemap: https://example.com/calendar/sitemap.xml\n');
+  it("allows the pages under the site's path and names the sitemap", () => {
+    assert.equal(
+      robotsTxt('https://example.com/calendar', '/calendar'),
+      'User-agent: *\nAllow: /calendar/\n\nSitemap: https://example.com/calendar/sitemap.xml\n',
+    );
   });
 });

@@ -23,7 +23,10 @@ describeEachDatabase('Discovery: every route answers as the OpenAPI document say
   before(async () => {
     doc = (await h().request('GET', '/doc')).json();
     templates = Object.keys(doc.paths).map((template) => {
-      const pattern = template.split(/\{[^}]+\}/).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+');
+      const pattern = template
+        .split(/\{[^}]+\}/)
+        .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+        .join('[^/]+');
       return [template, new RegExp(`^${pattern}/?$`)];
     });
   });
@@ -54,7 +57,10 @@ describeEachDatabase('Discovery: every route answers as the OpenAPI document say
     const requestSchema = operation.requestBody?.content['application/json']?.schema;
     if (status < 400 && requestSchema && options.body !== undefined) {
       const validate = validatorFor(`${method} ${template} request`, requestSchema);
-      assert.ok(validate(options.body), `${method} ${template} accepted a body its request schema refuses: ${JSON.stringify(validate.errors, null, 2)}\n${JSON.stringify(options.body, null, 2)}`);
+      assert.ok(
+        validate(options.body),
+        `${method} ${template} accepted a body its request schema refuses: ${JSON.stringify(validate.errors, null, 2)}\n${JSON.stringify(options.body, null, 2)}`,
+      );
     }
     const documented = operation.responses[String(status)];
     if (status < 400) assert.ok(documented, `${method} ${template} documents ${status}`);
@@ -73,7 +79,10 @@ describeEachDatabase('Discovery: every route answers as the OpenAPI document say
     if (schema) {
       const key = `${method} ${template} ${status}`;
       const validate = validatorFor(key, schema);
-      assert.ok(validate(body), `${key}: ${JSON.stringify(validate.errors, null, 2)}\n${JSON.stringify(body, null, 2)}`);
+      assert.ok(
+        validate(body),
+        `${key}: ${JSON.stringify(validate.errors, null, 2)}\n${JSON.stringify(body, null, 2)}`,
+      );
     }
     const operationKey = `${method.toUpperCase()} ${template}`;
     if (!seen.has(operationKey)) seen.set(operationKey, new Set());
@@ -89,9 +98,20 @@ describeEachDatabase('Discovery: every route answers as the OpenAPI document say
     await call('GET', '/doc', 200);
   });
 
-  for (const [collection, nameKey] of [['venues', 'venue'], ['organizers', 'organizer']] as const) {
+  for (const [collection, nameKey] of [
+    ['venues', 'venue'],
+    ['organizers', 'organizer'],
+  ] as const) {
     it(`the ${collection} routes`, async () => {
-      const item = await call('POST', `/${collection}`, 201, { as: admin(), body: { [nameKey]: `Contract ${nameKey}`, description: 'A <b>bold</b> one', phone: '555', image: 'https://img.example/a.png' } });
+      const item = await call('POST', `/${collection}`, 201, {
+        as: admin(),
+        body: {
+          [nameKey]: `Contract ${nameKey}`,
+          description: 'A <b>bold</b> one',
+          phone: '555',
+          image: 'https://img.example/a.png',
+        },
+      });
       await call('GET', `/${collection}`, 200);
       await call('GET', `/${collection}`, 200, { as: admin(), query: { status: 'any', search: 'contract' } });
       await call('GET', `/${collection}/${item.id}`, 200);
@@ -102,7 +122,10 @@ describeEachDatabase('Discovery: every route answers as the OpenAPI document say
       }
       await call('DELETE', `/${collection}/${item.id}`, 200, { as: admin() });
       await call('DELETE', `/${collection}/${item.id}`, 410, { as: admin() });
-      const other = await call('POST', `/${collection}`, 201, { as: admin(), body: { [nameKey]: `Contract ${nameKey} two` } });
+      const other = await call('POST', `/${collection}`, 201, {
+        as: admin(),
+        body: { [nameKey]: `Contract ${nameKey} two` },
+      });
       await call('DELETE', `/${collection}/by-slug/${other.slug}`, 200, { as: admin(), query: { force: 'true' } });
       await call('GET', `/${collection}/999999`, 400);
       await call('GET', `/${collection}`, 404, { query: { page: 99 } });
@@ -111,17 +134,26 @@ describeEachDatabase('Discovery: every route answers as the OpenAPI document say
     });
   }
 
-  for (const [collection, label] of [['categories', 'Category'], ['tags', 'Tag']] as const) {
+  for (const [collection, label] of [
+    ['categories', 'Category'],
+    ['tags', 'Tag'],
+  ] as const) {
     it(`the ${collection} routes`, async () => {
       assert.ok(has(`/${collection}`), `the document describes /${collection}`);
-      const term = await call('POST', `/${collection}`, 201, { as: admin(), body: { name: `Contract ${label}`, description: 'Described' } });
+      const term = await call('POST', `/${collection}`, 201, {
+        as: admin(),
+        body: { name: `Contract ${label}`, description: 'Described' },
+      });
       if (collection === 'categories') {
         await call('POST', '/categories', 201, { as: admin(), body: { name: 'Contract Child', parent: term.id } });
       }
       await call('GET', `/${collection}`, 200, { query: { hide_empty: 'false' } });
       await call('GET', `/${collection}/${term.id}`, 200);
       for (const method of ['POST', 'PUT', 'PATCH']) {
-        await call(method, `/${collection}/${term.id}`, 200, { as: admin(), body: { description: `${method} description` } });
+        await call(method, `/${collection}/${term.id}`, 200, {
+          as: admin(),
+          body: { description: `${method} description` },
+        });
       }
       await call('DELETE', `/${collection}/${term.id}`, 200, { as: admin() });
       await call('GET', `/${collection}/${term.id}`, 400);
@@ -130,23 +162,46 @@ describeEachDatabase('Discovery: every route answers as the OpenAPI document say
 
   it('the events routes', async () => {
     assert.ok(has('/events'), 'the document describes /events');
-    const venue = await call('POST', '/venues', 201, { as: admin(), body: { venue: 'Contract Event Hall', city: 'Rome', geo_lat: 41.9, geo_lng: 12.5 } });
-    const organizer = await call('POST', '/organizers', 201, { as: admin(), body: { organizer: 'Contract Event Org', email: 'org@example.com' } });
+    const venue = await call('POST', '/venues', 201, {
+      as: admin(),
+      body: { venue: 'Contract Event Hall', city: 'Rome', geo_lat: 41.9, geo_lng: 12.5 },
+    });
+    const organizer = await call('POST', '/organizers', 201, {
+      as: admin(),
+      body: { organizer: 'Contract Event Org', email: 'org@example.com' },
+    });
     const fields = {
-      start_date: '2030-03-10 09:00:00', end_date: '2030-03-10 17:00:00', timezone: 'Europe/Rome', cost: ['0$', '20$'],
-      website: 'https://example.com/contract', venue: { id: venue.id }, organizer: [{ id: organizer.id }],
-      categories: ['Contract Event Category'], tags: 'contract-event-tag', image: 'https://img.example/event.jpg', featured: true,
+      start_date: '2030-03-10 09:00:00',
+      end_date: '2030-03-10 17:00:00',
+      timezone: 'Europe/Rome',
+      cost: ['0$', '20$'],
+      website: 'https://example.com/contract',
+      venue: { id: venue.id },
+      organizer: [{ id: organizer.id }],
+      categories: ['Contract Event Category'],
+      tags: 'contract-event-tag',
+      image: 'https://img.example/event.jpg',
+      featured: true,
     };
-    const event = await call('POST', '/events', 201, { as: admin(), body: { title: 'Contract Event', description: 'Hello', ...fields } });
+    const event = await call('POST', '/events', 201, {
+      as: admin(),
+      body: { title: 'Contract Event', description: 'Hello', ...fields },
+    });
     const window = { start_date: '2030-01-01', end_date: '2030-12-31' };
     await call('GET', '/events', 200, { query: window });
     await call('GET', `/events/${event.id}`, 200);
     await call('GET', `/events/by-slug/${event.slug}`, 200);
     for (const method of ['POST', 'PUT', 'PATCH']) {
       await call(method, `/events/${event.id}`, 200, { as: admin(), body: { excerpt: `${method} excerpt` } });
-      await call(method, `/events/by-slug/${event.slug}`, 200, { as: admin(), body: { title: `Contract Event ${method}` } });
+      await call(method, `/events/by-slug/${event.slug}`, 200, {
+        as: admin(),
+        body: { title: `Contract Event ${method}` },
+      });
     }
-    const secret = await call('POST', '/events', 201, { as: admin(), body: { title: 'Contract Secret', password: 'open sesame', ...fields } });
+    const secret = await call('POST', '/events', 201, {
+      as: admin(),
+      body: { title: 'Contract Secret', password: 'open sesame', ...fields },
+    });
     await call('GET', '/events', 200, { query: { ...window, include: String(secret.id) } });
     await call('GET', `/events/${secret.id}`, 403);
     await call('GET', `/events/${secret.id}`, 200, { query: { password: 'open sesame' } });
@@ -159,8 +214,14 @@ describeEachDatabase('Discovery: every route answers as the OpenAPI document say
 
   it('the iCalendar routes (D26)', async () => {
     assert.ok(has('/events.ics') && has('/events/{id}.ics'), 'the document describes the feeds');
-    const event = await call('POST', '/events', 201, { as: admin(), body: { title: 'Contract feed', status: 'publish', start_date: '2030-04-01 10:00', end_date: '2030-04-01 11:00' } });
-    assert.match((await call('GET', '/events.ics', 200, { query: { start_date: '2030-01-01' } })).text, /^BEGIN:VCALENDAR/);
+    const event = await call('POST', '/events', 201, {
+      as: admin(),
+      body: { title: 'Contract feed', status: 'publish', start_date: '2030-04-01 10:00', end_date: '2030-04-01 11:00' },
+    });
+    assert.match(
+      (await call('GET', '/events.ics', 200, { query: { start_date: '2030-01-01' } })).text,
+      /^BEGIN:VCALENDAR/,
+    );
     assert.match((await call('GET', `/events/${event.id}.ics`, 200)).text, /SUMMARY:Contract feed/);
     await call('GET', '/events.ics', 400, { query: { geoloc_lat: 1 } });
     await call('GET', '/events/999999.ics', 404);
@@ -168,9 +229,18 @@ describeEachDatabase('Discovery: every route answers as the OpenAPI document say
     await call('GET', `/events/${event.id}.ics`, 403);
   });
 
-  it('FullCalendar\'s JSON event source', async () => {
+  it("FullCalendar's JSON event source", async () => {
     assert.ok(has('/events/fullcalendar'), 'the document describes the source');
-    const event = await call('POST', '/events', 201, { as: admin(), body: { title: 'Contract calendar', status: 'publish', all_day: true, start_date: '2030-04-02', end_date: '2030-04-02' } });
+    const event = await call('POST', '/events', 201, {
+      as: admin(),
+      body: {
+        title: 'Contract calendar',
+        status: 'publish',
+        all_day: true,
+        start_date: '2030-04-02',
+        end_date: '2030-04-02',
+      },
+    });
     const range = { start: '2030-04-01T00:00:00-07:00', end: '2030-04-08T00:00:00-07:00' };
     const events = await call('GET', '/events/fullcalendar', 200, { query: range });
     assert.ok(events.some((item: Json) => item.id === event.id && item.allDay === true));
@@ -183,11 +253,33 @@ describeEachDatabase('Discovery: every route answers as the OpenAPI document say
     const listed = await h().request('GET', '/venues');
     const since = String(listed.headers['x-sync-cursor']);
     const venue = await call('POST', '/venues', 201, { as: admin(), body: { venue: 'Contract sync hall' } });
-    const event = await call('POST', '/events', 201, { as: admin(), body: { title: 'Contract sync', start_date: '2030-05-01 10:00', end_date: '2030-05-01 11:00', venue: venue.id, categories: ['Contract sync category'], tags: ['contract-sync-tag'], organizer: { organizer: 'Contract sync host' } } });
-    const secret = await call('POST', '/events', 201, { as: admin(), body: { title: 'Contract sync secret', password: 'x', start_date: '2030-05-01 10:00', end_date: '2030-05-01 11:00' } });
+    const event = await call('POST', '/events', 201, {
+      as: admin(),
+      body: {
+        title: 'Contract sync',
+        start_date: '2030-05-01 10:00',
+        end_date: '2030-05-01 11:00',
+        venue: venue.id,
+        categories: ['Contract sync category'],
+        tags: ['contract-sync-tag'],
+        organizer: { organizer: 'Contract sync host' },
+      },
+    });
+    const secret = await call('POST', '/events', 201, {
+      as: admin(),
+      body: {
+        title: 'Contract sync secret',
+        password: 'x',
+        start_date: '2030-05-01 10:00',
+        end_date: '2030-05-01 11:00',
+      },
+    });
     await call('DELETE', `/events/${event.id}`, 200, { as: admin() });
     const page = await call('GET', '/changes', 200, { query: { since } });
-    assert.deepEqual(new Set(page.changes.map((entry: Json) => entry.type)), new Set(['event', 'venue', 'organizer', 'category', 'tag']));
+    assert.deepEqual(
+      new Set(page.changes.map((entry: Json) => entry.type)),
+      new Set(['event', 'venue', 'organizer', 'category', 'tag']),
+    );
     assert.ok(page.changes.some((entry: Json) => entry.id === secret.id && entry.action === 'upsert'));
     assert.ok(page.changes.some((entry: Json) => entry.id === event.id && entry.action === 'remove'));
     await call('GET', '/changes', 200, { as: admin(), query: { since, per_page: 2 } });
@@ -198,7 +290,10 @@ describeEachDatabase('Discovery: every route answers as the OpenAPI document say
 
   it('the webhooks routes (D27)', async () => {
     assert.ok(has('/webhooks'), 'the document describes /webhooks');
-    const hook = await call('POST', '/webhooks', 201, { as: admin(), body: { url: 'https://93.184.215.14/hook', events: ['event.created', '*'], description: 'Contract' } });
+    const hook = await call('POST', '/webhooks', 201, {
+      as: admin(),
+      body: { url: 'https://93.184.215.14/hook', events: ['event.created', '*'], description: 'Contract' },
+    });
     await call('GET', '/webhooks', 200, { as: admin() });
     await call('GET', `/webhooks/${hook.id}`, 200, { as: admin() });
     await call('PATCH', `/webhooks/${hook.id}`, 200, { as: admin(), body: { active: false } });

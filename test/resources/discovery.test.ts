@@ -9,11 +9,21 @@ const NS = '/calendar/events/v1';
 
 /** §13's route order: every key the service lists must appear in this order (routes still being built may be absent). */
 const REFERENCE_ORDER = [
-  '', '/doc',
-  '/events', '/events/(?P<id>\\d+)', '/events/by-slug/(?P<slug>[^/]+)',
-  '/venues', '/venues/(?P<id>\\d+)', '/venues/by-slug/(?P<slug>[^/]+)',
-  '/organizers', '/organizers/(?P<id>\\d+)', '/organizers/by-slug/(?P<slug>[^/]+)',
-  '/categories', '/categories/(?P<id>\\d+)', '/tags', '/tags/(?P<id>\\d+)',
+  '',
+  '/doc',
+  '/events',
+  '/events/(?P<id>\\d+)',
+  '/events/by-slug/(?P<slug>[^/]+)',
+  '/venues',
+  '/venues/(?P<id>\\d+)',
+  '/venues/by-slug/(?P<slug>[^/]+)',
+  '/organizers',
+  '/organizers/(?P<id>\\d+)',
+  '/organizers/by-slug/(?P<slug>[^/]+)',
+  '/categories',
+  '/categories/(?P<id>\\d+)',
+  '/tags',
+  '/tags/(?P<id>\\d+)',
 ].map((pattern) => `${NS}${pattern}`);
 
 const ITEM_METHODS = ['GET', 'DELETE', 'POST', 'PUT', 'PATCH'];
@@ -41,7 +51,10 @@ describeEachDatabase('Discovery: the namespace index (§13)', (h) => {
     assert.deepEqual(keys.slice(0, 2), [NS, `${NS}/doc`]);
     for (const key of [...REFERENCE_ORDER.slice(5, 11)]) assert.ok(keys.includes(key), `${key} is listed`);
     const known = keys.filter((key) => REFERENCE_ORDER.includes(key));
-    assert.deepEqual(known, REFERENCE_ORDER.filter((key) => keys.includes(key)));
+    assert.deepEqual(
+      known,
+      REFERENCE_ORDER.filter((key) => keys.includes(key)),
+    );
   });
 
   it('gives _links.self only to routes without parameters', async () => {
@@ -56,16 +69,34 @@ describeEachDatabase('Discovery: the namespace index (§13)', (h) => {
     const { routes } = (await index()).json();
     const root = routes[NS];
     assert.deepEqual(root.methods, ['GET']);
-    assert.deepEqual(root.endpoints, [{ methods: ['GET'], args: {
-      namespace: { default: 'calendar/events/v1', description: root.endpoints[0].args.namespace.description, type: 'string', required: false },
-      context: { default: 'view', description: root.endpoints[0].args.context.description, type: 'string', required: false },
-    } }]);
+    assert.deepEqual(root.endpoints, [
+      {
+        methods: ['GET'],
+        args: {
+          namespace: {
+            default: 'calendar/events/v1',
+            description: root.endpoints[0].args.namespace.description,
+            type: 'string',
+            required: false,
+          },
+          context: {
+            default: 'view',
+            description: root.endpoints[0].args.context.description,
+            type: 'string',
+            required: false,
+          },
+        },
+      },
+    ]);
     assert.deepEqual(routes[`${NS}/doc`].endpoints, [{ methods: ['GET'], args: [] }]);
     for (const collection of ['venues', 'organizers']) {
       assert.deepEqual(routes[`${NS}/${collection}`].methods, ['GET', 'POST']);
       for (const key of [`${NS}/${collection}/(?P<id>\\d+)`, `${NS}/${collection}/by-slug/(?P<slug>[^/]+)`]) {
         assert.deepEqual(routes[key].methods, ITEM_METHODS, key);
-        assert.deepEqual(routes[key].endpoints.map((endpoint: any) => endpoint.methods), [['GET'], ['DELETE'], ['POST', 'PUT', 'PATCH']]);
+        assert.deepEqual(
+          routes[key].endpoints.map((endpoint: any) => endpoint.methods),
+          [['GET'], ['DELETE'], ['POST', 'PUT', 'PATCH']],
+        );
       }
     }
   });
@@ -90,7 +121,10 @@ describeEachDatabase('Discovery: the namespace index (§13)', (h) => {
         for (const [name, described] of Object.entries<any>(Array.isArray(endpoint.args) ? {} : endpoint.args)) {
           assert.equal(typeof described.required, 'boolean', name);
           assert.equal(Object.keys(described).at(-1), 'required', name);
-          assert.ok(typeof described.description === 'string' && described.description.length > 0, `${name} has a description`);
+          assert.ok(
+            typeof described.description === 'string' && described.description.length > 0,
+            `${name} has a description`,
+          );
         }
       }
     }
@@ -100,14 +134,23 @@ describeEachDatabase('Discovery: the namespace index (§13)', (h) => {
     const recorded = readExample('01-discovery-namespace.json').response;
     const { routes } = (await index()).json();
     // Routes this service adds beyond the reference (D24, D26 and D27 in docs/decisions.md).
-    const extensions = new Set([`${NS}/changes`, `${NS}/events.ics`, `${NS}/events/(?P<id>\\d+).ics`, `${NS}/events/fullcalendar`]);
+    const extensions = new Set([
+      `${NS}/changes`,
+      `${NS}/events.ics`,
+      `${NS}/events/(?P<id>\\d+).ics`,
+      `${NS}/events/fullcalendar`,
+    ]);
     for (const [key, route] of Object.entries<any>(routes)) {
       if (extensions.has(key) || key.startsWith(`${NS}/webhooks`)) continue;
       const expected = recorded.body.routes[key];
       assert.ok(expected, `${key} exists in the reference`);
       assert.deepEqual(Object.keys(route), Object.keys(expected), key);
       assert.deepEqual(route.methods, expected.methods, key);
-      assert.deepEqual(route.endpoints.map((endpoint: any) => endpoint.methods), expected.endpoints.map((endpoint: any) => endpoint.methods), key);
+      assert.deepEqual(
+        route.endpoints.map((endpoint: any) => endpoint.methods),
+        expected.endpoints.map((endpoint: any) => endpoint.methods),
+        key,
+      );
     }
   });
 
@@ -119,7 +162,11 @@ describeEachDatabase('Discovery: the namespace index (§13)', (h) => {
     shown(create, 'start_date', { format: 'date-time', required: true });
     shown(create, 'date', { format: 'date-time', required: false });
     for (const name of ['venue', 'organizer', 'cost', 'image', 'website']) shown(create, name, { required: false });
-    shown(create, 'categories', { type: 'array', items: { anyOf: [{ type: 'integer' }, { type: 'string' }] }, required: false });
+    shown(create, 'categories', {
+      type: 'array',
+      items: { anyOf: [{ type: 'integer' }, { type: 'string' }] },
+      required: false,
+    });
     const list = routes[`${NS}/events`].endpoints[0].args;
     assert.deepEqual(Object.keys(list.starts_after), ['description', 'required']);
     const venues = routes[`${NS}/venues`].endpoints;
@@ -140,12 +187,16 @@ describeEachDatabase('Discovery: the namespace index (§13)', (h) => {
   });
 });
 
-describeEachDatabase('Discovery: the per_page default follows PER_PAGE_DEFAULT', (h) => {
-  it('shows the configured page size', async () => {
-    const { routes } = (await h().request('GET', h().api)).json();
-    assert.equal(routes[`${NS}/venues`].endpoints[0].args.per_page.default, 7);
-  });
-}, { PER_PAGE_DEFAULT: '7' });
+describeEachDatabase(
+  'Discovery: the per_page default follows PER_PAGE_DEFAULT',
+  (h) => {
+    it('shows the configured page size', async () => {
+      const { routes } = (await h().request('GET', h().api)).json();
+      assert.equal(routes[`${NS}/venues`].endpoints[0].args.per_page.default, 7);
+    });
+  },
+  { PER_PAGE_DEFAULT: '7' },
+);
 
 describeEachDatabase('Discovery: the OpenAPI document (§14)', (h) => {
   const document = async () => {
@@ -165,10 +216,12 @@ describeEachDatabase('Discovery: the OpenAPI document (§14)', (h) => {
     assert.equal(validator.version, '3.1');
   });
 
-  it('keeps the reference\'s top-level order and points servers[0] at the API root', async () => {
+  it("keeps the reference's top-level order and points servers[0] at the API root", async () => {
     const doc = await document();
-    assert.deepEqual(Object.keys(doc).filter((key) => ['openapi', 'info', 'components', 'servers', 'paths'].includes(key)),
-      ['openapi', 'info', 'components', 'servers', 'paths']);
+    assert.deepEqual(
+      Object.keys(doc).filter((key) => ['openapi', 'info', 'components', 'servers', 'paths'].includes(key)),
+      ['openapi', 'info', 'components', 'servers', 'paths'],
+    );
     assert.equal(doc.servers[0].url, h().config.apiRoot);
     assert.equal(doc.servers[0].url, 'http://127.0.0.1:8080/calendar/events/v1');
   });
@@ -176,12 +229,18 @@ describeEachDatabase('Discovery: the OpenAPI document (§14)', (h) => {
   it('has every route of the index and every method, PUT and PATCH included, each with a unique operationId', async () => {
     const doc = await document();
     const { routes } = (await h().request('GET', h().api)).json();
-    const templates = Object.keys(routes).map((key) => key.slice(NS.length).replace(/\(\?P<([^>]+)>[^)]*\)/g, '{$1}') || '/');
+    const templates = Object.keys(routes).map(
+      (key) => key.slice(NS.length).replace(/\(\?P<([^>]+)>[^)]*\)/g, '{$1}') || '/',
+    );
     assert.deepEqual(Object.keys(doc.paths), templates);
     const ids = new Set<string>();
     Object.values<any>(routes).forEach((route, position) => {
       const item = doc.paths[templates[position]];
-      assert.deepEqual(Object.keys(item), route.methods.map((method: string) => method.toLowerCase()), templates[position]);
+      assert.deepEqual(
+        Object.keys(item),
+        route.methods.map((method: string) => method.toLowerCase()),
+        templates[position],
+      );
       for (const operation of Object.values<any>(item)) {
         assert.ok(!ids.has(operation.operationId), operation.operationId);
         ids.add(operation.operationId);
@@ -195,19 +254,41 @@ describeEachDatabase('Discovery: the OpenAPI document (§14)', (h) => {
       const templated = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]);
       for (const [method, operation] of Object.entries<any>(item)) {
         const parameters = operation.parameters ?? [];
-        assert.deepEqual(parameters.filter((p: any) => p.in === 'path').map((p: any) => p.name), templated, `${method} ${path}`);
+        assert.deepEqual(
+          parameters.filter((p: any) => p.in === 'path').map((p: any) => p.name),
+          templated,
+          `${method} ${path}`,
+        );
         for (const parameter of parameters) if (parameter.in === 'path') assert.equal(parameter.required, true);
-        if (['post', 'put', 'patch'].includes(method)) assert.ok(parameters.every((p: any) => p.in === 'path' || p.in === 'header'), `${method} ${path}`);
+        if (['post', 'put', 'patch'].includes(method))
+          assert.ok(
+            parameters.every((p: any) => p.in === 'path' || p.in === 'header'),
+            `${method} ${path}`,
+          );
       }
     }
     const list = doc.paths['/venues'].get.parameters;
-    assert.deepEqual(list.slice(0, 4).map((p: any) => p.name), ['page', 'per_page', 'search', 'status']);
+    assert.deepEqual(
+      list.slice(0, 4).map((p: any) => p.name),
+      ['page', 'per_page', 'search', 'status'],
+    );
     assert.ok(list.every((p: any) => p.in === 'query'));
-    assert.deepEqual(list.find((p: any) => p.name === 'status'), {
-      name: 'status', in: 'query', description: list.find((p: any) => p.name === 'status').description, required: false,
-      schema: { type: 'array', items: { type: 'string' } }, style: 'form', explode: true,
-    });
-    assert.match(list.find((p: any) => p.name === 'status').description, /repeat the key \(status=a&status=b\), or separate them with commas \(status=a,b\); status\[\]=a&status\[\]=b works too\.$/);
+    assert.deepEqual(
+      list.find((p: any) => p.name === 'status'),
+      {
+        name: 'status',
+        in: 'query',
+        description: list.find((p: any) => p.name === 'status').description,
+        required: false,
+        schema: { type: 'array', items: { type: 'string' } },
+        style: 'form',
+        explode: true,
+      },
+    );
+    assert.match(
+      list.find((p: any) => p.name === 'status').description,
+      /repeat the key \(status=a&status=b\), or separate them with commas \(status=a,b\); status\[\]=a&status\[\]=b works too\.$/,
+    );
     const create = doc.paths['/venues'].post.requestBody;
     assert.equal(create.required, true);
     assert.deepEqual(Object.keys(create.content), ['application/json', 'application/x-www-form-urlencoded']);
@@ -236,7 +317,11 @@ describeEachDatabase('Discovery: the OpenAPI document (§14)', (h) => {
     assert.deepEqual(get.default.content['application/json'].schema, { $ref: '#/components/schemas/Error' });
     const list = doc.paths['/venues'].get.responses['200'].content['application/json'].schema;
     assert.equal(list.type, 'object');
-    assert.deepEqual(list.properties.venues, { type: 'array', items: { $ref: '#/components/schemas/Venue' }, description: list.properties.venues.description });
+    assert.deepEqual(list.properties.venues, {
+      type: 'array',
+      items: { $ref: '#/components/schemas/Venue' },
+      description: list.properties.venues.description,
+    });
     assert.deepEqual(list.required, ['venues', 'rest_url', 'total', 'total_pages']);
     const deleted = doc.paths['/venues/{id}'].delete.responses['200'].content['application/json'].schema;
     assert.equal(deleted.anyOf.length, 2);
@@ -244,22 +329,32 @@ describeEachDatabase('Discovery: the OpenAPI document (§14)', (h) => {
 
   it('types every parameter and request-body field, nested ones too, so that a generated client has no unknown', async () => {
     const doc = await document();
-    const resolve = (ref: string) => ref.split('/').slice(1).reduce((node: any, key) => node[key], doc);
+    const resolve = (ref: string) =>
+      ref
+        .split('/')
+        .slice(1)
+        .reduce((node: any, key) => node[key], doc);
     /** Where a schema, once $ref and a lone allOf are followed, has an alternative without a type (`false`: none). */
     const untyped = (schema: any, where: string): string[] => {
       if (schema === false) return [];
       if (schema.$ref) return untyped(resolve(schema.$ref), where);
       if (schema.allOf?.length === 1) return untyped(schema.allOf[0], where);
-      if (schema.oneOf) return schema.oneOf.flatMap((branch: any, index: number) => untyped(branch, `${where}|${index}`));
+      if (schema.oneOf)
+        return schema.oneOf.flatMap((branch: any, index: number) => untyped(branch, `${where}|${index}`));
       if (schema.type === 'array') return untyped(schema.items, `${where}[]`);
-      if (schema.type === 'object') return Object.entries<any>(schema.properties ?? {}).flatMap(([name, field]) => untyped(field, `${where}.${name}`));
+      if (schema.type === 'object')
+        return Object.entries<any>(schema.properties ?? {}).flatMap(([name, field]) =>
+          untyped(field, `${where}.${name}`),
+        );
       return schema.type === undefined ? [where] : [];
     };
     const missing: string[] = [];
     for (const [path, item] of Object.entries<any>(doc.paths)) {
       for (const [method, operation] of Object.entries<any>(item)) {
-        for (const parameter of operation.parameters ?? []) missing.push(...untyped(parameter.schema, `${method} ${path} ${parameter.name}`));
-        for (const [type, content] of Object.entries<any>(operation.requestBody?.content ?? {})) missing.push(...untyped(content.schema, `${method} ${path} ${type}`));
+        for (const parameter of operation.parameters ?? [])
+          missing.push(...untyped(parameter.schema, `${method} ${path} ${parameter.name}`));
+        for (const [type, content] of Object.entries<any>(operation.requestBody?.content ?? {}))
+          missing.push(...untyped(content.schema, `${method} ${path} ${type}`));
       }
     }
     assert.deepEqual(missing, []);
@@ -267,39 +362,76 @@ describeEachDatabase('Discovery: the OpenAPI document (§14)', (h) => {
 
   it('says which forms the event fields accept: dates, venue, organizer, cost, image, categories and tags', async () => {
     const doc = await document();
-    const { DateInput, ImageInput, VenueInput, OrganizerInput, VenueFields, OrganizerFields, VenueRef } = doc.components.schemas;
+    const { DateInput, ImageInput, VenueInput, OrganizerInput, VenueFields, OrganizerFields, VenueRef } =
+      doc.components.schemas;
     const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-    const kinds = (schema: any) => schema.oneOf.map((branch: any) => branch.$ref ?? [branch.type, branch.format ?? branch.const ?? branch.pattern].filter((part) => part !== undefined).join(' '));
+    const kinds = (schema: any) =>
+      schema.oneOf.map(
+        (branch: any) =>
+          branch.$ref ??
+          [branch.type, branch.format ?? branch.const ?? branch.pattern].filter((part) => part !== undefined).join(' '),
+      );
     assert.deepEqual(kinds(DateInput), ['string', 'integer']);
     assert.match(DateInput.oneOf[0].description, /`YYYY-MM-DD HH:MM:SS` \(the form the API writes\)/);
     assert.deepEqual(kinds(ImageInput), ['integer', 'string uri', 'string ^\\s*\\d+\\s*$', 'string ', 'boolean false']);
     const body = doc.paths['/events'].post.requestBody.content['application/json'].schema.properties;
-    for (const name of ['date', 'start_date', 'end_date']) assert.deepEqual(body[name], { description: body[name].description, allOf: [ref('DateInput')] }, name);
+    for (const name of ['date', 'start_date', 'end_date'])
+      assert.deepEqual(body[name], { description: body[name].description, allOf: [ref('DateInput')] }, name);
     assert.deepEqual(body.image.allOf, [ref('ImageInput')]);
     assert.deepEqual(body.venue.allOf, [ref('VenueInput')]);
     assert.deepEqual(body.organizer.allOf, [ref('OrganizerInput')]);
     assert.deepEqual(kinds(body.cost), ['string', 'number', 'array']);
     assert.deepEqual(kinds(body.categories), ['array', 'string', 'integer']);
     assert.deepEqual(body.tags.oneOf, body.categories.oneOf);
-    for (const [input, kind] of [[VenueInput, 'Venue'], [OrganizerInput, 'Organizer']] as const) {
-      assert.deepEqual(kinds(input), ['integer', 'string ^(\\s*\\d+\\s*(,\\s*\\d+\\s*)*)?$', 'boolean false', `#/components/schemas/${kind}Ref`, `#/components/schemas/${kind}Fields`, 'array'], kind);
+    for (const [input, kind] of [
+      [VenueInput, 'Venue'],
+      [OrganizerInput, 'Organizer'],
+    ] as const) {
+      assert.deepEqual(
+        kinds(input),
+        [
+          'integer',
+          'string ^(\\s*\\d+\\s*(,\\s*\\d+\\s*)*)?$',
+          'boolean false',
+          `#/components/schemas/${kind}Ref`,
+          `#/components/schemas/${kind}Fields`,
+          'array',
+        ],
+        kind,
+      );
       assert.deepEqual(input.oneOf[5].items.oneOf.slice(3), [ref(`${kind}Ref`), ref(`${kind}Fields`)], kind);
     }
     assert.deepEqual(VenueRef.required, ['id']);
     // An inline venue or organizer is read as POST /venues or /organizers reads its body.
-    for (const [fields, collection, name] of [[VenueFields, 'venues', 'venue'], [OrganizerFields, 'organizers', 'organizer']] as const) {
+    for (const [fields, collection, name] of [
+      [VenueFields, 'venues', 'venue'],
+      [OrganizerFields, 'organizers', 'organizer'],
+    ] as const) {
       const create = doc.paths[`/${collection}`].post.requestBody.content['application/json'].schema;
       assert.deepEqual(fields.properties, create.properties, collection);
       assert.deepEqual(fields.required, [name]);
       assert.deepEqual(fields.not, { required: ['id'] });
     }
     assert.equal(VenueFields.properties.recurrence, false, 'a venue cannot recur: no value is accepted');
-    assert.deepEqual(kinds(VenueFields.properties.geo_lat), ['number', 'string ^\\s*[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?\\s*$', 'string ']);
+    assert.deepEqual(kinds(VenueFields.properties.geo_lat), [
+      'number',
+      'string ^\\s*[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?\\s*$',
+      'string ',
+    ]);
     assert.deepEqual(kinds(VenueFields.properties.show_map), ['boolean', 'string', 'number']);
 
     const list = doc.paths['/events'].get.parameters;
     const parameter = (name: string) => list.find((candidate: any) => candidate.name === name);
-    for (const name of ['start_date', 'end_date', 'starts_before', 'starts_after', 'ends_before', 'ends_after', 'modified_after', 'modified_before']) {
+    for (const name of [
+      'start_date',
+      'end_date',
+      'starts_before',
+      'starts_after',
+      'ends_before',
+      'ends_after',
+      'modified_after',
+      'modified_before',
+    ]) {
       assert.deepEqual(parameter(name).schema, ref('DateInput'), name);
     }
     assert.deepEqual(parameter('categories').schema, { type: 'array', items: { type: 'string' } });
@@ -323,7 +455,16 @@ describeEachDatabase('Discovery: the OpenAPI document (§14)', (h) => {
     const written = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$' };
     const { schemas } = doc.components;
     const dates: Record<string, string[]> = {
-      Event: ['date', 'date_utc', 'modified', 'modified_utc', 'start_date', 'end_date', 'utc_start_date', 'utc_end_date'],
+      Event: [
+        'date',
+        'date_utc',
+        'modified',
+        'modified_utc',
+        'start_date',
+        'end_date',
+        'utc_start_date',
+        'utc_end_date',
+      ],
       Venue: ['date', 'date_utc', 'modified', 'modified_utc'],
       Organizer: ['date', 'date_utc', 'modified', 'modified_utc'],
       Webhook: ['created', 'modified'],
@@ -335,38 +476,52 @@ describeEachDatabase('Discovery: the OpenAPI document (§14)', (h) => {
         assert.deepEqual(schema, written, `${name}.${field}`);
       }
     }
-    for (const [name, field] of [['Event', 'occurrence_start_utc'], ['WebhookAttempt', 'next_attempt']]) {
+    for (const [name, field] of [
+      ['Event', 'occurrence_start_utc'],
+      ['WebhookAttempt', 'next_attempt'],
+    ]) {
       const [date, none] = schemas[name].properties[field].anyOf;
-      assert.deepEqual([date.type, date.pattern, none], [written.type, written.pattern, { type: 'null' }], `${name}.${field}`);
+      assert.deepEqual(
+        [date.type, date.pattern, none],
+        [written.type, written.pattern, { type: 'null' }],
+        `${name}.${field}`,
+      );
     }
   });
 
-  it('declares HTTP Basic and requires it on every write (and on the administrators\' webhook reads, D27)', async () => {
+  it("declares HTTP Basic and requires it on every write (and on the administrators' webhook reads, D27)", async () => {
     const doc = await document();
     assert.deepEqual(doc.components.securitySchemes.basicAuth.type, 'http');
     assert.deepEqual(doc.components.securitySchemes.basicAuth.scheme, 'basic');
     assert.deepEqual(doc.security, [{}, { basicAuth: [] }]);
     for (const [path, item] of Object.entries<any>(doc.paths)) {
       for (const [method, operation] of Object.entries<any>(item)) {
-        if (method === 'get' && !path.startsWith('/webhooks')) assert.equal(operation.security, undefined, `${method} ${path}`);
+        if (method === 'get' && !path.startsWith('/webhooks'))
+          assert.equal(operation.security, undefined, `${method} ${path}`);
         else assert.deepEqual(operation.security, [{ basicAuth: [] }], `${method} ${path}`);
       }
     }
   });
 });
 
-describeEachDatabase('Discovery: URLs under another SITE_URL and API_PREFIX', (h) => {
-  it('puts the API root in servers[0] and the link up at the prefix', async () => {
-    const index = (await h().request('GET', h().api)).json();
-    assert.deepEqual(index._links.up, [{ href: 'https://events.example/site/wp-json/' }]);
-    assert.deepEqual(index.routes['/calendar/events/v1/venues']._links.self, [{ href: 'https://events.example/site/wp-json/calendar/events/v1/venues' }]);
-    const doc = (await h().request('GET', `${h().api}/doc`)).json();
-    assert.equal(doc.servers[0].url, 'https://events.example/site/wp-json/calendar/events/v1');
-  });
-}, { SITE_URL: 'https://events.example/site/', API_PREFIX: '/wp-json' });
+describeEachDatabase(
+  'Discovery: URLs under another SITE_URL and API_PREFIX',
+  (h) => {
+    it('puts the API root in servers[0] and the link up at the prefix', async () => {
+      const index = (await h().request('GET', h().api)).json();
+      assert.deepEqual(index._links.up, [{ href: 'https://events.example/site/wp-json/' }]);
+      assert.deepEqual(index.routes['/calendar/events/v1/venues']._links.self, [
+        { href: 'https://events.example/site/wp-json/calendar/events/v1/venues' },
+      ]);
+      const doc = (await h().request('GET', `${h().api}/doc`)).json();
+      assert.equal(doc.servers[0].url, 'https://events.example/site/wp-json/calendar/events/v1');
+    });
+  },
+  { SITE_URL: 'https://events.example/site/', API_PREFIX: '/wp-json' },
+);
 
 describeEachDatabase('Discovery: the interactive documentation', (h) => {
-  it('moves {api}/docs to {api}/docs/, so the page\'s relative links resolve', async () => {
+  it("moves {api}/docs to {api}/docs/, so the page's relative links resolve", async () => {
     const response = await h().request('GET', '/docs');
     assert.equal(response.statusCode, 301);
     assert.equal(response.headers.location, 'docs/');
@@ -379,7 +534,14 @@ describeEachDatabase('Discovery: the interactive documentation', (h) => {
     assert.match(String(page.headers['content-security-policy']), /script-src 'self'/);
     assert.doesNotMatch(page.body, /https?:\/\//);
     const assets = [...page.body.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]);
-    assert.deepEqual(assets.sort(), ['favicon-16x16.png', 'favicon-32x32.png', 'index.css', 'initializer.js', 'swagger-ui-bundle.js', 'swagger-ui.css']);
+    assert.deepEqual(assets.sort(), [
+      'favicon-16x16.png',
+      'favicon-32x32.png',
+      'index.css',
+      'initializer.js',
+      'swagger-ui-bundle.js',
+      'swagger-ui.css',
+    ]);
     const types: Record<string, RegExp> = { png: /^image\/png$/, css: /^text\/css/, js: /^text\/javascript/ };
     for (const asset of assets) {
       const response = await h().request('GET', `/docs/${asset}`);

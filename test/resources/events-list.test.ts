@@ -46,23 +46,56 @@ describeEachDatabase('GET /events: the date window (§4.2, D9)', (h) => {
     assert.deepEqual(queryPairs(response.json().rest_url), queryPairs(example.response.body.rest_url));
     assert.equal(response.json().rest_url.split('?')[0], `${h().config.apiRoot}/events/`);
     assert.deepEqual([response.json().total, response.json().total_pages], [5, 1]);
-    assert.deepEqual([response.headers['x-tec-total'], response.headers['x-tec-totalpages'], response.headers['x-wp-total']], ['5', '1', '5']);
+    assert.deepEqual(
+      [response.headers['x-tec-total'], response.headers['x-tec-totalpages'], response.headers['x-wp-total']],
+      ['5', '1', '5'],
+    );
     assert.equal(response.headers.allow, 'GET');
     assert.equal('json_ld' in response.json().events[0], false);
   });
 
   it('snaps start_date to the start and end_date to the end of their days (inclusive mode)', async () => {
-    assert.deepEqual(await ids(h(), { start_date: '2026-11-20 12:00' }), [e.twoDaysAgo, e.running, e.yesterday, e.tiedEarly, e.tiedLate, e.lateNight, e.lastDay]);
-    assert.deepEqual(await ids(h(), { start_date: '2026-12-01 15:00' }), [e.tiedEarly, e.tiedLate, e.lateNight, e.lastDay]);
+    assert.deepEqual(await ids(h(), { start_date: '2026-11-20 12:00' }), [
+      e.twoDaysAgo,
+      e.running,
+      e.yesterday,
+      e.tiedEarly,
+      e.tiedLate,
+      e.lateNight,
+      e.lastDay,
+    ]);
+    assert.deepEqual(await ids(h(), { start_date: '2026-12-01 15:00' }), [
+      e.tiedEarly,
+      e.tiedLate,
+      e.lateNight,
+      e.lastDay,
+    ]);
     assert.deepEqual(await ids(h(), { end_date: '2026-12-01 08:00' }), [e.yesterday, e.tiedEarly, e.tiedLate]);
     const response = await list(h(), { start_date: '2026-12-01 15:00', end_date: '2026-12-01' });
-    assert.deepEqual(queryPairs(response.json().rest_url).filter(([name]) => name.endsWith('_date')), [['start_date', '2026-12-01 00:00:00'], ['end_date', '2026-12-01 23:59:59']]);
+    assert.deepEqual(
+      queryPairs(response.json().rest_url).filter(([name]) => name.endsWith('_date')),
+      [
+        ['start_date', '2026-12-01 00:00:00'],
+        ['end_date', '2026-12-01 23:59:59'],
+      ],
+    );
   });
 
   it('uses exact times with strict_dates (a running event is not an overlap match)', async () => {
-    assert.deepEqual(await ids(h(), { start_date: '2026-12-01 11:00:00', strict_dates: 'true' }), [e.lateNight, e.lastDay]);
-    assert.deepEqual(await ids(h(), { start_date: '2026-12-01 10:00:00', strict_dates: '1' }), [e.tiedEarly, e.tiedLate, e.lateNight, e.lastDay]);
-    assert.deepEqual(await ids(h(), { start_date: '2026-11-21 00:00:00', end_date: '2026-11-25 10:00:00', strict_dates: 'yes' }), [e.yesterday]);
+    assert.deepEqual(await ids(h(), { start_date: '2026-12-01 11:00:00', strict_dates: 'true' }), [
+      e.lateNight,
+      e.lastDay,
+    ]);
+    assert.deepEqual(await ids(h(), { start_date: '2026-12-01 10:00:00', strict_dates: '1' }), [
+      e.tiedEarly,
+      e.tiedLate,
+      e.lateNight,
+      e.lastDay,
+    ]);
+    assert.deepEqual(
+      await ids(h(), { start_date: '2026-11-21 00:00:00', end_date: '2026-11-25 10:00:00', strict_dates: 'yes' }),
+      [e.yesterday],
+    );
     const response = await list(h(), { start_date: '2026-12-01 11:00:00', strict_dates: 'on' });
     assert.deepEqual(queryPairs(response.json().rest_url).slice(-1), [['strict_dates', '1']]);
     assertInvalidParams(await list(h(), { strict_dates: '' }), ['strict_dates']);
@@ -70,18 +103,40 @@ describeEachDatabase('GET /events: the date window (§4.2, D9)', (h) => {
 
   it('snaps starts_* and ends_* to the end of their day and drops the default window', async () => {
     assert.deepEqual(await ids(h(), { starts_after: '2026-12-01' }), [e.lastDay, e.farFuture]);
-    assert.deepEqual(await ids(h(), { starts_before: '2026-12-01' }), [e.twoDaysAgo, e.running, e.yesterday, e.tiedEarly, e.tiedLate, e.lateNight]);
+    assert.deepEqual(await ids(h(), { starts_before: '2026-12-01' }), [
+      e.twoDaysAgo,
+      e.running,
+      e.yesterday,
+      e.tiedEarly,
+      e.tiedLate,
+      e.lateNight,
+    ]);
     assert.deepEqual(await ids(h(), { ends_before: '2026-11-21' }), [e.twoDaysAgo, e.yesterday]);
     assert.deepEqual(await ids(h(), { ends_after: '2028-01-01' }), [e.lastDay, e.farFuture]);
-    assert.deepEqual(await ids(h(), { starts_after: '2026-11-19', ends_before: '2026-11-21', start_date: '2026-11-21' }), [e.yesterday]);
+    assert.deepEqual(
+      await ids(h(), { starts_after: '2026-11-19', ends_before: '2026-11-21', start_date: '2026-11-21' }),
+      [e.yesterday],
+    );
     const response = await list(h(), { starts_after: '2026-12-01' });
-    assert.deepEqual(queryPairs(response.json().rest_url).map(([name]) => name), ['page', 'per_page', 'status', 'starts_after']);
+    assert.deepEqual(
+      queryPairs(response.json().rest_url).map(([name]) => name),
+      ['page', 'per_page', 'status', 'starts_after'],
+    );
   });
 
   it('ignores every date filter with include (D9), still leaving out hidden events, by publication date', async () => {
-    const response = await list(h(), { include: `${e.farFuture},${e.twoDaysAgo},${e.hidden},${e.tiedEarly}`, start_date: '2030-01-01', strict_dates: 'true' });
+    const response = await list(h(), {
+      include: `${e.farFuture},${e.twoDaysAgo},${e.hidden},${e.tiedEarly}`,
+      start_date: '2030-01-01',
+      strict_dates: 'true',
+    });
     assert.deepEqual(eventIds(response), [e.tiedEarly, e.twoDaysAgo, e.farFuture]);
-    assert.deepEqual(queryPairs(response.json().rest_url), [['page', '1'], ['per_page', '10'], ['status', 'publish'], ['include', `${e.farFuture},${e.twoDaysAgo},${e.hidden},${e.tiedEarly}`]]);
+    assert.deepEqual(queryPairs(response.json().rest_url), [
+      ['page', '1'],
+      ['per_page', '10'],
+      ['status', 'publish'],
+      ['include', `${e.farFuture},${e.twoDaysAgo},${e.hidden},${e.tiedEarly}`],
+    ]);
     assert.deepEqual(await ids(h(), { include: [e.yesterday, e.lastDay] }), [e.yesterday, e.lastDay]);
     for (const include of ['foo-bar,23', '0', '-1', '']) assertInvalidParams(await list(h(), { include }), ['include']);
   });
@@ -103,16 +158,34 @@ describeEachDatabase('GET /events: the date window (§4.2, D9)', (h) => {
   });
 });
 
-describeEachDatabase('GET /events in a site time zone east of UTC', (h) => {
-  it('starts the default window at today 00:00 local when yesterday 23:59 UTC is already today there', async () => {
-    h().setNow('2026-11-22T04:20:22Z');
-    const response = await list(h());
-    assert.deepEqual(queryPairs(response.json().rest_url).filter(([name]) => name.endsWith('_date')), [['start_date', '2026-11-22 00:00:00'], ['end_date', '2028-11-22 23:59:59']]);
-    const early = await createEvent(h(), { title: 'Brisbane Morning', start_date: '2026-11-22 08:00', end_date: '2026-11-22 09:00' });
-    await createEvent(h(), { title: 'Brisbane Yesterday', start_date: '2026-11-21 08:00', end_date: '2026-11-21 09:00' });
-    assert.deepEqual(await ids(h()), [early.id]);
-  });
-}, { SITE_TIMEZONE: 'Australia/Brisbane' });
+describeEachDatabase(
+  'GET /events in a site time zone east of UTC',
+  (h) => {
+    it('starts the default window at today 00:00 local when yesterday 23:59 UTC is already today there', async () => {
+      h().setNow('2026-11-22T04:20:22Z');
+      const response = await list(h());
+      assert.deepEqual(
+        queryPairs(response.json().rest_url).filter(([name]) => name.endsWith('_date')),
+        [
+          ['start_date', '2026-11-22 00:00:00'],
+          ['end_date', '2028-11-22 23:59:59'],
+        ],
+      );
+      const early = await createEvent(h(), {
+        title: 'Brisbane Morning',
+        start_date: '2026-11-22 08:00',
+        end_date: '2026-11-22 09:00',
+      });
+      await createEvent(h(), {
+        title: 'Brisbane Yesterday',
+        start_date: '2026-11-21 08:00',
+        end_date: '2026-11-21 09:00',
+      });
+      assert.deepEqual(await ids(h()), [early.id]);
+    });
+  },
+  { SITE_TIMEZONE: 'Australia/Brisbane' },
+);
 
 describeEachDatabase('GET /events: filters (§4.1, D13, D14)', (h) => {
   const e: Record<string, number> = {};
@@ -124,7 +197,10 @@ describeEachDatabase('GET /events: filters (§4.1, D13, D14)', (h) => {
     h().setNow(EXAMPLE_NOW);
     const editor = h().users.editor;
     const parent = await h().request('POST', '/categories', { as: editor, body: { name: 'Music' } });
-    const child = await h().request('POST', '/categories', { as: editor, body: { name: 'Jazz', parent: parent.json().id } });
+    const child = await h().request('POST', '/categories', {
+      as: editor,
+      body: { name: 'Jazz', parent: parent.json().id },
+    });
     t.music = parent.json().id;
     t.jazz = child.json().id;
     const rome = await createLinked(h(), 'venues', { venue: 'Rome Hall', geo_lat: 41.9028, geo_lng: 12.4964 });
@@ -139,11 +215,35 @@ describeEachDatabase('GET /events: filters (§4.1, D13, D14)', (h) => {
     t.ann = ann.id;
     t.bob = bob.id;
     const make = async (key: string, day: string, fields: Record<string, unknown>) => {
-      e[key] = (await createEvent(h(), { title: `Filter ${key}`, start_date: `2026-12-${day} 10:00`, end_date: `2026-12-${day} 11:00`, ...fields })).id;
+      e[key] = (
+        await createEvent(h(), {
+          title: `Filter ${key}`,
+          start_date: `2026-12-${day} 10:00`,
+          end_date: `2026-12-${day} 11:00`,
+          ...fields,
+        })
+      ).id;
     };
-    await make('jazzNight', '01', { description: 'Smooth saxophone in the evening', categories: [t.jazz], tags: 'late', venue: rome.id, organizer: [ann.id], featured: true });
-    await make('rockShow', '02', { excerpt: 'Loud guitars and Café drinks', categories: [t.music], venue: tivoli.id, organizer: [bob.id] });
-    await make('lecture', '03', { title: 'Été Lecture on Straße names', tags: ['late', 'talk'], venue: paris.id, organizer: [ann.id, bob.id] });
+    await make('jazzNight', '01', {
+      description: 'Smooth saxophone in the evening',
+      categories: [t.jazz],
+      tags: 'late',
+      venue: rome.id,
+      organizer: [ann.id],
+      featured: true,
+    });
+    await make('rockShow', '02', {
+      excerpt: 'Loud guitars and Café drinks',
+      categories: [t.music],
+      venue: tivoli.id,
+      organizer: [bob.id],
+    });
+    await make('lecture', '03', {
+      title: 'Été Lecture on Straße names',
+      tags: ['late', 'talk'],
+      venue: paris.id,
+      organizer: [ann.id, bob.id],
+    });
     await make('plain', '04', { venue: nowhere.id });
     await make('noVenue', '05', {});
   });
@@ -159,7 +259,10 @@ describeEachDatabase('GET /events: filters (§4.1, D13, D14)', (h) => {
     assert.deepEqual(await ids(h(), { search: '100%' }), []);
     assertInvalidParams(await list(h(), { search: '' }), ['search']);
     const response = await list(h(), { search: 'smooth jazz' });
-    assert.deepEqual(queryPairs(response.json().rest_url).find(([name]) => name === 'search'), ['search', 'smooth jazz']);
+    assert.deepEqual(
+      queryPairs(response.json().rest_url).find(([name]) => name === 'search'),
+      ['search', 'smooth jazz'],
+    );
   });
 
   it('filters by category (children included) and tag, by id or slug, each of which must exist', async () => {
@@ -172,9 +275,19 @@ describeEachDatabase('GET /events: filters (§4.1, D13, D14)', (h) => {
     assertInvalidParams(await list(h(), { tags: '999999' }), ['tags']);
     assertInvalidParams(await list(h(), { categories: '' }), ['categories']);
     const both = await list(h(), { categories: 'music', tags: 'late' });
-    assert.deepEqual(queryPairs(both.json().rest_url).filter(([name]) => name === 'categories' || name === 'tags'), [['categories', 'music'], ['tags', 'late']]);
+    assert.deepEqual(
+      queryPairs(both.json().rest_url).filter(([name]) => name === 'categories' || name === 'tags'),
+      [
+        ['categories', 'music'],
+        ['tags', 'late'],
+      ],
+    );
     const paged = await list(h(), { categories: 'music', per_page: 1 });
-    assert.deepEqual(queryPairs(paged.json().next_rest_url).filter(([name]) => name === 'categories'), [['categories', 'music']], 'following the link keeps the filter');
+    assert.deepEqual(
+      queryPairs(paged.json().next_rest_url).filter(([name]) => name === 'categories'),
+      [['categories', 'music']],
+      'following the link keeps the filter',
+    );
   });
 
   it('filters by venue and organizer ids, each of which must be of that type', async () => {
@@ -194,25 +307,48 @@ describeEachDatabase('GET /events: filters (§4.1, D13, D14)', (h) => {
     assertInvalidParams(bad, ['featured']);
     assert.equal(bad.json().data.params.featured, 'featured is not of type boolean.');
     const response = await list(h(), { featured: 'true' });
-    assert.deepEqual(queryPairs(response.json().rest_url).find(([name]) => name === 'featured'), ['featured', '1']);
+    assert.deepEqual(
+      queryPairs(response.json().rest_url).find(([name]) => name === 'featured'),
+      ['featured', '1'],
+    );
   });
 
   it('filters by venue coordinates and distance (D13)', async () => {
     assert.deepEqual(await ids(h(), { geoloc: 'true' }), [e.jazzNight, e.rockShow, e.lecture]);
     assert.deepEqual(await ids(h(), { geoloc: 'false' }), [e.plain, e.noVenue]);
-    assert.deepEqual(await ids(h(), { geoloc_lat: 41.9, geoloc_lng: 12.5 }), [e.jazzNight], 'Tivoli is about 25.7 km from this point: beyond the default 25 km');
-    assert.deepEqual(await ids(h(), { geoloc_lat: 41.9, geoloc_lng: 12.5, geoloc_radius: 26 }), [e.jazzNight, e.rockShow]);
+    assert.deepEqual(
+      await ids(h(), { geoloc_lat: 41.9, geoloc_lng: 12.5 }),
+      [e.jazzNight],
+      'Tivoli is about 25.7 km from this point: beyond the default 25 km',
+    );
+    assert.deepEqual(await ids(h(), { geoloc_lat: 41.9, geoloc_lng: 12.5, geoloc_radius: 26 }), [
+      e.jazzNight,
+      e.rockShow,
+    ]);
     assert.deepEqual(await ids(h(), { geoloc_lat: 41.9028, geoloc_lng: 12.4964, geoloc_radius: 5 }), [e.jazzNight]);
-    assert.deepEqual(await ids(h(), { geoloc_lat: 41.9028, geoloc_lng: 12.4964, geoloc_radius: 1200 }), [e.jazzNight, e.rockShow, e.lecture]);
-    assert.deepEqual(await ids(h(), { geoloc_lat: -41.9, geoloc_lng: -167.5, geoloc_radius: 20000 }), [e.rockShow, e.lecture], 'near the antipode: Rome is 20,014 km away, Tivoli 19,990 km');
+    assert.deepEqual(await ids(h(), { geoloc_lat: 41.9028, geoloc_lng: 12.4964, geoloc_radius: 1200 }), [
+      e.jazzNight,
+      e.rockShow,
+      e.lecture,
+    ]);
+    assert.deepEqual(
+      await ids(h(), { geoloc_lat: -41.9, geoloc_lng: -167.5, geoloc_radius: 20000 }),
+      [e.rockShow, e.lecture],
+      'near the antipode: Rome is 20,014 km away, Tivoli 19,990 km',
+    );
     const missing = await list(h(), { geoloc_lat: 41.9 });
     assertInvalidParams(missing, ['geoloc_lng']);
     assertInvalidParams(await list(h(), { geoloc_lng: 12 }), ['geoloc_lat']);
     assertInvalidParams(await list(h(), { geoloc_lat: 91, geoloc_lng: 0 }), ['geoloc_lat']);
     assertInvalidParams(await list(h(), { geoloc_lat: 0, geoloc_lng: 181 }), ['geoloc_lng']);
-    for (const radius of ['0', '-5', '20001', 'far']) assertInvalidParams(await list(h(), { geoloc_lat: 0, geoloc_lng: 0, geoloc_radius: radius }), ['geoloc_radius']);
+    for (const radius of ['0', '-5', '20001', 'far'])
+      assertInvalidParams(await list(h(), { geoloc_lat: 0, geoloc_lng: 0, geoloc_radius: radius }), ['geoloc_radius']);
     const response = await list(h(), { geoloc_lat: 41.9, geoloc_lng: 12.5 });
-    assert.deepEqual(queryPairs(response.json().rest_url).slice(-3), [['geoloc_lat', '41.9'], ['geoloc_lng', '12.5'], ['geoloc_radius', '25']]);
+    assert.deepEqual(queryPairs(response.json().rest_url).slice(-3), [
+      ['geoloc_lat', '41.9'],
+      ['geoloc_lng', '12.5'],
+      ['geoloc_radius', '25'],
+    ]);
   });
 
   it('answers ticketed=true as the reference does without ticketing (D14)', async () => {
@@ -252,13 +388,27 @@ describeEachDatabase('GET /events: statuses and passwords (§4.4, §10, §11, D1
     await make('contributorPending', { status: 'publish' }, contributor);
     await make('private', { status: 'private' }, editor);
     await make('scheduledDue', { date: '2026-11-22 05:00:00' }, editor);
-    await make('protected', { password: 'open', description: 'Secret description', cost: '10', venue: { venue: 'Secret Hall' }, categories: ['Secret Cat'] }, editor);
+    await make(
+      'protected',
+      {
+        password: 'open',
+        description: 'Secret description',
+        cost: '10',
+        venue: { venue: 'Secret Hall' },
+        categories: ['Secret Cat'],
+      },
+      editor,
+    );
   });
 
   it('refuses other statuses to anonymous callers (the reference body)', async () => {
     for (const status of ['draft', 'publish,draft', 'any']) {
       const response = await list(h(), { status });
-      assert.deepEqual(response.json(), { code: 'rest_invalid_param', message: 'Invalid parameter(s): status', data: { status: 400, params: { status: 'Invalid parameter.' }, details: [] } });
+      assert.deepEqual(response.json(), {
+        code: 'rest_invalid_param',
+        message: 'Invalid parameter(s): status',
+        data: { status: 400, params: { status: 'Invalid parameter.' }, details: [] },
+      });
     }
     assertInvalidParams(await list(h(), { status: 'draft' }, h().users.subscriber), ['status']);
     assertInvalidParams(await list(h(), { status: 'publish,bogus' }, h().users.editor), ['status']);
@@ -268,29 +418,69 @@ describeEachDatabase('GET /events: statuses and passwords (§4.4, §10, §11, D1
     h().setNow('2026-11-22T06:00:00Z');
     const everyone = [e.published, e.scheduledDue, e.protected];
     assert.deepEqual(new Set(await ids(h())), new Set(everyone));
-    assert.deepEqual(new Set(await ids(h(), {}, h().users.editor)), new Set([...everyone, e.editorDraft, e.authorDraft, e.contributorPending, e.private]));
-    assert.deepEqual(new Set(await ids(h(), { status: 'any' }, h().users.author)), new Set([...everyone, e.authorDraft]));
+    assert.deepEqual(
+      new Set(await ids(h(), {}, h().users.editor)),
+      new Set([...everyone, e.editorDraft, e.authorDraft, e.contributorPending, e.private]),
+    );
+    assert.deepEqual(
+      new Set(await ids(h(), { status: 'any' }, h().users.author)),
+      new Set([...everyone, e.authorDraft]),
+    );
     assert.deepEqual(new Set(await ids(h(), {}, h().users.contributor)), new Set([...everyone, e.contributorPending]));
     assert.deepEqual(await ids(h(), { status: 'draft' }, h().users.editor), [e.editorDraft, e.authorDraft]);
-    assert.deepEqual(await ids(h(), { status: ['pending', 'private'] }, h().users.editor), [e.contributorPending, e.private]);
+    assert.deepEqual(await ids(h(), { status: ['pending', 'private'] }, h().users.editor), [
+      e.contributorPending,
+      e.private,
+    ]);
     const response = await list(h(), {}, h().users.editor);
-    assert.deepEqual(queryPairs(response.json().rest_url).find(([name]) => name === 'status'), ['status', 'any']);
+    assert.deepEqual(
+      queryPairs(response.json().rest_url).find(([name]) => name === 'status'),
+      ['status', 'any'],
+    );
   });
 
   it('lists protected events with blanked fields unless the password or context=edit unlocks them (§3.10)', async () => {
-    const find = async (query: Query, as?: Credentials) => (await list(h(), query, as)).json().events.find((event: { id: number }) => event.id === e.protected);
+    const find = async (query: Query, as?: Credentials) =>
+      (await list(h(), query, as)).json().events.find((event: { id: number }) => event.id === e.protected);
     const blanked = await find({});
     assert.deepEqual(
-      [blanked.title, blanked.description, blanked.cost, blanked.cost_details, blanked.venue, blanked.categories, blanked.featured, blanked.all_day, blanked.website, blanked.image],
-      ['Status protected', '', '', { currency_symbol: '', currency_position: '', currency_code: '', values: [] }, [], [], null, null, '', false],
+      [
+        blanked.title,
+        blanked.description,
+        blanked.cost,
+        blanked.cost_details,
+        blanked.venue,
+        blanked.categories,
+        blanked.featured,
+        blanked.all_day,
+        blanked.website,
+        blanked.image,
+      ],
+      [
+        'Status protected',
+        '',
+        '',
+        { currency_symbol: '', currency_position: '', currency_code: '', values: [] },
+        [],
+        [],
+        null,
+        null,
+        '',
+        false,
+      ],
     );
     assert.equal(blanked.start_date, '2027-03-10 09:00:00', 'dates are kept');
     const unlocked = await find({ password: 'open' });
-    assert.deepEqual([unlocked.description, unlocked.cost, unlocked.venue.venue], ['<p>Secret description</p>', '$10', 'Secret Hall']);
+    assert.deepEqual(
+      [unlocked.description, unlocked.cost, unlocked.venue.venue],
+      ['<p>Secret description</p>', '$10', 'Secret Hall'],
+    );
     assert.equal((await find({ password: 'wrong' })).description, '');
     assert.equal((await find({}, h().users.editor)).description, '', 'being logged in is not enough');
     assert.equal((await find({ context: 'edit' }, h().users.editor)).description, '<p>Secret description</p>');
-    const other = (await list(h(), { password: 'open' })).json().events.find((event: { id: number }) => event.id === e.published);
+    const other = (await list(h(), { password: 'open' }))
+      .json()
+      .events.find((event: { id: number }) => event.id === e.published);
     assert.notEqual(other.website, '', 'unprotected events are never blanked');
     const response = await list(h(), { password: 'open' });
     assert.doesNotMatch(response.json().rest_url, /open/, 'the password is never echoed');
@@ -305,9 +495,14 @@ describeEachDatabase('GET /events: paging, envelope and cost (§4.5, D10–D12)'
     for (let index = 1; index <= 12; index++) {
       const day = String(index).padStart(2, '0');
       await createEvent(h(), {
-        title: `Paged ${day}`, start_date: `2026-12-${day} 10:00`, end_date: `2026-12-${day} 11:00`,
-        venue: { venue: `Paged Hall ${day}` }, organizer: [{ organizer: `Paged Org ${day}` }, { organizer: 'Paged Shared Org' }],
-        categories: [`Paged Category ${day}`], tags: ['paged'], image: `https://cdn.example.com/paged-${day}.png`,
+        title: `Paged ${day}`,
+        start_date: `2026-12-${day} 10:00`,
+        end_date: `2026-12-${day} 11:00`,
+        venue: { venue: `Paged Hall ${day}` },
+        organizer: [{ organizer: `Paged Org ${day}` }, { organizer: 'Paged Shared Org' }],
+        categories: [`Paged Category ${day}`],
+        tags: ['paged'],
+        image: `https://cdn.example.com/paged-${day}.png`,
       });
     }
   });
@@ -317,13 +512,22 @@ describeEachDatabase('GET /events: paging, envelope and cost (§4.5, D10–D12)'
     assert.deepEqual([first.json().total, first.json().total_pages, first.json().events.length], [12, 3, 5]);
     assert.equal('previous_rest_url' in first.json(), false);
     const next = first.json().next_rest_url;
-    assert.deepEqual(queryPairs(next).map(([name]) => name), ['per_page', 'start_date', 'end_date', 'status', 'page']);
+    assert.deepEqual(
+      queryPairs(next).map(([name]) => name),
+      ['per_page', 'start_date', 'end_date', 'status', 'page'],
+    );
     assert.equal(first.headers.link, `<${next}>; rel="next"`);
 
     const second = await h().request('GET', next.slice(next.indexOf(h().config.apiPath)));
     assert.equal(second.statusCode, 200);
-    assert.deepEqual(second.json().events.map((event: { title: string }) => event.title), ['Paged 06', 'Paged 07', 'Paged 08', 'Paged 09', 'Paged 10']);
-    assert.deepEqual(queryPairs(second.json().previous_rest_url).map(([name]) => name), ['per_page', 'start_date', 'end_date', 'status']);
+    assert.deepEqual(
+      second.json().events.map((event: { title: string }) => event.title),
+      ['Paged 06', 'Paged 07', 'Paged 08', 'Paged 09', 'Paged 10'],
+    );
+    assert.deepEqual(
+      queryPairs(second.json().previous_rest_url).map(([name]) => name),
+      ['per_page', 'start_date', 'end_date', 'status'],
+    );
     assert.match(second.headers.link as string, /rel="next", <.*>; rel="prev"$/);
 
     const last = await list(h(), { per_page: 5, page: 3 });
@@ -333,16 +537,41 @@ describeEachDatabase('GET /events: paging, envelope and cost (§4.5, D10–D12)'
 
   it('answers 404 beyond the last page, and an empty 200 on page 1', async () => {
     const beyond = await list(h(), { per_page: 5, page: 4 });
-    assert.deepEqual([beyond.statusCode, beyond.json()], [404, { code: 'event-archive-page-not-found', message: 'The requested event archive page does not exist', data: { status: 404 } }]);
+    assert.deepEqual(
+      [beyond.statusCode, beyond.json()],
+      [
+        404,
+        {
+          code: 'event-archive-page-not-found',
+          message: 'The requested event archive page does not exist',
+          data: { status: 404 },
+        },
+      ],
+    );
     const empty = await list(h(), { search: 'nothing matches this' });
-    assert.deepEqual([empty.statusCode, empty.json().events, empty.json().total, empty.json().total_pages], [200, [], 0, 0]);
-    assert.deepEqual([empty.headers['x-tec-total'], empty.headers['x-tec-totalpages'], empty.headers.link], ['0', '0', undefined]);
+    assert.deepEqual(
+      [empty.statusCode, empty.json().events, empty.json().total, empty.json().total_pages],
+      [200, [], 0, 0],
+    );
+    assert.deepEqual(
+      [empty.headers['x-tec-total'], empty.headers['x-tec-totalpages'], empty.headers.link],
+      ['0', '0', undefined],
+    );
   });
 
   it('clamps per_page to PER_PAGE_MAX and refuses non-positive page sizes and pages (D10)', async () => {
     const clamped = await list(h(), { per_page: 500 });
-    assert.deepEqual(queryPairs(clamped.json().rest_url).find(([name]) => name === 'per_page'), ['per_page', '100']);
-    for (const [name, value] of [['per_page', '0'], ['per_page', '-1'], ['per_page', 'foo'], ['page', '0'], ['page', 'x']]) {
+    assert.deepEqual(
+      queryPairs(clamped.json().rest_url).find(([name]) => name === 'per_page'),
+      ['per_page', '100'],
+    );
+    for (const [name, value] of [
+      ['per_page', '0'],
+      ['per_page', '-1'],
+      ['per_page', 'foo'],
+      ['page', '0'],
+      ['page', 'x'],
+    ]) {
       assertInvalidParams(await list(h(), { [name]: value }), [name]);
     }
   });
@@ -358,7 +587,11 @@ describeEachDatabase('GET /events: paging, envelope and cost (§4.5, D10–D12)'
     try {
       const queriesFor = async (perPage: number) => {
         count = 0;
-        const response = await list(h(), { per_page: perPage, categories: 'paged-category-01,paged-category-02,paged-category-03,paged-category-04,paged-category-05,paged-category-06,paged-category-07,paged-category-08,paged-category-09,paged-category-10,paged-category-11,paged-category-12' });
+        const response = await list(h(), {
+          per_page: perPage,
+          categories:
+            'paged-category-01,paged-category-02,paged-category-03,paged-category-04,paged-category-05,paged-category-06,paged-category-07,paged-category-08,paged-category-09,paged-category-10,paged-category-11,paged-category-12',
+        });
         assert.equal(response.json().events.length, perPage);
         return count;
       };
@@ -379,8 +612,14 @@ describeEachDatabase('GET /events: paging, envelope and cost (§4.5, D10–D12)'
     for (const [index, event] of events.entries()) {
       const day = String(index + 1).padStart(2, '0');
       assert.equal(event.venue.venue, `Paged Hall ${day}`);
-      assert.deepEqual(event.organizer.map((organizer: { organizer: string }) => organizer.organizer), [`Paged Org ${day}`, 'Paged Shared Org']);
-      assert.deepEqual(event.categories.map((term: { name: string }) => term.name), [`Paged Category ${day}`]);
+      assert.deepEqual(
+        event.organizer.map((organizer: { organizer: string }) => organizer.organizer),
+        [`Paged Org ${day}`, 'Paged Shared Org'],
+      );
+      assert.deepEqual(
+        event.categories.map((term: { name: string }) => term.name),
+        [`Paged Category ${day}`],
+      );
       assert.equal(event.tags[0].count, 12);
       assert.equal(event.image.url, `https://cdn.example.com/paged-${day}.png`);
     }

@@ -12,7 +12,8 @@ describeEachDatabase('event list follows writes', (h) => {
     h().setNow('2027-01-01T10:00:00Z');
     const listed = async () => (await h().request('GET', '/events', { query: window })).json().total;
     const id = (await h().request('POST', '/events', { as: h().users.editor, body })).json().id;
-    const patch = (change: Record<string, unknown>) => h().request('PATCH', `/events/${id}`, { as: h().users.editor, body: change });
+    const patch = (change: Record<string, unknown>) =>
+      h().request('PATCH', `/events/${id}`, { as: h().users.editor, body: change });
     assert.equal(await listed(), 1);
     await patch({ hide_from_listings: true });
     assert.equal(await listed(), 0, 'hidden from listings');
@@ -32,7 +33,12 @@ describeEachDatabase('event list follows writes', (h) => {
   });
 
   it("shows an author's own draft in their list, and another author's draft to nobody but editors (D19)", async () => {
-    const mine = (await h().request('POST', '/events', { as: h().users.author, body: { ...body, title: 'Own Draft Concert', status: 'draft' } })).json();
+    const mine = (
+      await h().request('POST', '/events', {
+        as: h().users.author,
+        body: { ...body, title: 'Own Draft Concert', status: 'draft' },
+      })
+    ).json();
     const query = { start_date: '2027-03-01', end_date: '2027-03-31', search: 'Own Draft Concert', status: 'any' };
     assert.equal((await h().request('GET', '/events', { as: h().users.author, query })).json().total, 1);
     assert.equal((await h().request('GET', '/events', { as: h().users.contributor, query })).json().total, 0);

@@ -143,7 +143,15 @@ describe('blankProtectedFields (§3.10)', () => {
   });
 
   test('an organizer: its name key `organizer` becomes [], email and phone ""', () => {
-    const organizer = { id: 13, organizer: 'Org', slug: 'org', email: 'o@example.test', phone: '555', website: 'https://o.test', custom_fields: [{ a: 1 }] };
+    const organizer = {
+      id: 13,
+      organizer: 'Org',
+      slug: 'org',
+      email: 'o@example.test',
+      phone: '555',
+      website: 'https://o.test',
+      custom_fields: [{ a: 1 }],
+    };
     assertSameJson(blankProtectedFields(organizer), {
       id: 13,
       organizer: [],

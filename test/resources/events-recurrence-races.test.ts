@@ -10,22 +10,31 @@ describeOnTwoProcesses('Recurring series written by two service processes at onc
     const service = services()[index % services().length];
     const response = await fetch(`http://127.0.0.1:${service.port}${h().api}${path}`, {
       method,
-      headers: { authorization: h().users.administrator.authorization, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: h().users.administrator.authorization,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-    return { status: response.status, body: await response.json() as any };
+    return { status: response.status, body: (await response.json()) as any };
   };
 
   it('series edits, cancellations and occurrence edits in parallel all hold', async () => {
     for (let round = 0; round < 3; round++) {
       const created = await send(0, 'POST', '/events', {
-        title: `Raced series ${round}`, status: 'publish', start_date: '2030-01-07 18:00:00', end_date: '2030-01-07 19:00:00',
-        timezone: 'Europe/Berlin', recurrence: ['RRULE:FREQ=WEEKLY;COUNT=12'],
+        title: `Raced series ${round}`,
+        status: 'publish',
+        start_date: '2030-01-07 18:00:00',
+        end_date: '2030-01-07 19:00:00',
+        timezone: 'Europe/Berlin',
+        recurrence: ['RRULE:FREQ=WEEKLY;COUNT=12'],
       });
       assert.equal(created.status, 201, JSON.stringify(created.body));
       const seriesId = created.body.id;
       const listed = await send(0, 'GET', '/events?start_date=2030-01-01&end_date=2030-12-31&per_page=100');
-      const ids: number[] = listed.body.events.filter((event: any) => event.series_id === seriesId).map((event: any) => event.id);
+      const ids: number[] = listed.body.events
+        .filter((event: any) => event.series_id === seriesId)
+        .map((event: any) => event.id);
       assert.equal(ids.length, 12);
       const writes = [
         send(0, 'PATCH', `/events/${seriesId}`, { cost: '10' }),
@@ -38,10 +47,17 @@ describeOnTwoProcesses('Recurring series written by two service processes at onc
       const answers = await Promise.all(writes);
       for (const answer of answers) assert.equal(answer.status, 200, JSON.stringify(answer.body));
       const series = await send(0, 'GET', `/events/${seriesId}`);
-      assert.deepEqual(series.body.recurrence.filter((line: string) => line.startsWith('EXDATE')).sort(), ['EXDATE:20300128T170000Z', 'EXDATE:20300225T170000Z']);
+      assert.deepEqual(series.body.recurrence.filter((line: string) => line.startsWith('EXDATE')).sort(), [
+        'EXDATE:20300128T170000Z',
+        'EXDATE:20300225T170000Z',
+      ]);
       const after = await send(1, 'GET', '/events?start_date=2030-01-01&end_date=2030-12-31&per_page=100');
       const events: any[] = after.body.events.filter((event: any) => event.series_id === seriesId);
-      assert.equal(events.length, 10, `two occurrences cancelled: ${JSON.stringify(events.map((event) => [event.id, event.title, event.start_date]))} of ${JSON.stringify(ids)}`);
+      assert.equal(
+        events.length,
+        10,
+        `two occurrences cancelled: ${JSON.stringify(events.map((event) => [event.id, event.title, event.start_date]))} of ${JSON.stringify(ids)}`,
+      );
       for (const event of events) {
         assert.equal(event.cost, '$10');
         assert.equal(event.featured, true);

@@ -12,7 +12,10 @@ describeEachDatabase('Splitting a series with a moved start (D25 scope=following
   const admin = () => h().users.administrator;
 
   async function create(body: Record<string, unknown>) {
-    const response = await h().request('POST', '/events', { as: admin(), body: { status: 'publish', title: 'Split series', ...body } });
+    const response = await h().request('POST', '/events', {
+      as: admin(),
+      body: { status: 'publish', title: 'Split series', ...body },
+    });
     assert.equal(response.statusCode, 201, response.body);
     return response.json();
   }
@@ -21,7 +24,14 @@ describeEachDatabase('Splitting a series with a moved start (D25 scope=following
     const bySeries = new Map<number, any[]>();
     for (let page = 1; ; page++) {
       const response = await h().request('GET', '/events', {
-        as: admin(), query: { start_date: '2000-01-01', end_date: '2099-12-31', per_page: 100, page, status: 'publish,draft,private,pending,future' },
+        as: admin(),
+        query: {
+          start_date: '2000-01-01',
+          end_date: '2099-12-31',
+          per_page: 100,
+          page,
+          status: 'publish,draft,private,pending,future',
+        },
       });
       assert.equal(response.statusCode, 200, response.body);
       for (const event of response.json().events as any[]) {
@@ -33,12 +43,19 @@ describeEachDatabase('Splitting a series with a moved start (D25 scope=following
   }
   /** The rows the database holds for a series (the listing reads them: the two must agree). */
   async function storedCount(seriesId: number): Promise<number> {
-    const row = await h().store.db.selectFrom('events').select((eb) => eb.fn.countAll<number | string>().as('n'))
-      .where('series_id', '=', seriesId).executeTakeFirstOrThrow();
+    const row = await h()
+      .store.db.selectFrom('events')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('series_id', '=', seriesId)
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
   async function split(occurrenceId: number, body: Record<string, unknown>) {
-    const response = await h().request('PATCH', `/events/${occurrenceId}`, { as: admin(), query: { scope: 'following' }, body });
+    const response = await h().request('PATCH', `/events/${occurrenceId}`, {
+      as: admin(),
+      query: { scope: 'following' },
+      body,
+    });
     assert.equal(response.statusCode, 200, response.body);
     return response.json();
   }
@@ -48,13 +65,17 @@ describeEachDatabase('Splitting a series with a moved start (D25 scope=following
     const starts = (id: number) => (listed.get(id) ?? []).map((event) => event.start_date as string);
     assert.equal(await storedCount(oldId), starts(oldId).length);
     assert.equal(await storedCount(newId), starts(newId).length);
-    const rule = async (id: number) => (await h().request('GET', `/events/${id}`, { as: admin() })).json().recurrence as string[];
+    const rule = async (id: number) =>
+      (await h().request('GET', `/events/${id}`, { as: admin() })).json().recurrence as string[];
     return { old: starts(oldId), new: starts(newId), oldRule: await rule(oldId), newRule: await rule(newId) };
   }
 
   it('weekly COUNT=6 split at its 4th occurrence and moved an hour later keeps all 6', async () => {
     const series = await create({
-      timezone: 'Europe/Berlin', start_date: '2027-03-01 18:00:00', end_date: '2027-03-01 20:00:00', recurrence: ['RRULE:FREQ=WEEKLY;COUNT=6'],
+      timezone: 'Europe/Berlin',
+      start_date: '2027-03-01 18:00:00',
+      end_date: '2027-03-01 20:00:00',
+      recurrence: ['RRULE:FREQ=WEEKLY;COUNT=6'],
     });
     const fourth = (await listedBySeries()).get(series.id)![3];
     assert.equal(fourth.start_date, '2027-03-22 18:00:00');
@@ -68,21 +89,31 @@ describeEachDatabase('Splitting a series with a moved start (D25 scope=following
 
   it('daily COUNT=6 split at its 3rd occurrence and moved months earlier keeps 4 after the split', async () => {
     const series = await create({
-      timezone: 'America/New_York', start_date: '2028-09-01 08:00:00', end_date: '2028-09-01 09:00:00', recurrence: ['RRULE:FREQ=DAILY;COUNT=6'],
+      timezone: 'America/New_York',
+      start_date: '2028-09-01 08:00:00',
+      end_date: '2028-09-01 09:00:00',
+      recurrence: ['RRULE:FREQ=DAILY;COUNT=6'],
     });
     const third = (await listedBySeries()).get(series.id)![2];
     assert.equal(third.start_date, '2028-09-03 08:00:00');
     await split(third.id, { start_date: '2026-12-01 08:00:00', end_date: '2026-12-01 09:00:00' });
     const after = await parts(series.id, third.id);
     assert.deepEqual(after.old, ['2028-09-01 08:00:00', '2028-09-02 08:00:00']);
-    assert.deepEqual(after.new, ['2026-12-01 08:00:00', '2026-12-02 08:00:00', '2026-12-03 08:00:00', '2026-12-04 08:00:00']);
+    assert.deepEqual(after.new, [
+      '2026-12-01 08:00:00',
+      '2026-12-02 08:00:00',
+      '2026-12-03 08:00:00',
+      '2026-12-04 08:00:00',
+    ]);
     assert.deepEqual(after.newRule, ['RRULE:FREQ=DAILY;COUNT=4']);
   });
 
   it('an UNTIL moves with a start moved across a DST change, in wall-clock time', async () => {
     // 18:00 in Berlin every Monday until 2027-04-12 18:00 CEST (16:00 UTC): seven occurrences.
     const series = await create({
-      timezone: 'Europe/Berlin', start_date: '2027-03-01 18:00:00', end_date: '2027-03-01 19:00:00',
+      timezone: 'Europe/Berlin',
+      start_date: '2027-03-01 18:00:00',
+      end_date: '2027-03-01 19:00:00',
       recurrence: ['RRULE:FREQ=WEEKLY;UNTIL=20270412T160000Z'],
     });
     const listed = (await listedBySeries()).get(series.id)!;
@@ -92,13 +123,23 @@ describeEachDatabase('Splitting a series with a moved start (D25 scope=following
     await split(listed[2].id, { start_date: '2027-03-29 18:00:00', end_date: '2027-03-29 19:00:00' });
     const after = await parts(series.id, listed[2].id);
     assert.deepEqual(after.old, ['2027-03-01 18:00:00', '2027-03-08 18:00:00']);
-    assert.deepEqual(after.new, ['2027-03-29 18:00:00', '2027-04-05 18:00:00', '2027-04-12 18:00:00', '2027-04-19 18:00:00', '2027-04-26 18:00:00']);
+    assert.deepEqual(after.new, [
+      '2027-03-29 18:00:00',
+      '2027-04-05 18:00:00',
+      '2027-04-12 18:00:00',
+      '2027-04-19 18:00:00',
+      '2027-04-26 18:00:00',
+    ]);
     assert.deepEqual(after.newRule, ['RRULE:FREQ=WEEKLY;UNTIL=20270426T160000Z']);
   });
 
   it('an all-day series moved two days later keeps its remaining COUNT, and its UNTIL dates move by whole days', async () => {
     const counted = await create({
-      all_day: true, timezone: 'America/Santiago', start_date: '2027-03-06', end_date: '2027-03-06', recurrence: ['RRULE:FREQ=WEEKLY;COUNT=5'],
+      all_day: true,
+      timezone: 'America/Santiago',
+      start_date: '2027-03-06',
+      end_date: '2027-03-06',
+      recurrence: ['RRULE:FREQ=WEEKLY;COUNT=5'],
     });
     const listed = (await listedBySeries()).get(counted.id)!;
     await split(listed[2].id, { start_date: '2027-03-22', end_date: '2027-03-22' });
@@ -109,14 +150,23 @@ describeEachDatabase('Splitting a series with a moved start (D25 scope=following
     assert.match(after.oldRule[0], /UNTIL=20270319(;|$)/);
 
     const until = await create({
-      all_day: true, timezone: 'America/Santiago', start_date: '2027-05-01', end_date: '2027-05-01', recurrence: ['RRULE:FREQ=WEEKLY;UNTIL=20270529'],
+      all_day: true,
+      timezone: 'America/Santiago',
+      start_date: '2027-05-01',
+      end_date: '2027-05-01',
+      recurrence: ['RRULE:FREQ=WEEKLY;UNTIL=20270529'],
     });
     const untilListed = (await listedBySeries()).get(until.id)!;
     assert.equal(untilListed.length, 5);
     await split(untilListed[1].id, { start_date: '2027-05-10', end_date: '2027-05-10' });
     const untilAfter = await parts(until.id, untilListed[1].id);
     assert.deepEqual(untilAfter.old, ['2027-05-01 00:00:00']);
-    assert.deepEqual(untilAfter.new, ['2027-05-10 00:00:00', '2027-05-17 00:00:00', '2027-05-24 00:00:00', '2027-05-31 00:00:00']);
+    assert.deepEqual(untilAfter.new, [
+      '2027-05-10 00:00:00',
+      '2027-05-17 00:00:00',
+      '2027-05-24 00:00:00',
+      '2027-05-31 00:00:00',
+    ]);
     assert.deepEqual(untilAfter.newRule, ['RRULE:FREQ=WEEKLY;UNTIL=20270531']);
   });
 });

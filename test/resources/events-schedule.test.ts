@@ -34,7 +34,10 @@ describe('resolveSchedule on create', () => {
   });
 
   it('treats an empty zone as the site zone', () => {
-    assert.equal(ok(create({ start: '2027-01-01', end: '2027-01-02', timezone: '' }, 'Europe/Paris')).timezone, 'Europe/Paris');
+    assert.equal(
+      ok(create({ start: '2027-01-01', end: '2027-01-02', timezone: '' }, 'Europe/Paris')).timezone,
+      'Europe/Paris',
+    );
   });
 
   it('keeps UTC±x zones as written, with the offset as the abbreviation', () => {
@@ -68,7 +71,10 @@ describe('resolveSchedule on create', () => {
   it('refuses an end before the start (D3), after snapping', () => {
     assert.deepEqual(create({ start: '2027-03-10 10:00', end: '2027-03-10 09:00' }), { ok: false, problem: 'range' });
     assert.equal(create({ start: '2027-03-10 10:00', end: '2027-03-10 09:00', allDay: true }).ok, true);
-    assert.deepEqual(create({ start: '2027-03-11 10:00', end: '2027-03-10 23:00', allDay: true }), { ok: false, problem: 'range' });
+    assert.deepEqual(create({ start: '2027-03-11 10:00', end: '2027-03-10 23:00', allDay: true }), {
+      ok: false,
+      problem: 'range',
+    });
   });
 
   it('allows equal dates', () => {
@@ -88,7 +94,12 @@ describe('resolveSchedule on create', () => {
 });
 
 describe('resolveSchedule on update (D2)', () => {
-  const stored: StoredSchedule = { timezone: NY, allDay: false, startLocal: '2027-03-10 09:00:00', endLocal: '2027-03-10 17:00:00' };
+  const stored: StoredSchedule = {
+    timezone: NY,
+    allDay: false,
+    startLocal: '2027-03-10 09:00:00',
+    endLocal: '2027-03-10 17:00:00',
+  };
   const update = (input: ScheduleInput) => resolveSchedule(input, stored, 'UTC', NOW);
 
   it('keeps everything when nothing is sent', () => {
@@ -123,7 +134,12 @@ describe('resolveSchedule on update (D2)', () => {
     const snapped = ok(update({ allDay: true }));
     assert.equal(snapped.startLocal, '2027-03-10 00:00:00');
     assert.equal(snapped.endLocal, '2027-03-10 23:59:59');
-    const allDay: StoredSchedule = { ...stored, allDay: true, startLocal: snapped.startLocal, endLocal: snapped.endLocal };
+    const allDay: StoredSchedule = {
+      ...stored,
+      allDay: true,
+      startLocal: snapped.startLocal,
+      endLocal: snapped.endLocal,
+    };
     const off = resolveSchedule({ allDay: false }, allDay, 'UTC', NOW);
     assert.ok(off.ok);
     assert.equal(off.schedule.allDay, false);
@@ -131,7 +147,12 @@ describe('resolveSchedule on update (D2)', () => {
   });
 
   it('snaps a date sent alone to an all-day event', () => {
-    const allDay: StoredSchedule = { ...stored, allDay: true, startLocal: '2027-03-10 00:00:00', endLocal: '2027-03-12 23:59:59' };
+    const allDay: StoredSchedule = {
+      ...stored,
+      allDay: true,
+      startLocal: '2027-03-10 00:00:00',
+      endLocal: '2027-03-12 23:59:59',
+    };
     const result = resolveSchedule({ start: '2027-03-11 15:00' }, allDay, 'UTC', NOW);
     assert.ok(result.ok);
     assert.equal(result.schedule.startLocal, '2027-03-11 00:00:00');

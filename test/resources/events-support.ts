@@ -14,7 +14,11 @@ export const eventBody = (overrides: Record<string, unknown> = {}) => ({
 });
 
 /** Creates an event and returns its body, failing the test unless the answer is 201. */
-export async function createEvent(h: Harness, overrides: Record<string, unknown> = {}, as: Credentials = h.users.editor): Promise<Record<string, any>> {
+export async function createEvent(
+  h: Harness,
+  overrides: Record<string, unknown> = {},
+  as: Credentials = h.users.editor,
+): Promise<Record<string, any>> {
   const response = await h.request('POST', '/events', { as, body: eventBody(overrides) });
   assert.equal(response.statusCode, 201, `create event: ${response.body}`);
   return response.json();
@@ -28,7 +32,11 @@ const ID_KEYS = new Set(['id', 'term_taxonomy_id']);
  */
 export function referenceShape(event: Record<string, any>): Record<string, any> {
   const { recurrence, series_id: seriesId, occurrence_start_utc: occurrenceStart, ...rest } = event;
-  assert.deepEqual([recurrence, seriesId, occurrenceStart], [[], null, null], 'a single event: no recurrence, no series');
+  assert.deepEqual(
+    [recurrence, seriesId, occurrenceStart],
+    [[], null, null],
+    'a single event: no recurrence, no series',
+  );
   return rest;
 }
 
@@ -39,17 +47,21 @@ export function referenceShape(event: Record<string, any>): Record<string, any> 
 export function withoutIds(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutIds);
   if (value === null || typeof value !== 'object') {
-    return typeof value === 'string' ? value.replace(/\?id=\d+$/, '?id=<id>').replace(/\/(events|venues|organizers|categories|tags)\/\d+$/, '/$1/<id>') : value;
+    return typeof value === 'string'
+      ? value.replace(/\?id=\d+$/, '?id=<id>').replace(/\/(events|venues|organizers|categories|tags)\/\d+$/, '/$1/<id>')
+      : value;
   }
   const out: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(value)) {
     if (ID_KEYS.has(key) && typeof field === 'number') out[key] = '<id>';
     else if (key === 'author' && typeof field === 'string') out[key] = '<author>';
-    else if (['date', 'date_utc', 'modified', 'modified_utc'].includes(key) && typeof field === 'string') out[key] = '<stamp>';
+    else if (['date', 'date_utc', 'modified', 'modified_utc'].includes(key) && typeof field === 'string')
+      out[key] = '<stamp>';
     else out[key] = withoutIds(field);
   }
   return out;
 }
 
 /** The `events` of a list answer as ids, in order. */
-export const eventIds = (response: { json(): any }) => (response.json().events as Array<{ id: number }>).map((event) => event.id);
+export const eventIds = (response: { json(): any }) =>
+  (response.json().events as Array<{ id: number }>).map((event) => event.id);

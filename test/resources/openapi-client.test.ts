@@ -99,16 +99,21 @@ interface ClientReport {
 /** Runs the project's tsc over `directory`'s tsconfig; its diagnostics by file name (empty when it type-checks). */
 function typeErrors(directory: string): Promise<Map<string, string[]>> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [TSC, '--noEmit', '-p', join(directory, 'tsconfig.json'), '--pretty', 'false'], { cwd: directory }, (error, stdout, stderr) => {
-      const errors = new Map<string, string[]>();
-      for (const line of stdout.split('\n')) {
-        const match = /^([^(]+)\(\d+,\d+\): error /.exec(line);
-        if (match) errors.set(match[1], [...(errors.get(match[1]) ?? []), line]);
-      }
-      // tsc exits 2 with diagnostics; any other failure (or output it could not be read from) is the test's own.
-      if (error && errors.size === 0) reject(new Error(`tsc failed: ${error.message}\n${stdout}\n${stderr}`));
-      else resolve(errors);
-    });
+    execFile(
+      process.execPath,
+      [TSC, '--noEmit', '-p', join(directory, 'tsconfig.json'), '--pretty', 'false'],
+      { cwd: directory },
+      (error, stdout, stderr) => {
+        const errors = new Map<string, string[]>();
+        for (const line of stdout.split('\n')) {
+          const match = /^([^(]+)\(\d+,\d+\): error /.exec(line);
+          if (match) errors.set(match[1], [...(errors.get(match[1]) ?? []), line]);
+        }
+        // tsc exits 2 with diagnostics; any other failure (or output it could not be read from) is the test's own.
+        if (error && errors.size === 0) reject(new Error(`tsc failed: ${error.message}\n${stdout}\n${stderr}`));
+        else resolve(errors);
+      },
+    );
   });
 }
 
@@ -124,14 +129,25 @@ describeEachDatabase('A typed client generated from the OpenAPI document', (h) =
     writeFileSync(join(directory, 'package.json'), JSON.stringify({ type: 'module' }));
     writeFileSync(join(directory, 'schema.ts'), await generateTypes(doc.json()));
     writeFileSync(join(directory, 'client.ts'), CLIENT);
-    for (const [name, call] of Object.entries(WRONG_CALLS)) writeFileSync(join(directory, `wrong-${name}.ts`), `${WRONG_CALL_PRELUDE}\n${call}\n`);
-    writeFileSync(join(directory, 'tsconfig.json'), JSON.stringify({
-      compilerOptions: {
-        target: 'es2024', module: 'nodenext', moduleResolution: 'nodenext', lib: ['es2024', 'dom'], types: [],
-        strict: true, noEmit: true, skipLibCheck: true, allowImportingTsExtensions: true,
-      },
-      files: ['schema.ts', 'client.ts', ...Object.keys(WRONG_CALLS).map((name) => `wrong-${name}.ts`)],
-    }));
+    for (const [name, call] of Object.entries(WRONG_CALLS))
+      writeFileSync(join(directory, `wrong-${name}.ts`), `${WRONG_CALL_PRELUDE}\n${call}\n`);
+    writeFileSync(
+      join(directory, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'es2024',
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          lib: ['es2024', 'dom'],
+          types: [],
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          allowImportingTsExtensions: true,
+        },
+        files: ['schema.ts', 'client.ts', ...Object.keys(WRONG_CALLS).map((name) => `wrong-${name}.ts`)],
+      }),
+    );
   });
 
   after(() => {
@@ -149,25 +165,39 @@ describeEachDatabase('A typed client generated from the OpenAPI document', (h) =
   it('runs the calls against the service: created (201), and a list filter sent as a repeated key', async () => {
     await h().app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = h().app.server.address() as AddressInfo;
-    const program = await import(pathToFileURL(join(directory, 'client.ts')).href) as {
+    const program = (await import(pathToFileURL(join(directory, 'client.ts')).href)) as {
       run(baseUrl: string, authorization: string, endTimestamp: number): Promise<ClientReport>;
     };
-    const report = await program.run(`http://127.0.0.1:${port}${h().config.apiPath}`, h().users.administrator.authorization, Date.UTC(2030, 2, 11, 12) / 1000);
+    const report = await program.run(
+      `http://127.0.0.1:${port}${h().config.apiPath}`,
+      h().users.administrator.authorization,
+      Date.UTC(2030, 2, 11, 12) / 1000,
+    );
 
     assert.deepEqual(report.created, [201, 201], JSON.stringify(report));
     const { concert, dance } = report;
     assert.equal(concert?.end_date, '2030-03-11 12:00:00', 'a Unix timestamp is an instant');
     assert.equal(concert?.venue.venue, 'Typed Hall');
-    assert.deepEqual(concert?.organizer.map((organizer: { organizer: string }) => organizer.organizer), ['Client Host', 'Typed Band']);
+    assert.deepEqual(
+      concert?.organizer.map((organizer: { organizer: string }) => organizer.organizer),
+      ['Client Host', 'Typed Band'],
+    );
     assert.deepEqual(concert?.cost_details.values, ['25']);
     assert.equal(concert?.image.url, 'https://img.example/typed.jpg');
     assert.equal(dance?.start_date, '2030-03-12 00:00:00');
     assert.equal(dance?.venue.id, concert?.venue.id, 'the venue named by id');
     assert.equal(dance?.image, false);
-    assert.deepEqual(dance?.categories.map((term: { name: string }) => term.name), ['Client Folk']);
+    assert.deepEqual(
+      dance?.categories.map((term: { name: string }) => term.name),
+      ['Client Folk'],
+    );
 
     const query = new URL(report.listUrl).searchParams;
-    assert.equal(query.getAll('categories').length, 2, `openapi-fetch sends the list as a repeated key: ${report.listUrl}`);
+    assert.equal(
+      query.getAll('categories').length,
+      2,
+      `openapi-fetch sends the list as a repeated key: ${report.listUrl}`,
+    );
     assert.deepEqual(report.listed, ['Typed concert', 'Typed dance'], 'both categories match');
   });
 });

@@ -18,7 +18,8 @@ linkedPostSuite({
   },
 });
 
-const decodeEntities = (text: string) => text.replace(/&#(\d+);/g, (_entity, code: string) => String.fromCodePoint(Number(code)));
+const decodeEntities = (text: string) =>
+  text.replace(/&#(\d+);/g, (_entity, code: string) => String.fromCodePoint(Number(code)));
 
 describeEachDatabase('Organizers: the recorded examples', (h) => {
   const created = readExample('05-create-organizer.json');
@@ -27,7 +28,10 @@ describeEachDatabase('Organizers: the recorded examples', (h) => {
   let id = 0;
 
   it('creates the organizer of example 05 with the same object, key for key (ids, author and clock aside)', async () => {
-    const response = await h().request('POST', '/organizers', { as: h().users.administrator, body: created.request.body });
+    const response = await h().request('POST', '/organizers', {
+      as: h().users.administrator,
+      body: created.request.body,
+    });
     assert.equal(response.statusCode, created.response.status);
     assert.deepEqual(comparable(response.json()), comparable(created.response.body));
     assert.equal(response.headers.allow, created.response.headers.Allow);
@@ -44,8 +48,13 @@ describeEachDatabase('Organizers: the recorded examples', (h) => {
     const { json_ld: expectedJsonLd, ...expectedRest } = single.response.body;
     assert.deepEqual(comparable(rest), comparable(expectedRest));
     assert.deepEqual(keysOf(jsonLd), keysOf(expectedJsonLd));
-    for (const key of ['@type', 'name', 'url', 'telephone', 'sameAs']) assert.equal(jsonLd[key], expectedJsonLd[key], key);
-    assert.equal(decodeEntities(jsonLd.email), decodeEntities(expectedJsonLd.email), 'the e-mail is entity-obfuscated in json_ld only');
+    for (const key of ['@type', 'name', 'url', 'telephone', 'sameAs'])
+      assert.equal(jsonLd[key], expectedJsonLd[key], key);
+    assert.equal(
+      decodeEntities(jsonLd.email),
+      decodeEntities(expectedJsonLd.email),
+      'the e-mail is entity-obfuscated in json_ld only',
+    );
     assert.notEqual(jsonLd.email, 'org@example.com');
     assert.equal(jsonLd.description, '&lt;p&gt;A sample organizer&lt;/p&gt;');
   });
@@ -63,12 +72,32 @@ describeEachDatabase('Organizers: the recorded examples', (h) => {
 
 describeEachDatabase('Organizers: fields', (h) => {
   const create = (body: Record<string, unknown>) => createLinked(h(), 'organizers', body);
-  const update = (id: number, body: Record<string, unknown>) => h().request('PATCH', `/organizers/${id}`, { as: h().users.editor, body });
+  const update = (id: number, body: Record<string, unknown>) =>
+    h().request('PATCH', `/organizers/${id}`, { as: h().users.editor, body });
 
   it('leaves out every empty field and has no venue fields or map flags (§3.3)', async () => {
-    const organizer = await create({ organizer: 'Bare Org', phone: '', email: '', website: '', description: '', address: 'ignored', show_map: true });
+    const organizer = await create({
+      organizer: 'Bare Org',
+      phone: '',
+      email: '',
+      website: '',
+      description: '',
+      address: 'ignored',
+      show_map: true,
+    });
     assert.deepEqual(keysOf(organizer), [
-      'id', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'organizer', 'slug', 'global_id', 'global_id_lineage',
+      'id',
+      'author',
+      'status',
+      'date',
+      'date_utc',
+      'modified',
+      'modified_utc',
+      'url',
+      'organizer',
+      'slug',
+      'global_id',
+      'global_id_lineage',
     ]);
     assert.equal(organizer.url, `${h().config.siteUrl}/organizer/bare-org/`);
     const read = (await h().request('GET', `/organizers/${organizer.id}`)).json();
@@ -94,7 +123,10 @@ describeEachDatabase('Organizers: fields', (h) => {
 
   it('validates website: empty or an absolute http(s) URL', async () => {
     for (const website of ['notaurl', 'www.example.com', 'mailto:org@example.com', 7]) {
-      assertInvalidParams(await h().request('POST', '/organizers', { as: h().users.editor, body: { organizer: 'Web Org', website } }), ['website']);
+      assertInvalidParams(
+        await h().request('POST', '/organizers', { as: h().users.editor, body: { organizer: 'Web Org', website } }),
+        ['website'],
+      );
     }
     const organizer = await create({ organizer: 'Web Org', website: 'http://example.com' });
     assert.equal(organizer.website, 'http://example.com');
@@ -114,7 +146,8 @@ describeEachDatabase('Organizers: fields', (h) => {
     const byMail = await create({ organizer: 'Mail Org', email: 'press@aurora-events.example' });
     const byWebsite = await create({ organizer: 'Site Org', website: 'https://tickets.example/boxoffice' });
     const byPhone = await create({ organizer: 'Phone Org', phone: '+39 06 1234 5678' });
-    const ids = async (search: string) => idsOf((await h().request('GET', '/organizers', { query: { search } })).json().organizers);
+    const ids = async (search: string) =>
+      idsOf((await h().request('GET', '/organizers', { query: { search } })).json().organizers);
     assert.deepEqual(await ids('aurora-events'), [byMail.id]);
     assert.deepEqual(await ids('BOXOFFICE'), [byWebsite.id]);
     assert.deepEqual(await ids('5678 1234'), [byPhone.id]);

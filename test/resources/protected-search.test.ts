@@ -17,17 +17,29 @@ describeEachDatabase('protected content stays protected in searches and term lis
     return eventIds(response);
   };
 
-  it('matches a protected event\'s excerpt and content only with its password or edit rights; its title always', async () => {
+  it("matches a protected event's excerpt and content only with its password or edit rights; its title always", async () => {
     const { editor, author, contributor, subscriber } = h().users;
-    const open = await createEvent(h(), { title: 'Open orchard', description: 'quokkaword in the open', status: 'publish' }, editor);
-    const locked = await createEvent(h(), {
-      title: 'Locked orchard',
-      description: 'quokkaword wombatword in the vault',
-      excerpt: 'numbatword',
-      status: 'publish',
-      password: 'sesame',
-    }, editor);
-    const authored = await createEvent(h(), { title: 'Authored vault', description: 'platypusword', status: 'publish', password: 'other' }, author);
+    const open = await createEvent(
+      h(),
+      { title: 'Open orchard', description: 'quokkaword in the open', status: 'publish' },
+      editor,
+    );
+    const locked = await createEvent(
+      h(),
+      {
+        title: 'Locked orchard',
+        description: 'quokkaword wombatword in the vault',
+        excerpt: 'numbatword',
+        status: 'publish',
+        password: 'sesame',
+      },
+      editor,
+    );
+    const authored = await createEvent(
+      h(),
+      { title: 'Authored vault', description: 'platypusword', status: 'publish', password: 'other' },
+      author,
+    );
 
     for (const as of [null, subscriber, contributor]) {
       const who = as?.login ?? 'anonymous';
@@ -53,35 +65,72 @@ describeEachDatabase('protected content stays protected in searches and term lis
     const { editor, author } = h().users;
     const category = await h().request('POST', '/categories', { as: editor, body: { name: 'Vault category' } });
     const tag = await h().request('POST', '/tags', { as: editor, body: { name: 'Vault tag' } });
-    const locked = await createEvent(h(), {
-      title: 'Terms behind a password',
-      status: 'publish',
-      password: 'sesame',
-      categories: [category.json().id],
-      tags: [tag.json().id],
-    }, editor);
-    for (const [collection, term] of [['categories', category.json()], ['tags', tag.json()]] as const) {
+    const locked = await createEvent(
+      h(),
+      {
+        title: 'Terms behind a password',
+        status: 'publish',
+        password: 'sesame',
+        categories: [category.json().id],
+        tags: [tag.json().id],
+      },
+      editor,
+    );
+    for (const [collection, term] of [
+      ['categories', category.json()],
+      ['tags', tag.json()],
+    ] as const) {
       for (const key of ['post', 'event']) {
         const list = (as: Credentials | null, query: Record<string, string> = {}) =>
           h().request('GET', `/${collection}`, { as, query: { [key]: String(locked.id), ...query } });
-        for (const [as, query] of [[null, {}], [null, { password: 'wrong' }], [author, {}]] as const) {
+        for (const [as, query] of [
+          [null, {}],
+          [null, { password: 'wrong' }],
+          [author, {}],
+        ] as const) {
           const refused = await list(as, query);
-          assert.deepEqual([refused.statusCode, refused.json().code], [403, 'event-password-protected'], `${collection}?${key}: ${refused.body}`);
+          assert.deepEqual(
+            [refused.statusCode, refused.json().code],
+            [403, 'event-password-protected'],
+            `${collection}?${key}: ${refused.body}`,
+          );
         }
-        for (const [as, query] of [[null, { password: 'sesame' }], [author, { password: 'sesame' }], [editor, {}]] as const) {
+        for (const [as, query] of [
+          [null, { password: 'sesame' }],
+          [author, { password: 'sesame' }],
+          [editor, {}],
+        ] as const) {
           const allowed = await list(as, query);
           assert.equal(allowed.statusCode, 200, allowed.body);
-          assert.deepEqual(allowed.json()[collection].map((item: { id: number }) => item.id), [term.id]);
+          assert.deepEqual(
+            allowed.json()[collection].map((item: { id: number }) => item.id),
+            [term.id],
+          );
         }
       }
     }
     // An unprotected event's terms stay public.
-    const open = await createEvent(h(), { title: 'Open terms', status: 'publish', categories: [category.json().id] }, editor);
+    const open = await createEvent(
+      h(),
+      { title: 'Open terms', status: 'publish', categories: [category.json().id] },
+      editor,
+    );
     assert.equal((await h().request('GET', '/categories', { query: { post: String(open.id) } })).statusCode, 200);
   });
 
   it('searches more than 9 terms as one phrase, as WordPress does (events, venues and organizers)', async () => {
-    const words = ['alphaq', 'bravoq', 'charlieq', 'deltaq', 'echoq', 'foxtrotq', 'golfq', 'hotelq', 'indiaq', 'julietq'];
+    const words = [
+      'alphaq',
+      'bravoq',
+      'charlieq',
+      'deltaq',
+      'echoq',
+      'foxtrotq',
+      'golfq',
+      'hotelq',
+      'indiaq',
+      'julietq',
+    ];
     const event = await createEvent(h(), { title: `Phrase ${words.join(' ')}`, status: 'publish' });
     const reversed = [...words].reverse();
     assert.deepEqual(await search(reversed.slice(1).join(' ')), [event.id], '9 terms: each anywhere');
@@ -89,10 +138,15 @@ describeEachDatabase('protected content stays protected in searches and term lis
     assert.deepEqual(await search(words.join(' ')), [event.id], '10 terms in order: the phrase is in the title');
     assert.deepEqual(await search(words.join(',')), [], '10 terms split on commas: the phrase keeps its commas');
 
-    for (const [collection, nameKey] of [['venues', 'venue'], ['organizers', 'organizer']] as const) {
+    for (const [collection, nameKey] of [
+      ['venues', 'venue'],
+      ['organizers', 'organizer'],
+    ] as const) {
       const item = await createLinked(h(), collection, { [nameKey]: `Phrase ${words.join(' ')}`, status: 'publish' });
       const find = async (value: string) =>
-        ((await h().request('GET', `/${collection}`, { query: { search: value } })).json()[collection] ?? []).map((found: { id: number }) => found.id);
+        ((await h().request('GET', `/${collection}`, { query: { search: value } })).json()[collection] ?? []).map(
+          (found: { id: number }) => found.id,
+        );
       assert.deepEqual(await find(reversed.slice(1).join(' ')), [item.id], `${collection}: 9 words`);
       assert.deepEqual(await find(reversed.join(' ')), [], `${collection}: 10 words are a phrase`);
       assert.deepEqual(await find(words.join(' ')), [item.id], `${collection}: the phrase in order`);

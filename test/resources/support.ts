@@ -9,7 +9,8 @@ import type { Credentials, Harness } from '../helpers/harness.ts';
  * The recorded examples of the contract the tests use, copied byte for byte into `test/fixtures/contract-examples/`
  * so the repository's tests stand alone. CONTRACT_EXAMPLES points them at another copy (e.g. a newer recording).
  */
-export const EXAMPLES_DIRECTORY = process.env.CONTRACT_EXAMPLES ?? fileURLToPath(new URL('../fixtures/contract-examples', import.meta.url));
+export const EXAMPLES_DIRECTORY =
+  process.env.CONTRACT_EXAMPLES ?? fileURLToPath(new URL('../fixtures/contract-examples', import.meta.url));
 
 export interface RecordedExample {
   request: { method: string; path: string; body: Record<string, unknown> | null };
@@ -32,9 +33,11 @@ export function comparable(object: Record<string, unknown>): Record<string, unkn
   for (const [key, value] of Object.entries(object)) {
     if (key === 'id') out[key] = typeof value === 'number' ? '<id>' : value;
     else if (key === 'author') out[key] = typeof value === 'string' && /^\d+$/.test(value) ? '<author>' : value;
-    else if (VOLATILE_DATES.includes(key)) out[key] = typeof value === 'string' && WP_DATE.test(value) ? '<date>' : value;
+    else if (VOLATILE_DATES.includes(key))
+      out[key] = typeof value === 'string' && WP_DATE.test(value) ? '<date>' : value;
     else if (key === 'global_id') out[key] = String(value).replace(/\?id=\d+$/, '?id=<id>');
-    else if (key === 'global_id_lineage') out[key] = (value as string[]).map((item) => item.replace(/\?id=\d+$/, '?id=<id>'));
+    else if (key === 'global_id_lineage')
+      out[key] = (value as string[]).map((item) => item.replace(/\?id=\d+$/, '?id=<id>'));
     else out[key] = value;
   }
   return out;

@@ -41,39 +41,67 @@ const WRITES = 200;
 const WRITERS = 3;
 
 describeEachDatabase('a syncing client ends with what a fresh full list shows (D24)', (h) => {
-  it('anonymous, author and administrator clients follow 200 random concurrent writes', { timeout: 600_000 }, async () => {
+  it('anonymous, author and administrator clients follow 200 random concurrent writes', {
+    timeout: 600_000,
+  }, async () => {
     const seed = Number(process.env.SYNC_SEED ?? Math.floor(Math.random() * 2 ** 31));
     const label = `seed ${seed} on ${h().database} (replay: SYNC_SEED=${seed})`;
     console.log(`sync-client: ${label}`);
     const random = generator(seed);
     const { administrator: admin, editor, author } = h().users;
 
-    const pools = { event: [] as number[], venue: [] as number[], organizer: [] as number[], category: [] as number[], tag: [] as number[] };
+    const pools = {
+      event: [] as number[],
+      venue: [] as number[],
+      organizer: [] as number[],
+      category: [] as number[],
+      tag: [] as number[],
+    };
     let serial = 0;
     const failures: string[] = [];
 
     /** One write; any 5xx fails the test, a 4xx (an author on someone else's item, a stale id) is part of the game. */
-    const write = async (as: Credentials, method: string, path: string, body?: Record<string, unknown>, query?: Record<string, string>) => {
+    const write = async (
+      as: Credentials,
+      method: string,
+      path: string,
+      body?: Record<string, unknown>,
+      query?: Record<string, string>,
+    ) => {
       const response = await h().request(method, path, { as, ...(body ? { body } : {}), ...(query ? { query } : {}) });
-      if (response.statusCode >= 500) failures.push(`${method} ${path} ${JSON.stringify(body)} → ${response.statusCode} ${response.body}`);
+      if (response.statusCode >= 500)
+        failures.push(`${method} ${path} ${JSON.stringify(body)} → ${response.statusCode} ${response.body}`);
       return response.statusCode < 300 ? response.json() : undefined;
     };
 
-    const dateIn = (base: string, hours: number) => DateTime.fromISO(base, { zone: 'utc' }).plus({ hours }).toFormat('yyyy-MM-dd HH:mm:ss');
+    const dateIn = (base: string, hours: number) =>
+      DateTime.fromISO(base, { zone: 'utc' }).plus({ hours }).toFormat('yyyy-MM-dd HH:mm:ss');
     const eventFields = (): Record<string, unknown> => {
-      const start = dateIn(`${2027 + random.int(4)}-0${1 + random.int(9)}-1${random.int(10)}T0${random.int(10)}:00:00`, 0);
+      const start = dateIn(
+        `${2027 + random.int(4)}-0${1 + random.int(9)}-1${random.int(10)}T0${random.int(10)}:00:00`,
+        0,
+      );
       return { start_date: start, end_date: dateIn(start.replace(' ', 'T'), 1 + random.int(3)) };
     };
     const statusChoice = () => random.pick(['publish', 'publish', 'publish', 'draft', 'pending', 'private'] as const)!;
     /** Publication dates a few seconds ahead: scheduled items that come due while the clients follow. */
-    const soon = () => DateTime.utc().plus({ seconds: 1 + random.int(6) }).toFormat('yyyy-MM-dd HH:mm:ss');
+    const soon = () =>
+      DateTime.utc()
+        .plus({ seconds: 1 + random.int(6) })
+        .toFormat('yyyy-MM-dd HH:mm:ss');
 
     const createEventOp = async (as: Credentials) => {
-      const body: Record<string, unknown> = { title: `Event ${++serial}`, description: `<p>About event ${serial}</p>`, status: statusChoice(), ...eventFields() };
+      const body: Record<string, unknown> = {
+        title: `Event ${++serial}`,
+        description: `<p>About event ${serial}</p>`,
+        status: statusChoice(),
+        ...eventFields(),
+      };
       if (random.chance(0.15)) Object.assign(body, { status: 'publish', date_utc: soon() });
       if (random.chance(0.2)) body.password = `pw${random.int(100)}`;
       if (random.chance(0.1)) body.hide_from_listings = true;
-      if (random.chance(0.7)) body.venue = random.chance(0.15) ? { venue: `Inline hall ${random.int(4)}` } : (random.pick(pools.venue) ?? 0);
+      if (random.chance(0.7))
+        body.venue = random.chance(0.15) ? { venue: `Inline hall ${random.int(4)}` } : (random.pick(pools.venue) ?? 0);
       if (random.chance(0.6)) body.organizer = random.some(pools.organizer, 2);
       if (random.chance(0.6)) body.categories = random.some(pools.category, 2);
       if (random.chance(0.5)) body.tags = random.some(pools.tag, 3);
@@ -83,9 +111,16 @@ describeEachDatabase('a syncing client ends with what a fresh full list shows (D
       if (created) pools.event.push(created.id);
       if (created?.series_id) {
         const everything = await h().request('GET', '/events', {
-          as: h().users.administrator, query: { start_date: '2000-01-01', end_date: '2100-01-01', per_page: 100, status: 'publish,future,draft,pending,private' },
+          as: h().users.administrator,
+          query: {
+            start_date: '2000-01-01',
+            end_date: '2100-01-01',
+            per_page: 100,
+            status: 'publish,future,draft,pending,private',
+          },
         });
-        for (const event of everything.json().events ?? []) if (event.series_id === created.id && event.id !== created.id) pools.event.push(event.id);
+        for (const event of everything.json().events ?? [])
+          if (event.series_id === created.id && event.id !== created.id) pools.event.push(event.id);
       }
     };
 
@@ -94,19 +129,45 @@ describeEachDatabase('a syncing client ends with what a fresh full list shows (D
       if (id === undefined) return createEventOp(as);
       const body: Record<string, unknown> = {};
       switch (random.int(12)) {
-        case 0: body.title = `Event ${++serial} renamed`; break;
-        case 1: body.status = random.pick(['draft', 'private', 'pending'])!; break;
-        case 2: body.status = 'publish'; break;
-        case 3: body.password = random.chance(0.5) ? `pw${random.int(100)}` : ''; break;
-        case 4: body.hide_from_listings = random.chance(0.5); break;
-        case 5: body.venue = random.chance(0.2) ? 0 : (random.pick(pools.venue) ?? 0); break;
-        case 6: body.organizer = random.some(pools.organizer, 2); break;
-        case 7: body.categories = random.some(pools.category, 2); body.tags = random.some(pools.tag, 2); break;
-        case 8: Object.assign(body, eventFields()); break;
-        case 9: Object.assign(body, { status: 'publish', date_utc: soon() }); break;
+        case 0:
+          body.title = `Event ${++serial} renamed`;
+          break;
+        case 1:
+          body.status = random.pick(['draft', 'private', 'pending'])!;
+          break;
+        case 2:
+          body.status = 'publish';
+          break;
+        case 3:
+          body.password = random.chance(0.5) ? `pw${random.int(100)}` : '';
+          break;
+        case 4:
+          body.hide_from_listings = random.chance(0.5);
+          break;
+        case 5:
+          body.venue = random.chance(0.2) ? 0 : (random.pick(pools.venue) ?? 0);
+          break;
+        case 6:
+          body.organizer = random.some(pools.organizer, 2);
+          break;
+        case 7:
+          body.categories = random.some(pools.category, 2);
+          body.tags = random.some(pools.tag, 2);
+          break;
+        case 8:
+          Object.assign(body, eventFields());
+          break;
+        case 9:
+          Object.assign(body, { status: 'publish', date_utc: soon() });
+          break;
         // D25: a single event becomes a series, a series changes its rule or becomes single (on an occurrence: a 400).
-        case 10: body.recurrence = random.chance(0.3) ? [] : [`RRULE:FREQ=DAILY;COUNT=${2 + random.int(3)}`]; break;
-        default: body.featured = random.chance(0.5); body.excerpt = `Excerpt ${++serial}`; break;
+        case 10:
+          body.recurrence = random.chance(0.3) ? [] : [`RRULE:FREQ=DAILY;COUNT=${2 + random.int(3)}`];
+          break;
+        default:
+          body.featured = random.chance(0.5);
+          body.excerpt = `Excerpt ${++serial}`;
+          break;
       }
       await write(as, 'PATCH', `/events/${id}`, body);
     };
@@ -126,10 +187,19 @@ describeEachDatabase('a syncing client ends with what a fresh full list shows (D
       const id = random.pick(pool);
       const roll = random.int(10);
       if (id === undefined || roll < 3) {
-        const created = await write(as, 'POST', `/${collection}`, { [type]: `${type} ${++serial}`, status: random.chance(0.8) ? 'publish' : 'draft', ...(type === 'venue' ? { city: 'Springfield' } : { email: `o${serial}@example.com` }) });
+        const created = await write(as, 'POST', `/${collection}`, {
+          [type]: `${type} ${++serial}`,
+          status: random.chance(0.8) ? 'publish' : 'draft',
+          ...(type === 'venue' ? { city: 'Springfield' } : { email: `o${serial}@example.com` }),
+        });
         if (created && !pool.includes(created.id)) pool.push(created.id);
       } else if (roll < 6) {
-        await write(as, 'PATCH', `/${collection}/${id}`, type === 'venue' ? { city: `City ${++serial}`, venue: `venue ${serial}` } : { phone: `555-${++serial}` });
+        await write(
+          as,
+          'PATCH',
+          `/${collection}/${id}`,
+          type === 'venue' ? { city: `City ${++serial}`, venue: `venue ${serial}` } : { phone: `555-${++serial}` },
+        );
       } else if (roll < 8) {
         await write(as, 'PATCH', `/${collection}/${id}`, { status: random.pick(['draft', 'publish', 'private'])! });
       } else if (roll < 9) {
@@ -150,7 +220,10 @@ describeEachDatabase('a syncing client ends with what a fresh full list shows (D
         const created = await write(as, 'POST', `/${collection}`, body);
         if (created) pool.push(created.id);
       } else if (roll < 7) {
-        await write(as, 'PATCH', `/${collection}/${id}`, { name: `${collection} ${++serial} renamed`, description: `Changed ${serial}` });
+        await write(as, 'PATCH', `/${collection}/${id}`, {
+          name: `${collection} ${++serial} renamed`,
+          description: `Changed ${serial}`,
+        });
       } else if (roll < 8 && collection === 'categories') {
         await write(as, 'PATCH', `/${collection}/${id}`, { parent: random.chance(0.5) ? 0 : (random.pick(pool) ?? 0) });
       } else {
@@ -176,8 +249,19 @@ describeEachDatabase('a syncing client ends with what a fresh full list shows (D
     for (let index = 0; index < 6; index++) await termOp(admin);
     for (let index = 0; index < 15; index++) await createEventOp(admin);
 
-    const clients: Array<{ name: string; as: Credentials | null; copy: Copy; cursor: string; polls: number; entries: number }> = [];
-    for (const [name, as] of [['anonymous', null], ['author', author], ['administrator', admin]] as const) {
+    const clients: Array<{
+      name: string;
+      as: Credentials | null;
+      copy: Copy;
+      cursor: string;
+      polls: number;
+      entries: number;
+    }> = [];
+    for (const [name, as] of [
+      ['anonymous', null],
+      ['author', author],
+      ['administrator', admin],
+    ] as const) {
       const { copy, cursor } = await fullList(h(), as);
       clients.push({ name, as, copy, cursor, polls: 0, entries: 0 });
     }
@@ -222,7 +306,13 @@ describeEachDatabase('a syncing client ends with what a fresh full list shows (D
       client.entries += drained.entries.length;
       const fresh = await fullList(h(), client.as);
       assertSameCopy(client.copy, fresh.copy, `${client.name} client, ${label}`);
-      console.log(`sync-client: ${client.name} on ${h().database}: ${client.polls} polls, ${client.entries} entries; ${Object.entries(fresh.copy).map(([kind, items]) => `${items.size} ${kind}`).join(', ')}`);
+      console.log(
+        `sync-client: ${client.name} on ${h().database}: ${client.polls} polls, ${client.entries} entries; ${Object.entries(
+          fresh.copy,
+        )
+          .map(([kind, items]) => `${items.size} ${kind}`)
+          .join(', ')}`,
+      );
       assert.ok(fresh.copy.event.size > 0, 'the run leaves events to compare');
     }
   });

@@ -25,25 +25,39 @@ export const FULL_LIST_QUERY: Record<Kind, Record<string, string>> = {
 
 export type Copy = Record<Kind, Map<number, Record<string, unknown>>>;
 
-export const emptyCopy = (): Copy => ({ event: new Map(), venue: new Map(), organizer: new Map(), category: new Map(), tag: new Map() });
+export const emptyCopy = (): Copy => ({
+  event: new Map(),
+  venue: new Map(),
+  organizer: new Map(),
+  category: new Map(),
+  tag: new Map(),
+});
 
 /**
  * Every page of every list, as `as` sees it, and the X-Sync-Cursor of the first answer (the earliest: every later
  * page read data at least as new).
  */
-export async function fullList(h: Harness, as: Credentials | null, perPage = 100): Promise<{ copy: Copy; cursor: string }> {
+export async function fullList(
+  h: Harness,
+  as: Credentials | null,
+  perPage = 100,
+): Promise<{ copy: Copy; cursor: string }> {
   const copy = emptyCopy();
   let cursor: string | undefined;
   for (const kind of KINDS) {
     for (let page = 1; ; page++) {
-      const response = await h.request('GET', `/${COLLECTION[kind]}`, { as, query: { ...FULL_LIST_QUERY[kind], per_page: perPage, page } });
+      const response = await h.request('GET', `/${COLLECTION[kind]}`, {
+        as,
+        query: { ...FULL_LIST_QUERY[kind], per_page: perPage, page },
+      });
       if (response.statusCode === 404 && page > 1) break;
       assert.equal(response.statusCode, 200, `list ${kind} page ${page}: ${response.body}`);
       const header = response.headers['x-sync-cursor'];
       assert.equal(typeof header, 'string', `list ${kind} sends X-Sync-Cursor`);
       cursor ??= header as string;
       const body = response.json();
-      for (const item of body[COLLECTION[kind]] as Array<Record<string, unknown>>) copy[kind].set(item.id as number, item);
+      for (const item of body[COLLECTION[kind]] as Array<Record<string, unknown>>)
+        copy[kind].set(item.id as number, item);
       if (page >= body.total_pages) break;
     }
   }
@@ -113,7 +127,11 @@ export function assertSameCopy(actual: Copy, expected: Copy, label: string): voi
     const want = [...expected[kind].keys()].sort((a, b) => a - b);
     assert.deepEqual(have, want, `${label}: the ${kind} ids`);
     for (const id of want) {
-      assert.deepEqual(comparable(kind, actual[kind].get(id)!), comparable(kind, expected[kind].get(id)!), `${label}: ${kind} ${id}`);
+      assert.deepEqual(
+        comparable(kind, actual[kind].get(id)!),
+        comparable(kind, expected[kind].get(id)!),
+        `${label}: ${kind} ${id}`,
+      );
     }
   }
 }

@@ -17,7 +17,14 @@ describeEachDatabase('incremental sync (D24)', (h) => {
   const admin = () => h().users.administrator;
   const anonymous: Credentials | null = null;
 
-  const call = async (method: string, path: string, status: number, as: Credentials | null = h().users.editor, body?: Record<string, unknown>, query?: Record<string, string | number>) => {
+  const call = async (
+    method: string,
+    path: string,
+    status: number,
+    as: Credentials | null = h().users.editor,
+    body?: Record<string, unknown>,
+    query?: Record<string, string | number>,
+  ) => {
     const response = await h().request(method, path, { as, ...(body ? { body } : {}), ...(query ? { query } : {}) });
     assert.equal(response.statusCode, status, `${method} ${path}: ${response.body}`);
     return response;
@@ -48,47 +55,78 @@ describeEachDatabase('incremental sync (D24)', (h) => {
     }
     const before = decodeCursor(await cursorNow(anonymous))!.seq;
     await createLinked(h(), 'venues', { venue: 'Moves the cursor', status: 'publish' });
-    assert.ok(decodeCursor(await cursorNow(anonymous))!.seq > before, 'a write moves the cursor of the next (uncached) answer');
+    assert.ok(
+      decodeCursor(await cursorNow(anonymous))!.seq > before,
+      'a write moves the cursor of the next (uncached) answer',
+    );
   });
 
-  it('a list\'s cursor covers the writes that commit while the list runs', async () => {
+  it("a list's cursor covers the writes that commit while the list runs", async () => {
     const venue = await createLinked(h(), 'venues', { venue: 'Racing hall', status: 'publish' }, admin());
     const event = await createEvent(h(), { title: 'Racing 0', status: 'publish', venue: venue.id }, admin());
     const lists = {
-      events: { query: { include: String(event.id) }, id: event.id, field: 'title', patch: (round: number) => ['PATCH', `/events/${event.id}`, { title: `Racing ${round}` }] as const },
-      venues: { query: { include: String(venue.id) }, id: venue.id, field: 'venue', patch: (round: number) => ['PATCH', `/venues/${venue.id}`, { venue: `Racing hall ${round}` }] as const },
+      events: {
+        query: { include: String(event.id) },
+        id: event.id,
+        field: 'title',
+        patch: (round: number) => ['PATCH', `/events/${event.id}`, { title: `Racing ${round}` }] as const,
+      },
+      venues: {
+        query: { include: String(venue.id) },
+        id: venue.id,
+        field: 'venue',
+        patch: (round: number) => ['PATCH', `/venues/${venue.id}`, { venue: `Racing hall ${round}` }] as const,
+      },
     };
     for (const [collection, race] of Object.entries(lists)) {
       for (let round = 1; round <= 40; round++) {
         const [method, path, body] = race.patch(round);
         // Started together: the write commits before, during or after the list's queries.
         const [listed] = await Promise.all([
-          h().request('GET', `/${collection}`, { as: admin(), query: collection === 'events' ? race.query : { per_page: 100 } }),
+          h().request('GET', `/${collection}`, {
+            as: admin(),
+            query: collection === 'events' ? race.query : { per_page: 100 },
+          }),
           h().request(method, path, { as: h().users.editor, body }),
         ]);
-        const item = (listed.json()[collection] as Array<Record<string, unknown>>).find((candidate) => candidate.id === race.id)!;
+        const item = (listed.json()[collection] as Array<Record<string, unknown>>).find(
+          (candidate) => candidate.id === race.id,
+        )!;
         let value = item[race.field];
         for (const entry of (await changesSince(String(listed.headers['x-sync-cursor']), admin())).values()) {
           if (entry.id === race.id && entry.item) value = entry.item[race.field];
         }
-        assert.equal(value, body[race.field as keyof typeof body], `${collection}, round ${round}: the list or the changes after its cursor hold the write`);
+        assert.equal(
+          value,
+          body[race.field as keyof typeof body],
+          `${collection}, round ${round}: the list or the changes after its cursor hold the write`,
+        );
       }
     }
   });
 
   it('answers one entry per item, its latest state, oldest first; next_cursor continues where it stopped', async () => {
     const since = await cursorNow();
-    const first = (await call('POST', '/events', 201, admin(), { title: 'Coalesced', start_date: '2031-01-01 10:00', end_date: '2031-01-01 11:00' })).json();
+    const first = (
+      await call('POST', '/events', 201, admin(), {
+        title: 'Coalesced',
+        start_date: '2031-01-01 10:00',
+        end_date: '2031-01-01 11:00',
+      })
+    ).json();
     const venue = await createLinked(h(), 'venues', { venue: 'Between the two', status: 'publish' }, admin());
     await call('PATCH', `/events/${first.id}`, 200, admin(), { title: 'Coalesced twice' });
     await call('PATCH', `/events/${first.id}`, 200, admin(), { title: 'Coalesced thrice' });
 
     const page = (await call('GET', '/changes', 200, anonymous, undefined, { since })).json();
     assert.equal(page.has_more, false);
-    assert.deepEqual(page.changes.map((entry: ChangeEntry) => [entry.type, entry.id, entry.action]), [
-      ['venue', venue.id, 'upsert'],
-      ['event', first.id, 'upsert'],
-    ]);
+    assert.deepEqual(
+      page.changes.map((entry: ChangeEntry) => [entry.type, entry.id, entry.action]),
+      [
+        ['venue', venue.id, 'upsert'],
+        ['event', first.id, 'upsert'],
+      ],
+    );
     const event = page.changes[1].item;
     assert.equal(event.title, 'Coalesced thrice');
     assert.deepEqual(event, (await call('GET', `/events/${first.id}`, 200, anonymous)).json(), 'as GET by id shows it');
@@ -103,12 +141,18 @@ describeEachDatabase('incremental sync (D24)', (h) => {
   it('pages with per_page and has_more; the pages together hold every change once', async () => {
     const since = await cursorNow();
     const ids: number[] = [];
-    for (let index = 0; index < 5; index++) ids.push((await createLinked(h(), 'organizers', { organizer: `Paged ${index}`, status: 'publish' })).id);
+    for (let index = 0; index < 5; index++)
+      ids.push((await createLinked(h(), 'organizers', { organizer: `Paged ${index}`, status: 'publish' })).id);
     let cursor = since;
     const seen: number[] = [];
     for (const expected of [[ids[0], ids[1]], [ids[2], ids[3]], [ids[4]]]) {
-      const page: { changes: ChangeEntry[]; next_cursor: string; has_more: boolean } = (await call('GET', '/changes', 200, anonymous, undefined, { since: cursor, per_page: 2 })).json();
-      assert.deepEqual(page.changes.map((entry: ChangeEntry) => entry.id), expected);
+      const page: { changes: ChangeEntry[]; next_cursor: string; has_more: boolean } = (
+        await call('GET', '/changes', 200, anonymous, undefined, { since: cursor, per_page: 2 })
+      ).json();
+      assert.deepEqual(
+        page.changes.map((entry: ChangeEntry) => entry.id),
+        expected,
+      );
       assert.equal(page.has_more, expected.length === 2);
       seen.push(...page.changes.map((entry: ChangeEntry) => entry.id));
       cursor = page.next_cursor;
@@ -118,7 +162,16 @@ describeEachDatabase('incremental sync (D24)', (h) => {
 
   it('removes what the caller can no longer see, per caller', async () => {
     const since = await cursorNow();
-    const make = async (title: string) => (await call('POST', '/events', 201, admin(), { title, start_date: '2031-02-01 10:00', end_date: '2031-02-01 11:00', status: 'publish', description: 'Secret text' })).json().id as number;
+    const make = async (title: string) =>
+      (
+        await call('POST', '/events', 201, admin(), {
+          title,
+          start_date: '2031-02-01 10:00',
+          end_date: '2031-02-01 11:00',
+          status: 'publish',
+          description: 'Secret text',
+        })
+      ).json().id as number;
     const trashed = await make('Trashed');
     const drafted = await make('Drafted');
     const privateOne = await make('Private');
@@ -162,7 +215,8 @@ describeEachDatabase('incremental sync (D24)', (h) => {
       assert.equal(item.description, '');
       assert.equal(item.json_ld, undefined);
     }
-    const listed = (await call('GET', '/events', 200, anonymous, undefined, { include: String(protectedOne) })).json().events[0];
+    const listed = (await call('GET', '/events', 200, anonymous, undefined, { include: String(protectedOne) })).json()
+      .events[0];
     assert.deepEqual(seenBy.anonymous.get(`event:${protectedOne}`)!.item, listed);
   });
 
@@ -171,8 +225,15 @@ describeEachDatabase('incremental sync (D24)', (h) => {
     for (let index = 0; index < 12; index++) {
       const venue = await createLinked(h(), 'venues', { venue: `Counted hall ${index}`, status: 'publish' }, admin());
       await call('POST', '/events', 201, admin(), {
-        title: `Counted ${index}`, start_date: '2031-06-01 10:00', end_date: '2031-06-01 11:00', status: 'publish', venue: venue.id,
-        organizer: { organizer: `Counted host ${index}` }, categories: [`Counted category ${index}`], tags: [`counted-${index}`], image: `https://img.example/${index}.png`,
+        title: `Counted ${index}`,
+        start_date: '2031-06-01 10:00',
+        end_date: '2031-06-01 11:00',
+        status: 'publish',
+        venue: venue.id,
+        organizer: { organizer: `Counted host ${index}` },
+        categories: [`Counted category ${index}`],
+        tags: [`counted-${index}`],
+        image: `https://img.example/${index}.png`,
       });
     }
     const queriesFor = async (perPage: number) => {
@@ -189,11 +250,25 @@ describeEachDatabase('incremental sync (D24)', (h) => {
     assert.equal(await queriesFor(50), small, 'the same queries for 5 and for 50 entries of every kind');
   });
 
-  it('an author sees their own drafts, and no one else\'s', async () => {
+  it("an author sees their own drafts, and no one else's", async () => {
     const author = h().users.author;
     const since = await cursorNow(author);
-    const own = (await call('POST', '/events', 201, author, { title: 'Own draft', start_date: '2031-03-01 10:00', end_date: '2031-03-01 11:00', status: 'draft' })).json().id;
-    const others = (await call('POST', '/events', 201, admin(), { title: 'Other draft', start_date: '2031-03-01 10:00', end_date: '2031-03-01 11:00', status: 'draft' })).json().id;
+    const own = (
+      await call('POST', '/events', 201, author, {
+        title: 'Own draft',
+        start_date: '2031-03-01 10:00',
+        end_date: '2031-03-01 11:00',
+        status: 'draft',
+      })
+    ).json().id;
+    const others = (
+      await call('POST', '/events', 201, admin(), {
+        title: 'Other draft',
+        start_date: '2031-03-01 10:00',
+        end_date: '2031-03-01 11:00',
+        status: 'draft',
+      })
+    ).json().id;
     const entries = await changesSince(since, author);
     assert.equal(actionOf(entries, `event:${own}`), 'upsert');
     assert.equal(actionOf(entries, `event:${others}`), undefined, 'not even a remove: the author never could list it');
@@ -202,13 +277,35 @@ describeEachDatabase('incremental sync (D24)', (h) => {
   it('tells nobody of items they never could list: a draft series, a private event and a draft venue edited, trashed, deleted', async () => {
     const editor = h().users.editor;
     const since = await cursorNow(anonymous);
-    const series = (await call('POST', '/events', 201, admin(), {
-      title: 'Secret series', start_date: '2031-07-01 10:00', end_date: '2031-07-01 11:00', status: 'draft', recurrence: ['RRULE:FREQ=DAILY;COUNT=4'],
-    })).json();
-    const occurrences = (await call('GET', '/events', 200, admin(), undefined, { start_date: '2031-07-01', end_date: '2031-07-31', status: 'draft', per_page: 100 }))
-      .json().events.filter((event: { series_id: number | null }) => event.series_id === series.id).map((event: { id: number }) => event.id) as number[];
+    const series = (
+      await call('POST', '/events', 201, admin(), {
+        title: 'Secret series',
+        start_date: '2031-07-01 10:00',
+        end_date: '2031-07-01 11:00',
+        status: 'draft',
+        recurrence: ['RRULE:FREQ=DAILY;COUNT=4'],
+      })
+    ).json();
+    const occurrences = (
+      await call('GET', '/events', 200, admin(), undefined, {
+        start_date: '2031-07-01',
+        end_date: '2031-07-31',
+        status: 'draft',
+        per_page: 100,
+      })
+    )
+      .json()
+      .events.filter((event: { series_id: number | null }) => event.series_id === series.id)
+      .map((event: { id: number }) => event.id) as number[];
     assert.equal(occurrences.length, 4);
-    const privateOne = (await call('POST', '/events', 201, admin(), { title: 'Secret single', start_date: '2031-07-02 10:00', end_date: '2031-07-02 11:00', status: 'private' })).json().id as number;
+    const privateOne = (
+      await call('POST', '/events', 201, admin(), {
+        title: 'Secret single',
+        start_date: '2031-07-02 10:00',
+        end_date: '2031-07-02 11:00',
+        status: 'private',
+      })
+    ).json().id as number;
     const venue = await createLinked(h(), 'venues', { venue: 'Secret hall', status: 'draft' }, admin());
     const keys = [...occurrences.map((id) => `event:${id}`), `event:${privateOne}`, `venue:${venue.id}`];
     const actionsSince = async (cursor: string, as: Credentials | null) => {
@@ -221,27 +318,53 @@ describeEachDatabase('incremental sync (D24)', (h) => {
     await call('PATCH', `/events/${privateOne}`, 200, admin(), { title: 'Secret single, renamed' });
     await call('PATCH', `/venues/${venue.id}`, 200, admin(), { venue: 'Secret hall, renamed' });
     assert.deepEqual(await actionsSince(since, anonymous), none, 'created and edited: nothing for an anonymous client');
-    assert.deepEqual(await actionsSince(since, editor), keys.map(() => 'upsert'), 'an editor lists them');
+    assert.deepEqual(
+      await actionsSince(since, editor),
+      keys.map(() => 'upsert'),
+      'an editor lists them',
+    );
 
     const beforeTrash = await cursorNow(editor);
     await call('DELETE', `/events/${series.id}`, 200, admin());
     await call('DELETE', `/events/${privateOne}`, 200, admin(), undefined, { force: 'true' });
     await call('DELETE', `/venues/${venue.id}`, 200, admin());
-    assert.deepEqual(await actionsSince(beforeTrash, anonymous), none, 'trashed or deleted: nothing for an anonymous client');
+    assert.deepEqual(
+      await actionsSince(beforeTrash, anonymous),
+      none,
+      'trashed or deleted: nothing for an anonymous client',
+    );
     assert.deepEqual(await actionsSince(since, anonymous), none);
-    assert.deepEqual(await actionsSince(beforeTrash, editor), keys.map(() => 'remove'), 'the editor who held them is told they are gone');
+    assert.deepEqual(
+      await actionsSince(beforeTrash, editor),
+      keys.map(() => 'remove'),
+      'the editor who held them is told they are gone',
+    );
 
     const beforeDelete = await cursorNow(editor);
     await call('DELETE', `/events/${series.id}`, 200, admin(), undefined, { force: 'true' });
     await call('DELETE', `/venues/${venue.id}`, 200, admin(), undefined, { force: 'true' });
-    assert.deepEqual(await actionsSince(beforeDelete, anonymous), none, 'deleted from the trash: nothing for an anonymous client');
+    assert.deepEqual(
+      await actionsSince(beforeDelete, anonymous),
+      none,
+      'deleted from the trash: nothing for an anonymous client',
+    );
     assert.deepEqual(await actionsSince(beforeTrash, anonymous), none);
-    assert.deepEqual(await actionsSince(beforeTrash, editor), keys.map(() => 'remove'));
+    assert.deepEqual(
+      await actionsSince(beforeTrash, editor),
+      keys.map(() => 'remove'),
+    );
   });
 
   it('still removes a published event made private or draft for anonymous clients, and sends them nothing else', async () => {
     const make = async (title: string, status: string) =>
-      (await call('POST', '/events', 201, admin(), { title, start_date: '2031-08-01 10:00', end_date: '2031-08-01 11:00', status })).json().id as number;
+      (
+        await call('POST', '/events', 201, admin(), {
+          title,
+          start_date: '2031-08-01 10:00',
+          end_date: '2031-08-01 11:00',
+          status,
+        })
+      ).json().id as number;
     const madePrivate = await make('Public, then private', 'publish');
     const madeDraft = await make('Public, then draft', 'publish');
     const since = await cursorNow(anonymous);
@@ -250,19 +373,35 @@ describeEachDatabase('incremental sync (D24)', (h) => {
     await call('PATCH', `/events/${madeDraft}`, 200, admin(), { status: 'draft' });
     await call('PATCH', `/events/${draft}`, 200, admin(), { status: 'pending' });
     const { entries } = await drain(h(), anonymous, emptyCopy(), since);
-    assert.deepEqual(entries.map((entry) => [entry.type, entry.id, entry.action]), [['event', madePrivate, 'remove'], ['event', madeDraft, 'remove']]);
+    assert.deepEqual(
+      entries.map((entry) => [entry.type, entry.id, entry.action]),
+      [
+        ['event', madePrivate, 'remove'],
+        ['event', madeDraft, 'remove'],
+      ],
+    );
   });
 
   it('sends the events that embed a venue or organizer when it changes', async () => {
     const venue = await createLinked(h(), 'venues', { venue: 'Renamed hall', status: 'publish' }, admin());
     const organizer = await createLinked(h(), 'organizers', { organizer: 'Renamed host', status: 'publish' }, admin());
-    const event = (await call('POST', '/events', 201, admin(), {
-      title: 'Embeds both', start_date: '2031-04-01 10:00', end_date: '2031-04-01 11:00', status: 'publish', venue: venue.id, organizer: [organizer.id],
-    })).json();
+    const event = (
+      await call('POST', '/events', 201, admin(), {
+        title: 'Embeds both',
+        start_date: '2031-04-01 10:00',
+        end_date: '2031-04-01 11:00',
+        status: 'publish',
+        venue: venue.id,
+        organizer: [organizer.id],
+      })
+    ).json();
     const since = await cursorNow(anonymous);
     await call('PATCH', `/venues/${venue.id}`, 200, admin(), { venue: 'Renamed hall, new name', city: 'Springfield' });
     let entries = await changesSince(since, anonymous);
-    assert.equal(entries.get(`event:${event.id}`)?.item?.venue && (entries.get(`event:${event.id}`)!.item!.venue as any).venue, 'Renamed hall, new name');
+    assert.equal(
+      entries.get(`event:${event.id}`)?.item?.venue && (entries.get(`event:${event.id}`)!.item!.venue as any).venue,
+      'Renamed hall, new name',
+    );
     const next = await cursorNow(anonymous);
     await call('PATCH', `/organizers/${organizer.id}`, 200, admin(), { email: 'host@example.com' });
     entries = await changesSince(next, anonymous);
@@ -271,9 +410,15 @@ describeEachDatabase('incremental sync (D24)', (h) => {
 
   it('sends a scheduled item when it comes due, although nothing was written', async () => {
     h().setNow('2030-06-01T12:00:00Z');
-    const event = (await call('POST', '/events', 201, admin(), {
-      title: 'Scheduled', start_date: '2031-05-01 10:00', end_date: '2031-05-01 11:00', status: 'publish', date_utc: '2030-06-01 13:00:00',
-    })).json();
+    const event = (
+      await call('POST', '/events', 201, admin(), {
+        title: 'Scheduled',
+        start_date: '2031-05-01 10:00',
+        end_date: '2031-05-01 11:00',
+        status: 'publish',
+        date_utc: '2030-06-01 13:00:00',
+      })
+    ).json();
     assert.equal(event.status, 'future');
     const since = await cursorNow(anonymous);
     let entries = await changesSince(since, anonymous);
@@ -283,7 +428,10 @@ describeEachDatabase('incremental sync (D24)', (h) => {
 
     h().setNow('2030-06-01T13:00:01Z');
     page = (await call('GET', '/changes', 200, anonymous, undefined, { since: page.next_cursor })).json();
-    assert.deepEqual(page.changes.map((entry: ChangeEntry) => [entry.type, entry.id, entry.action]), [['event', event.id, 'upsert']]);
+    assert.deepEqual(
+      page.changes.map((entry: ChangeEntry) => [entry.type, entry.id, entry.action]),
+      [['event', event.id, 'upsert']],
+    );
     assert.equal(page.changes[0].item.status, 'publish');
     const again = (await call('GET', '/changes', 200, anonymous, undefined, { since: page.next_cursor })).json();
     assert.deepEqual(again.changes, [], 'sent once');
@@ -305,11 +453,26 @@ describeEachDatabase('incremental sync (D24)', (h) => {
     const latest = await latestSeq(h().store.db);
     const b64 = (text: string) => Buffer.from(text).toString('base64url');
     const expired = [
-      '', 'x', 'not a cursor', '!!!!', '%00', 'a'.repeat(5000), b64('2.1.20300101000000.0'), b64('1.-1.20300101000000.0'),
-      b64('1.01.20300101000000.0'), b64('1.1.20301301000000.0'), b64('1.1.20300230000000.0'), b64('1.1.2030010100000.0'),
-      b64(`1.1.20300101000000.${LAST_ID + 1}`), b64('1.99999999999999999999.20300101000000.0'), b64('1.1.20300101000000.0.9'),
-      encodeCursor({ ...good, seq: latest + 1000 }), encodeCursor({ ...good, dueAt: '2999-01-01 00:00:00' }),
-      `${encodeCursor(good)}=`, `${encodeCursor(good)}A`, encodeCursor(good).toLowerCase(),
+      '',
+      'x',
+      'not a cursor',
+      '!!!!',
+      '%00',
+      'a'.repeat(5000),
+      b64('2.1.20300101000000.0'),
+      b64('1.-1.20300101000000.0'),
+      b64('1.01.20300101000000.0'),
+      b64('1.1.20301301000000.0'),
+      b64('1.1.20300230000000.0'),
+      b64('1.1.2030010100000.0'),
+      b64(`1.1.20300101000000.${LAST_ID + 1}`),
+      b64('1.99999999999999999999.20300101000000.0'),
+      b64('1.1.20300101000000.0.9'),
+      encodeCursor({ ...good, seq: latest + 1000 }),
+      encodeCursor({ ...good, dueAt: '2999-01-01 00:00:00' }),
+      `${encodeCursor(good)}=`,
+      `${encodeCursor(good)}A`,
+      encodeCursor(good).toLowerCase(),
     ];
     for (const since of expired) {
       const response = await h().request('GET', '/changes', { query: { since } });
@@ -320,7 +483,9 @@ describeEachDatabase('incremental sync (D24)', (h) => {
       assert.equal(typeof body.message, 'string');
     }
     for (const perPage of ['0', '-1', 'abc', '1.5', '', '99999999999999999999999']) {
-      const response = await h().request('GET', '/changes', { query: { since: encodeCursor(good), per_page: perPage } });
+      const response = await h().request('GET', '/changes', {
+        query: { since: encodeCursor(good), per_page: perPage },
+      });
       assert.equal(response.statusCode, 400, `per_page=${perPage}: ${response.body}`);
       assert.equal(response.json().code, 'rest_invalid_param');
     }
@@ -334,12 +499,30 @@ describeEachDatabase('incremental sync (D24)', (h) => {
   it('filters lists by modified_after (exclusive) and modified_before (inclusive), echoed as UTC instants', async () => {
     h().setNow('2032-01-10T10:00:00Z');
     const early = await createLinked(h(), 'venues', { venue: 'Modified early', status: 'publish' }, admin());
-    const earlyOrganizer = await createLinked(h(), 'organizers', { organizer: 'Modified early', status: 'publish' }, admin());
-    const earlyEvent = await createEvent(h(), { title: 'Modified early', status: 'publish', start_date: '2032-02-01 10:00', end_date: '2032-02-01 11:00' }, admin());
+    const earlyOrganizer = await createLinked(
+      h(),
+      'organizers',
+      { organizer: 'Modified early', status: 'publish' },
+      admin(),
+    );
+    const earlyEvent = await createEvent(
+      h(),
+      { title: 'Modified early', status: 'publish', start_date: '2032-02-01 10:00', end_date: '2032-02-01 11:00' },
+      admin(),
+    );
     h().setNow('2032-01-10T11:00:00Z');
     const late = await createLinked(h(), 'venues', { venue: 'Modified late', status: 'publish' }, admin());
-    const lateOrganizer = await createLinked(h(), 'organizers', { organizer: 'Modified late', status: 'publish' }, admin());
-    const lateEvent = await createEvent(h(), { title: 'Modified late', status: 'publish', start_date: '2032-02-01 10:00', end_date: '2032-02-01 11:00' }, admin());
+    const lateOrganizer = await createLinked(
+      h(),
+      'organizers',
+      { organizer: 'Modified late', status: 'publish' },
+      admin(),
+    );
+    const lateEvent = await createEvent(
+      h(),
+      { title: 'Modified late', status: 'publish', start_date: '2032-02-01 10:00', end_date: '2032-02-01 11:00' },
+      admin(),
+    );
 
     const window = { start_date: '2032-02-01', end_date: '2032-02-01' };
     for (const [collection, ids, extra] of [
@@ -348,16 +531,37 @@ describeEachDatabase('incremental sync (D24)', (h) => {
       ['events', [earlyEvent.id, lateEvent.id], window],
     ] as const) {
       const listed = async (query: Record<string, string>) => {
-        const body = (await call('GET', `/${collection}`, 200, admin(), undefined, { ...extra, per_page: 100, ...query })).json();
-        return { ids: (body[collection] as Array<{ id: number }>).map((item) => item.id).filter((id) => (ids as readonly number[]).includes(id)).sort((a, b) => a - b), body };
+        const body = (
+          await call('GET', `/${collection}`, 200, admin(), undefined, { ...extra, per_page: 100, ...query })
+        ).json();
+        return {
+          ids: (body[collection] as Array<{ id: number }>)
+            .map((item) => item.id)
+            .filter((id) => (ids as readonly number[]).includes(id))
+            .sort((a, b) => a - b),
+          body,
+        };
       };
       // 10:00:00 UTC exactly: the early items were modified then.
       const after = await listed({ modified_after: '2032-01-10T10:00:00Z' });
       assert.deepEqual(after.ids, [ids[1]], `${collection}: modified_after is exclusive`);
-      assert.ok(queryPairs(after.body.rest_url).some(([name, value]) => name === 'modified_after' && value === '2032-01-10T10:00:00Z'), `${collection}: echoed`);
+      assert.ok(
+        queryPairs(after.body.rest_url).some(
+          ([name, value]) => name === 'modified_after' && value === '2032-01-10T10:00:00Z',
+        ),
+        `${collection}: echoed`,
+      );
       const before = await listed({ modified_before: '2032-01-10 10:00:00' });
-      assert.deepEqual(before.ids, [ids[0]], `${collection}: modified_before is inclusive (read in the site zone, UTC here)`);
-      assert.ok(queryPairs(before.body.rest_url).some(([name, value]) => name === 'modified_before' && value === '2032-01-10T10:00:00Z'));
+      assert.deepEqual(
+        before.ids,
+        [ids[0]],
+        `${collection}: modified_before is inclusive (read in the site zone, UTC here)`,
+      );
+      assert.ok(
+        queryPairs(before.body.rest_url).some(
+          ([name, value]) => name === 'modified_before' && value === '2032-01-10T10:00:00Z',
+        ),
+      );
       const both = await listed({ modified_after: '2032-01-10 09:00', modified_before: '2032-01-10T12:00:00+01:00' });
       assert.deepEqual(both.ids, [ids[0], ids[1]]);
       const bad = await h().request('GET', `/${collection}`, { query: { modified_after: 'not a date' } });
@@ -365,8 +569,14 @@ describeEachDatabase('incremental sync (D24)', (h) => {
       assert.equal(bad.json().code, 'rest_invalid_param');
     }
     // Relative values are fixed in the echo, so following next_rest_url keeps the same bound.
-    const relative = (await call('GET', '/venues', 200, admin(), undefined, { modified_after: '1 hour ago', per_page: 1 })).json();
-    assert.ok(queryPairs(relative.next_rest_url ?? relative.rest_url).some(([name, value]) => name === 'modified_after' && value === '2032-01-10T10:00:00Z'));
+    const relative = (
+      await call('GET', '/venues', 200, admin(), undefined, { modified_after: '1 hour ago', per_page: 1 })
+    ).json();
+    assert.ok(
+      queryPairs(relative.next_rest_url ?? relative.rest_url).some(
+        ([name, value]) => name === 'modified_after' && value === '2032-01-10T10:00:00Z',
+      ),
+    );
   });
 
   it('answers 410 for a cursor older than the retention', async () => {

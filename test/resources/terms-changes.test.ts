@@ -32,37 +32,71 @@ describeEachDatabase('change log of categories and tags', (harness) => {
     return rows.map(({ type, id, action }) => ({ type, id, action })).sort(byTypeThenId);
   };
 
-  const call = async (method: string, path: string, status: number, body?: Record<string, unknown>, as = h().users.editor) => {
+  const call = async (
+    method: string,
+    path: string,
+    status: number,
+    body?: Record<string, unknown>,
+    as = h().users.editor,
+  ) => {
     const response = await h().request(method, path, { as, body });
     assert.equal(response.statusCode, status, response.body);
     return response.json();
   };
 
-  for (const [collection, type] of [['categories', 'category'], ['tags', 'tag']] as const) {
+  for (const [collection, type] of [
+    ['categories', 'category'],
+    ['tags', 'tag'],
+  ] as const) {
     it(`logs a ${type}'s create, update and delete, one row each`, async () => {
       let id = 0;
-      assert.deepEqual(await appendedBy(async () => {
-        id = (await call('POST', `/${collection}`, 201, { name: unique(`Logged ${type}`) })).id;
-      }), [{ type, id, action: 'created' }]);
-      assert.deepEqual(await appendedBy(() => call('PATCH', `/${collection}/${id}`, 200, { description: 'Changed' })),
-        [{ type, id, action: 'updated' }]);
-      assert.deepEqual(await appendedBy(() => call('POST', `/${collection}/${id}`, 200, { name: unique(`Renamed ${type}`), slug: unique(`renamed-${type}`) })),
-        [{ type, id, action: 'updated' }]);
-      assert.deepEqual(await appendedBy(() => call('DELETE', `/${collection}/${id}`, 200)), [{ type, id, action: 'deleted' }]);
+      assert.deepEqual(
+        await appendedBy(async () => {
+          id = (await call('POST', `/${collection}`, 201, { name: unique(`Logged ${type}`) })).id;
+        }),
+        [{ type, id, action: 'created' }],
+      );
+      assert.deepEqual(await appendedBy(() => call('PATCH', `/${collection}/${id}`, 200, { description: 'Changed' })), [
+        { type, id, action: 'updated' },
+      ]);
+      assert.deepEqual(
+        await appendedBy(() =>
+          call('POST', `/${collection}/${id}`, 200, {
+            name: unique(`Renamed ${type}`),
+            slug: unique(`renamed-${type}`),
+          }),
+        ),
+        [{ type, id, action: 'updated' }],
+      );
+      assert.deepEqual(await appendedBy(() => call('DELETE', `/${collection}/${id}`, 200)), [
+        { type, id, action: 'deleted' },
+      ]);
     });
 
     it(`appends nothing when a ${type} write fails`, async () => {
       const name = unique(`Taken ${type}`);
       const first = await call('POST', `/${collection}`, 201, { name });
       const second = await call('POST', `/${collection}`, 201, { name: unique(`Other ${type}`) });
-      assert.deepEqual(await appendedBy(async () => {
-        assert.equal((await call('POST', `/${collection}`, 400, { name })).code, 'term_exists');
-        assert.equal((await call('PATCH', `/${collection}/${second.id}`, 400, { slug: first.slug })).code, 'duplicate_term_slug');
-        assert.equal((await call('PATCH', `/${collection}/${second.id}`, 400, { name: first.name })).code, 'term_exists');
-        assert.equal((await call('PATCH', `/${collection}/${second.id}`, 400, { name: '<b></b>' })).code, 'empty_term_name');
-        await call('POST', `/${collection}`, 403, { name: unique('Not allowed') }, h().users.subscriber);
-        await call('DELETE', `/${collection}/${first.id}`, 403, undefined, h().users.subscriber);
-      }), []);
+      assert.deepEqual(
+        await appendedBy(async () => {
+          assert.equal((await call('POST', `/${collection}`, 400, { name })).code, 'term_exists');
+          assert.equal(
+            (await call('PATCH', `/${collection}/${second.id}`, 400, { slug: first.slug })).code,
+            'duplicate_term_slug',
+          );
+          assert.equal(
+            (await call('PATCH', `/${collection}/${second.id}`, 400, { name: first.name })).code,
+            'term_exists',
+          );
+          assert.equal(
+            (await call('PATCH', `/${collection}/${second.id}`, 400, { name: '<b></b>' })).code,
+            'empty_term_name',
+          );
+          await call('POST', `/${collection}`, 403, { name: unique('Not allowed') }, h().users.subscriber);
+          await call('DELETE', `/${collection}/${first.id}`, 403, undefined, h().users.subscriber);
+        }),
+        [],
+      );
     });
   }
 
@@ -73,24 +107,37 @@ describeEachDatabase('change log of categories and tags', (harness) => {
     const aside = await call('POST', '/categories', 201, { name: unique('Aside') });
     const tag = await call('POST', '/tags', 201, { name: unique('Embedded tag') });
     const carrier = await call('POST', '/events', 201, {
-      title: 'Carries the child', start_date: '2027-03-10 09:00:00', end_date: '2027-03-10 11:00:00', categories: [child.id], tags: [tag.id],
+      title: 'Carries the child',
+      start_date: '2027-03-10 09:00:00',
+      end_date: '2027-03-10 11:00:00',
+      categories: [child.id],
+      tags: [tag.id],
     });
     const other = await call('POST', '/events', 201, {
-      title: 'Carries the top', start_date: '2027-03-11 09:00:00', end_date: '2027-03-11 11:00:00', categories: [top.id],
+      title: 'Carries the top',
+      start_date: '2027-03-11 09:00:00',
+      end_date: '2027-03-11 11:00:00',
+      categories: [top.id],
     });
 
     // A new slug changes the public URL of every descendant (it holds their ancestors' slugs) and the embedded form.
-    assert.deepEqual(await appendedBy(() => call('PATCH', `/categories/${top.id}`, 200, { slug: unique('new-top') })), [
-      { type: 'category', id: top.id, action: 'updated' },
-      { type: 'category', id: child.id, action: 'updated' },
-      { type: 'category', id: grandchild.id, action: 'updated' },
-      { type: 'event', id: other.id, action: 'updated' },
-    ].sort(byTypeThenId));
+    assert.deepEqual(
+      await appendedBy(() => call('PATCH', `/categories/${top.id}`, 200, { slug: unique('new-top') })),
+      [
+        { type: 'category', id: top.id, action: 'updated' },
+        { type: 'category', id: child.id, action: 'updated' },
+        { type: 'category', id: grandchild.id, action: 'updated' },
+        { type: 'event', id: other.id, action: 'updated' },
+      ].sort(byTypeThenId),
+    );
     // A description changes the term and the events that embed it, not its descendants.
-    assert.deepEqual(await appendedBy(() => call('PATCH', `/categories/${child.id}`, 200, { description: 'New words' })), [
-      { type: 'category', id: child.id, action: 'updated' },
-      { type: 'event', id: carrier.id, action: 'updated' },
-    ]);
+    assert.deepEqual(
+      await appendedBy(() => call('PATCH', `/categories/${child.id}`, 200, { description: 'New words' })),
+      [
+        { type: 'category', id: child.id, action: 'updated' },
+        { type: 'event', id: carrier.id, action: 'updated' },
+      ],
+    );
     // A move changes the moved category, its descendants and the events that embed it.
     assert.deepEqual(await appendedBy(() => call('PATCH', `/categories/${child.id}`, 200, { parent: aside.id })), [
       { type: 'category', id: child.id, action: 'updated' },
@@ -98,12 +145,15 @@ describeEachDatabase('change log of categories and tags', (harness) => {
       { type: 'event', id: carrier.id, action: 'updated' },
     ]);
     // A delete moves the children up (new parent, new URL, also for the events that embed them) and leaves the events.
-    assert.deepEqual(await appendedBy(() => call('DELETE', `/categories/${aside.id}`, 200)), [
-      { type: 'category', id: aside.id, action: 'deleted' },
-      { type: 'category', id: child.id, action: 'updated' },
-      { type: 'category', id: grandchild.id, action: 'updated' },
-      { type: 'event', id: carrier.id, action: 'updated' },
-    ].sort(byTypeThenId));
+    assert.deepEqual(
+      await appendedBy(() => call('DELETE', `/categories/${aside.id}`, 200)),
+      [
+        { type: 'category', id: aside.id, action: 'deleted' },
+        { type: 'category', id: child.id, action: 'updated' },
+        { type: 'category', id: grandchild.id, action: 'updated' },
+        { type: 'event', id: carrier.id, action: 'updated' },
+      ].sort(byTypeThenId),
+    );
     assert.deepEqual(await appendedBy(() => call('DELETE', `/tags/${tag.id}`, 200)), [
       { type: 'event', id: carrier.id, action: 'updated' },
       { type: 'tag', id: tag.id, action: 'deleted' },
@@ -116,12 +166,21 @@ describeEachDatabase('change log of categories and tags', (harness) => {
     const tagName = unique('tag made by an event');
     let event = 0;
     const rows = await appendedBy(async () => {
-      event = (await call('POST', '/events', 201, {
-        title: 'Makes terms', start_date: '2027-04-10 09:00:00', end_date: '2027-04-10 11:00:00',
-        categories: [existing.id, categoryName], tags: [tagName],
-      })).id;
+      event = (
+        await call('POST', '/events', 201, {
+          title: 'Makes terms',
+          start_date: '2027-04-10 09:00:00',
+          end_date: '2027-04-10 11:00:00',
+          categories: [existing.id, categoryName],
+          tags: [tagName],
+        })
+      ).id;
     });
-    const made = await h().store.db.selectFrom('terms').select(['id', 'taxonomy']).where('name', 'in', [categoryName, tagName]).execute();
+    const made = await h()
+      .store.db.selectFrom('terms')
+      .select(['id', 'taxonomy'])
+      .where('name', 'in', [categoryName, tagName])
+      .execute();
     const category = made.find((term) => term.taxonomy === 'event_category')!.id;
     const tag = made.find((term) => term.taxonomy === 'event_tag')!.id;
     assert.deepEqual(rows, [
@@ -131,21 +190,43 @@ describeEachDatabase('change log of categories and tags', (harness) => {
     ]);
 
     // Another published event with the same terms changes their counts only.
-    assert.deepEqual(await appendedBy(async () => {
-      event = (await call('POST', '/events', 201, {
-        title: 'Reuses terms', start_date: '2027-04-11 09:00:00', end_date: '2027-04-11 11:00:00', categories: [existing.id, category], tags: [tag],
-      })).id;
-    }), [{ type: 'event', id: event, action: 'created' }]);
+    assert.deepEqual(
+      await appendedBy(async () => {
+        event = (
+          await call('POST', '/events', 201, {
+            title: 'Reuses terms',
+            start_date: '2027-04-11 09:00:00',
+            end_date: '2027-04-11 11:00:00',
+            categories: [existing.id, category],
+            tags: [tag],
+          })
+        ).id;
+      }),
+      [{ type: 'event', id: event, action: 'created' }],
+    );
 
     // An event write refused because of a term (an author may not create tags, D16) leaves neither term nor row.
     // The category (authors may make those) was made first, then rolled back with the rest.
     const names = [unique('Would be made'), unique('refused tag')];
-    assert.deepEqual(await appendedBy(async () => {
-      const refused = await call('POST', '/events', 400, {
-        title: 'Refused', start_date: '2027-04-12 09:00:00', end_date: '2027-04-12 11:00:00', categories: [names[0]], tags: [names[1]],
-      }, h().users.author);
-      assert.equal(refused.code, 'rest_invalid_param');
-    }), []);
+    assert.deepEqual(
+      await appendedBy(async () => {
+        const refused = await call(
+          'POST',
+          '/events',
+          400,
+          {
+            title: 'Refused',
+            start_date: '2027-04-12 09:00:00',
+            end_date: '2027-04-12 11:00:00',
+            categories: [names[0]],
+            tags: [names[1]],
+          },
+          h().users.author,
+        );
+        assert.equal(refused.code, 'rest_invalid_param');
+      }),
+      [],
+    );
     assert.deepEqual(await h().store.db.selectFrom('terms').select('id').where('name', 'in', names).execute(), []);
   });
 });
@@ -169,11 +250,14 @@ describeEachDatabase('terms core without a request', (harness) => {
     assert.equal(renamed.name, 'Core renamed');
     assert.deepEqual(await removeTerm(h().store, editor, categories, row.id), renamed);
     const logged = await readChanges(h().store.db, { afterSeq, limit: 10 });
-    assert.deepEqual(logged.map(({ type, id, action }) => ({ type, id, action })), [
-      { type: 'category', id: row.id, action: 'created' },
-      { type: 'category', id: row.id, action: 'updated' },
-      { type: 'category', id: row.id, action: 'deleted' },
-    ]);
+    assert.deepEqual(
+      logged.map(({ type, id, action }) => ({ type, id, action })),
+      [
+        { type: 'category', id: row.id, action: 'created' },
+        { type: 'category', id: row.id, action: 'updated' },
+        { type: 'category', id: row.id, action: 'deleted' },
+      ],
+    );
     assert.ok(logged[0].seq < logged[1].seq && logged[1].seq < logged[2].seq);
   });
 
@@ -184,7 +268,10 @@ describeEachDatabase('terms core without a request', (harness) => {
 
     const clash = await createTerm(h().store, editor, tags, { name: 'CORE TAG' }).catch((error: unknown) => error);
     assert.ok(clash instanceof DomainError);
-    assert.deepEqual([clash.kind, clash.code, clash.data, clash.extra], ['invalid', 'term_exists', { term_id: existing.id }, { additional_data: [existing.id, existing.id] }]);
+    assert.deepEqual(
+      [clash.kind, clash.code, clash.data, clash.extra],
+      ['invalid', 'term_exists', { term_id: existing.id }, { additional_data: [existing.id, existing.id] }],
+    );
     const answer = toApiError(clash, true) as ApiError;
     assert.equal(answer.status, 400);
     assert.deepEqual(answer.toBody(), {
@@ -194,7 +281,9 @@ describeEachDatabase('terms core without a request', (harness) => {
       additional_data: [existing.id, existing.id],
     });
 
-    const forbidden = await createTerm(h().store, actorOf(h().users.author), tags, { name: 'Not for authors' }).catch((error: unknown) => error);
+    const forbidden = await createTerm(h().store, actorOf(h().users.author), tags, { name: 'Not for authors' }).catch(
+      (error: unknown) => error,
+    );
     assert.ok(forbidden instanceof DomainError);
     assert.equal(forbidden.kind, 'forbidden');
     assert.equal((toApiError(forbidden, false) as ApiError).status, 401);

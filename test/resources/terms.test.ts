@@ -7,7 +7,11 @@ import { insertPost } from '../../src/core/posts/store.ts';
 import { countNewEvents } from '../../src/core/terms/counts.ts';
 import { termSortDirection, termSortKey } from '../../src/core/terms/query.ts';
 import {
-  loadEmbeddedTerms, resolveTermsForFilter, resolveTermsForWrite, setEventTerms, type Taxonomy,
+  loadEmbeddedTerms,
+  resolveTermsForFilter,
+  resolveTermsForWrite,
+  setEventTerms,
+  type Taxonomy,
 } from '../../src/core/terms/service.ts';
 import { uniqueTermSlug } from '../../src/core/terms/slugs.ts';
 import { describeEachDatabase, type Credentials, type Harness } from '../helpers/harness.ts';
@@ -27,7 +31,10 @@ describe('uniqueTermSlug', () => {
   it('appends the ancestors of a child, nearest first, before numbering', () => {
     assert.equal(uniqueTermSlug('live', ['rock', 'music'], new Set(['live'])), 'live-rock');
     assert.equal(uniqueTermSlug('live', ['rock', 'music'], new Set(['live', 'live-rock'])), 'live-rock-music');
-    assert.equal(uniqueTermSlug('live', ['rock', 'music'], new Set(['live', 'live-rock', 'live-rock-music'])), 'live-rock-music-2');
+    assert.equal(
+      uniqueTermSlug('live', ['rock', 'music'], new Set(['live', 'live-rock', 'live-rock-music'])),
+      'live-rock-music-2',
+    );
   });
 
   it('stays within 200 characters', () => {
@@ -71,26 +78,53 @@ interface EventOptions {
 async function insertEvent(h: Harness, options: EventOptions = {}): Promise<number> {
   const published = options.published ?? '2026-01-01 10:00:00';
   return h.store.transaction(async (trx) => {
-    const post = await insertPost(trx, {
-      type: 'event',
-      author_id: (options.author ?? h.users.administrator).id,
-      status: options.status ?? 'publish',
-      title: 'An event',
-      date_local: published,
-      date_utc: published,
-      modified_local: published,
-      modified_utc: published,
-    }, 'an-event');
+    const post = await insertPost(
+      trx,
+      {
+        type: 'event',
+        author_id: (options.author ?? h.users.administrator).id,
+        status: options.status ?? 'publish',
+        title: 'An event',
+        date_local: published,
+        date_utc: published,
+        modified_local: published,
+        modified_utc: published,
+      },
+      'an-event',
+    );
     const start = '2026-07-01 10:00:00';
     const end = '2026-07-01 12:00:00';
-    await trx.insertInto('events').values({
-      id: post.id, timezone: 'UTC', timezone_abbr: 'UTC', all_day: 0,
-      start_local: start, end_local: end, start_utc: start, end_utc: end,
-      cost_values: '[]', currency_symbol: '', currency_position: '', website: null,
-      show_map: 0, show_map_link: 0, hide_from_listings: 0, sticky: 0, featured: 0, venue_id: null,
-    }).execute();
-    await trx.insertInto('occurrences').values({ event_id: post.id, start_local: start, end_local: end, start_utc: start, end_utc: end }).execute();
-    const links = [...(options.categories ?? []), ...(options.tags ?? [])].map((termId) => ({ event_id: post.id, term_id: termId }));
+    await trx
+      .insertInto('events')
+      .values({
+        id: post.id,
+        timezone: 'UTC',
+        timezone_abbr: 'UTC',
+        all_day: 0,
+        start_local: start,
+        end_local: end,
+        start_utc: start,
+        end_utc: end,
+        cost_values: '[]',
+        currency_symbol: '',
+        currency_position: '',
+        website: null,
+        show_map: 0,
+        show_map_link: 0,
+        hide_from_listings: 0,
+        sticky: 0,
+        featured: 0,
+        venue_id: null,
+      })
+      .execute();
+    await trx
+      .insertInto('occurrences')
+      .values({ event_id: post.id, start_local: start, end_local: end, start_utc: start, end_utc: end })
+      .execute();
+    const links = [...(options.categories ?? []), ...(options.tags ?? [])].map((termId) => ({
+      event_id: post.id,
+      term_id: termId,
+    }));
     if (links.length > 0) await trx.insertInto('event_terms').values(links).execute();
     await countNewEvents(trx, [post.id]);
     return post.id;
@@ -145,7 +179,18 @@ describeEachDatabase('categories and tags', (harness) => {
         url: `${h().config.siteUrl}/events/category/sample-category/`,
         urls: { self: `${api}/categories/${term.id}`, collection: `${api}/categories` },
       });
-      assert.deepEqual(Object.keys(term), ['id', 'count', 'description', 'name', 'slug', 'taxonomy', 'parent', 'meta', 'url', 'urls']);
+      assert.deepEqual(Object.keys(term), [
+        'id',
+        'count',
+        'description',
+        'name',
+        'slug',
+        'taxonomy',
+        'parent',
+        'meta',
+        'url',
+        'urls',
+      ]);
       assert.equal(response.headers.location, `${api}/categories/${term.id}`);
       assert.equal(typeof term.id, 'number');
     });
@@ -175,14 +220,20 @@ describeEachDatabase('categories and tags', (harness) => {
       assert.equal(named.slug, 'cafe-unique-co');
       const symbols = await createCategory({ name: '活动' });
       assert.match(symbols.slug, /^category(-\d+)?$/);
-      const sanitised = await createCategory({ name: '<b>Bold</b> name', description: '<p>Hi</p><script>alert(1)</script>' });
+      const sanitised = await createCategory({
+        name: '<b>Bold</b> name',
+        description: '<p>Hi</p><script>alert(1)</script>',
+      });
       assert.equal(sanitised.name, 'Bold name');
       assert.equal(sanitised.description, '<p>Hi</p>');
     });
 
     it('refuses a name used at the same level, case-insensitively for every script (term_exists)', async () => {
       const existing = await createCategory({ name: 'Ünïcode Fest' });
-      const response = await h().request('POST', '/categories', { as: h().users.editor, body: { name: 'üNÏCODE fest', slug: 'other-slug' } });
+      const response = await h().request('POST', '/categories', {
+        as: h().users.editor,
+        body: { name: 'üNÏCODE fest', slug: 'other-slug' },
+      });
       assert.equal(response.statusCode, 400);
       assert.deepEqual(response.json(), {
         code: 'term_exists',
@@ -196,25 +247,41 @@ describeEachDatabase('categories and tags', (harness) => {
 
     it('stays consistent under concurrent creates: one term per name, distinct slugs', async () => {
       const name = unique('Concurrent');
-      const sameName = await Promise.all(Array.from({ length: 6 }, () =>
-        h().request('POST', '/categories', { as: h().users.editor, body: { name } })));
+      const sameName = await Promise.all(
+        Array.from({ length: 6 }, () => h().request('POST', '/categories', { as: h().users.editor, body: { name } })),
+      );
       const created = sameName.filter((response) => response.statusCode === 201);
       assert.equal(created.length, 1, sameName.map((response) => response.body).join('\n'));
       for (const response of sameName.filter((candidate) => candidate.statusCode !== 201)) {
         assert.equal(response.json().code, 'term_exists');
         assert.equal(response.json().data.term_id, created[0].json().id);
       }
-      const sameSlug = await Promise.all(Array.from({ length: 6 }, () =>
-        h().request('POST', '/tags', { as: h().users.editor, body: { name: unique('Racing tag'), slug: 'racing' } })));
-      assert.deepEqual(sameSlug.map((response) => response.statusCode), [201, 201, 201, 201, 201, 201]);
-      assert.deepEqual(sameSlug.map((response) => response.json().slug).sort(), ['racing', 'racing-2', 'racing-3', 'racing-4', 'racing-5', 'racing-6']);
+      const sameSlug = await Promise.all(
+        Array.from({ length: 6 }, () =>
+          h().request('POST', '/tags', { as: h().users.editor, body: { name: unique('Racing tag'), slug: 'racing' } }),
+        ),
+      );
+      assert.deepEqual(
+        sameSlug.map((response) => response.statusCode),
+        [201, 201, 201, 201, 201, 201],
+      );
+      assert.deepEqual(sameSlug.map((response) => response.json().slug).sort(), [
+        'racing',
+        'racing-2',
+        'racing-3',
+        'racing-4',
+        'racing-5',
+        'racing-6',
+      ]);
     });
 
     it('validates the fields before the permission check', async () => {
       const missing = await h().request('POST', '/categories', { body: { description: 'x' } });
       assert.equal(missing.statusCode, 400);
       assert.deepEqual(missing.json(), {
-        code: 'rest_missing_callback_param', message: 'Missing parameter(s): name', data: { status: 400, params: ['name'] },
+        code: 'rest_missing_callback_param',
+        message: 'Missing parameter(s): name',
+        data: { status: 400, params: ['name'] },
       });
       const empty = await h().request('POST', '/categories', { as: h().users.editor, body: { name: '' } });
       assert.equal(empty.json().code, 'rest_invalid_param');
@@ -225,10 +292,16 @@ describeEachDatabase('categories and tags', (harness) => {
         assert.deepEqual(Object.keys(response.json().data.params), ['parent']);
       }
       const tag = await createTag({ name: unique('Not a category') });
-      const tagAsParent = await h().request('POST', '/categories', { as: h().users.editor, body: { name: unique('Child'), parent: tag.id } });
+      const tagAsParent = await h().request('POST', '/categories', {
+        as: h().users.editor,
+        body: { name: unique('Child'), parent: tag.id },
+      });
       assert.equal(tagAsParent.statusCode, 400);
       for (const field of ['description', 'slug']) {
-        const response = await h().request('POST', '/categories', { as: h().users.editor, body: { name: unique('Field'), [field]: '' } });
+        const response = await h().request('POST', '/categories', {
+          as: h().users.editor,
+          body: { name: unique('Field'), [field]: '' },
+        });
         assert.equal(response.statusCode, 400, field);
       }
     });
@@ -246,15 +319,32 @@ describeEachDatabase('categories and tags', (harness) => {
         (await h().request('POST', '/tags', { as, body: { name: unique('Perm') } })).statusCode;
       const { users } = h();
       assert.deepEqual(
-        [await categoryStatus(null), await categoryStatus(users.subscriber), await categoryStatus(users.contributor), await categoryStatus(users.author), await categoryStatus(users.editor)],
+        [
+          await categoryStatus(null),
+          await categoryStatus(users.subscriber),
+          await categoryStatus(users.contributor),
+          await categoryStatus(users.author),
+          await categoryStatus(users.editor),
+        ],
         [401, 403, 403, 201, 201],
       );
       assert.deepEqual(
-        [await tagStatus(null), await tagStatus(users.subscriber), await tagStatus(users.contributor), await tagStatus(users.author), await tagStatus(users.editor), await tagStatus(users.administrator)],
+        [
+          await tagStatus(null),
+          await tagStatus(users.subscriber),
+          await tagStatus(users.contributor),
+          await tagStatus(users.author),
+          await tagStatus(users.editor),
+          await tagStatus(users.administrator),
+        ],
         [401, 403, 403, 403, 201, 201],
       );
       const forbidden = await h().request('POST', '/tags', { as: users.author, body: { name: unique('Perm') } });
-      assert.deepEqual(forbidden.json(), { code: 'rest_forbidden', message: 'Sorry, you are not allowed to do that.', data: { status: 403 } });
+      assert.deepEqual(forbidden.json(), {
+        code: 'rest_forbidden',
+        message: 'Sorry, you are not allowed to do that.',
+        data: { status: 403 },
+      });
     });
 
     it('advertises write methods only to those who may manage the taxonomy', async () => {
@@ -262,7 +352,10 @@ describeEachDatabase('categories and tags', (harness) => {
       assert.equal((await h().request('GET', '/categories', { as: h().users.author })).headers.allow, 'GET, POST');
       assert.equal((await h().request('GET', '/tags', { as: h().users.author })).headers.allow, 'GET');
       const category = await createCategory({ name: unique('Allow') });
-      assert.equal((await h().request('GET', `/categories/${category.id}`, { as: h().users.editor })).headers.allow, 'GET, POST, PUT, PATCH, DELETE');
+      assert.equal(
+        (await h().request('GET', `/categories/${category.id}`, { as: h().users.editor })).headers.allow,
+        'GET, POST, PUT, PATCH, DELETE',
+      );
     });
   });
 
@@ -271,22 +364,42 @@ describeEachDatabase('categories and tags', (harness) => {
       const response = await h().request('POST', '/tags', { as: h().users.editor, form: { name: 'Sample Tag' } });
       assert.equal(response.statusCode, 201);
       const tag = response.json();
-      assert.deepEqual(Object.keys(tag), ['id', 'count', 'description', 'name', 'slug', 'taxonomy', 'meta', 'url', 'urls']);
+      assert.deepEqual(Object.keys(tag), [
+        'id',
+        'count',
+        'description',
+        'name',
+        'slug',
+        'taxonomy',
+        'meta',
+        'url',
+        'urls',
+      ]);
       assert.equal(tag.taxonomy, 'event_tag');
       assert.equal(tag.url, `${h().config.siteUrl}/events/tag/sample-tag/`);
       assert.equal(response.headers.location, `${h().config.apiRoot}/tags/${tag.id}`);
-      assert.deepEqual(tag.urls, { self: `${h().config.apiRoot}/tags/${tag.id}`, collection: `${h().config.apiRoot}/tags` });
+      assert.deepEqual(tag.urls, {
+        self: `${h().config.apiRoot}/tags/${tag.id}`,
+        collection: `${h().config.apiRoot}/tags`,
+      });
     });
 
     it('refuse a parent after the permission check (rest_taxonomy_not_hierarchical)', async () => {
       const parentTag = await createTag({ name: unique('Parent tag') });
-      const anonymous = await h().request('POST', '/tags', { body: { name: unique('Child tag'), parent: parentTag.id } });
+      const anonymous = await h().request('POST', '/tags', {
+        body: { name: unique('Child tag'), parent: parentTag.id },
+      });
       assert.equal(anonymous.statusCode, 401);
       for (const parent of [parentTag.id, 0]) {
-        const response = await h().request('POST', '/tags', { as: h().users.editor, body: { name: unique('Child tag'), parent } });
+        const response = await h().request('POST', '/tags', {
+          as: h().users.editor,
+          body: { name: unique('Child tag'), parent },
+        });
         assert.equal(response.statusCode, 400);
         assert.deepEqual(response.json(), {
-          code: 'rest_taxonomy_not_hierarchical', message: 'Cannot set parent term, taxonomy is not hierarchical.', data: { status: 400 },
+          code: 'rest_taxonomy_not_hierarchical',
+          message: 'Cannot set parent term, taxonomy is not hierarchical.',
+          data: { status: 400 },
         });
       }
       const update = await h().request('PATCH', `/tags/${parentTag.id}`, { as: h().users.editor, body: { parent: 0 } });
@@ -336,15 +449,24 @@ describeEachDatabase('categories and tags', (harness) => {
   describe('update', () => {
     it('changes only what was sent, on POST, PUT and PATCH', async () => {
       const term = await createCategory({ name: unique('Before'), description: 'Kept' });
-      const renamed = await h().request('POST', `/categories/${term.id}`, { as: h().users.editor, body: { name: 'After rename' } });
+      const renamed = await h().request('POST', `/categories/${term.id}`, {
+        as: h().users.editor,
+        body: { name: 'After rename' },
+      });
       assert.equal(renamed.statusCode, 200, renamed.body);
       assert.equal(renamed.json().name, 'After rename');
       assert.equal(renamed.json().description, 'Kept');
       assert.equal(renamed.json().slug, term.slug, 'the slug changes only when sent');
-      const described = await h().request('PUT', `/categories/${term.id}`, { as: h().users.editor, body: { description: 'New' } });
+      const described = await h().request('PUT', `/categories/${term.id}`, {
+        as: h().users.editor,
+        body: { description: 'New' },
+      });
       assert.equal(described.json().description, 'New');
       assert.equal(described.json().name, 'After rename');
-      const reslugged = await h().request('PATCH', `/categories/${term.id}`, { as: h().users.editor, body: { slug: 'After Slug' } });
+      const reslugged = await h().request('PATCH', `/categories/${term.id}`, {
+        as: h().users.editor,
+        body: { slug: 'After Slug' },
+      });
       assert.equal(reslugged.json().slug, 'after-slug');
       assert.equal(reslugged.json().url, `${h().config.siteUrl}/events/category/after-slug/`);
     });
@@ -352,7 +474,10 @@ describeEachDatabase('categories and tags', (harness) => {
     it('answers 400 duplicate_term_slug for a slug another term holds (D7)', async () => {
       await createCategory({ name: unique('Holder'), slug: 'held-slug' });
       const term = await createCategory({ name: unique('Taker') });
-      const response = await h().request('POST', `/categories/${term.id}`, { as: h().users.editor, body: { slug: 'held-slug' } });
+      const response = await h().request('POST', `/categories/${term.id}`, {
+        as: h().users.editor,
+        body: { slug: 'held-slug' },
+      });
       assert.equal(response.statusCode, 400);
       assert.deepEqual(response.json(), {
         code: 'duplicate_term_slug',
@@ -360,14 +485,20 @@ describeEachDatabase('categories and tags', (harness) => {
         data: { status: 400 },
       });
       assert.equal((await getCategory(term.id)).slug, term.slug, 'nothing changed');
-      const own = await h().request('POST', `/categories/${term.id}`, { as: h().users.editor, body: { slug: term.slug } });
+      const own = await h().request('POST', `/categories/${term.id}`, {
+        as: h().users.editor,
+        body: { slug: term.slug },
+      });
       assert.equal(own.statusCode, 200);
     });
 
     it('derives the slug from the name when the one sent sanitises to nothing', async () => {
       await createCategory({ name: unique('Taken'), slug: 'derived-name' });
       const term = await createCategory({ name: 'Derived Name', slug: 'placeholder-slug' });
-      const response = await h().request('PATCH', `/categories/${term.id}`, { as: h().users.editor, body: { slug: '?!' } });
+      const response = await h().request('PATCH', `/categories/${term.id}`, {
+        as: h().users.editor,
+        body: { slug: '?!' },
+      });
       assert.equal(response.statusCode, 200, response.body);
       assert.equal(response.json().slug, 'derived-name-2');
     });
@@ -375,29 +506,48 @@ describeEachDatabase('categories and tags', (harness) => {
     it('refuses a name another term uses at the same level', async () => {
       const first = await createCategory({ name: 'Sibling One' });
       const second = await createCategory({ name: 'Sibling Two' });
-      const response = await h().request('POST', `/categories/${second.id}`, { as: h().users.editor, body: { name: 'SIBLING ONE' } });
+      const response = await h().request('POST', `/categories/${second.id}`, {
+        as: h().users.editor,
+        body: { name: 'SIBLING ONE' },
+      });
       assert.equal(response.statusCode, 400);
       assert.equal(response.json().code, 'term_exists');
       assert.equal(response.json().data.term_id, first.id);
-      const caseOnly = await h().request('POST', `/categories/${second.id}`, { as: h().users.editor, body: { name: 'sibling two' } });
+      const caseOnly = await h().request('POST', `/categories/${second.id}`, {
+        as: h().users.editor,
+        body: { name: 'sibling two' },
+      });
       assert.equal(caseOnly.statusCode, 200, 'renaming a term to itself in other case is fine');
     });
 
     it('moves a category, to the top level with parent 0, and refuses cycles', async () => {
       const root = await createCategory({ name: unique('Root'), slug: 'cycle-root' });
       const child = await createCategory({ name: unique('Child'), slug: 'cycle-child', parent: root.id });
-      const grandchild = await createCategory({ name: unique('Grandchild'), slug: 'cycle-grandchild', parent: child.id });
+      const grandchild = await createCategory({
+        name: unique('Grandchild'),
+        slug: 'cycle-grandchild',
+        parent: child.id,
+      });
       for (const parent of [root.id, grandchild.id]) {
-        const response = await h().request('POST', `/categories/${root.id}`, { as: h().users.editor, body: { parent } });
+        const response = await h().request('POST', `/categories/${root.id}`, {
+          as: h().users.editor,
+          body: { parent },
+        });
         assert.equal(response.statusCode, 400, `parent ${parent}`);
         assert.equal(response.json().code, 'rest_invalid_param');
         assert.equal(response.json().data.details.parent.code, 'rest_term_parent_loop');
       }
-      const top = await h().request('POST', `/categories/${grandchild.id}`, { as: h().users.editor, body: { parent: 0 } });
+      const top = await h().request('POST', `/categories/${grandchild.id}`, {
+        as: h().users.editor,
+        body: { parent: 0 },
+      });
       assert.equal(top.statusCode, 200);
       assert.equal(top.json().parent, 0);
       assert.equal(top.json().url, `${h().config.siteUrl}/events/category/cycle-grandchild/`);
-      const under = await h().request('POST', `/categories/${root.id}`, { as: h().users.editor, body: { parent: grandchild.id } });
+      const under = await h().request('POST', `/categories/${root.id}`, {
+        as: h().users.editor,
+        body: { parent: grandchild.id },
+      });
       assert.equal(under.statusCode, 200, 'no longer a cycle');
       assert.equal(under.json().url, `${h().config.siteUrl}/events/category/cycle-grandchild/cycle-root/`);
     });
@@ -409,8 +559,20 @@ describeEachDatabase('categories and tags', (harness) => {
       const badName = await h().request('PATCH', `/categories/${term.id}`, { body: { name: '' } });
       assert.equal(badName.statusCode, 400);
       assert.equal((await h().request('PATCH', `/categories/${term.id}`, { body: { name: 'x' } })).statusCode, 401);
-      assert.equal((await h().request('PATCH', `/categories/${term.id}`, { as: h().users.contributor, body: { name: 'x' } })).statusCode, 403);
-      assert.equal((await h().request('PATCH', `/categories/${term.id}`, { as: h().users.author, body: { name: unique('Author rename') } })).statusCode, 200);
+      assert.equal(
+        (await h().request('PATCH', `/categories/${term.id}`, { as: h().users.contributor, body: { name: 'x' } }))
+          .statusCode,
+        403,
+      );
+      assert.equal(
+        (
+          await h().request('PATCH', `/categories/${term.id}`, {
+            as: h().users.author,
+            body: { name: unique('Author rename') },
+          })
+        ).statusCode,
+        200,
+      );
     });
   });
 
@@ -435,16 +597,23 @@ describeEachDatabase('categories and tags', (harness) => {
       h().setNow('2026-06-03T00:00:00Z');
       assert.equal(await count(), 3, 'the second scheduled event came due');
 
-      assert.equal((await h().request('DELETE', `/events/${published}`, { as: h().users.administrator })).statusCode, 200);
+      assert.equal(
+        (await h().request('DELETE', `/events/${published}`, { as: h().users.administrator })).statusCode,
+        200,
+      );
       assert.equal(await count(), 2, 'trashed events do not count');
       for (const id of scheduled) {
-        assert.equal((await h().request('DELETE', `/events/${id}`, { as: h().users.administrator, query: { force: 'true' } })).statusCode, 200);
+        assert.equal(
+          (await h().request('DELETE', `/events/${id}`, { as: h().users.administrator, query: { force: 'true' } }))
+            .statusCode,
+          200,
+        );
       }
       assert.equal(await count(), 0, 'deleted events do not count');
       h().setNow(NOW);
     });
 
-    it('is the same in the terms an event embeds, read between writes, clock moves and another process\'s writes', async () => {
+    it("is the same in the terms an event embeds, read between writes, clock moves and another process's writes", async () => {
       h().setNow(NOW);
       const category = await createCategory({ name: unique('Embedded count') });
       const reader = await insertEvent(h(), { categories: [category.id] });
@@ -468,7 +637,11 @@ describeEachDatabase('categories and tags', (harness) => {
       const another = await h().openAnotherStore();
       try {
         await another.transaction(async (trx) => {
-          await trx.updateTable('terms').set({ published_count: sql`published_count + 5`, name: 'Renamed elsewhere' }).where('id', '=', category.id).execute();
+          await trx
+            .updateTable('terms')
+            .set({ published_count: sql`published_count + 5`, name: 'Renamed elsewhere' })
+            .where('id', '=', category.id)
+            .execute();
         });
       } finally {
         await another.close();
@@ -492,8 +665,15 @@ describeEachDatabase('categories and tags', (harness) => {
       assert.equal(response.statusCode, 200, response.body);
       assert.deepEqual(response.json(), { ...doomed, count: 1 });
 
-      const links = await h().store.db.selectFrom('event_terms').select('term_id').where('event_id', '=', event).execute();
-      assert.deepEqual(links.map((link) => link.term_id), [keeper.id]);
+      const links = await h()
+        .store.db.selectFrom('event_terms')
+        .select('term_id')
+        .where('event_id', '=', event)
+        .execute();
+      assert.deepEqual(
+        links.map((link) => link.term_id),
+        [keeper.id],
+      );
       const moved = await getCategory(child.id);
       assert.equal(moved.parent, grandparent.id);
       assert.equal(moved.url, `${h().config.siteUrl}/events/category/del-grandparent/del-child/`);
@@ -555,8 +735,17 @@ describeEachDatabase('category and tag lists', (harness) => {
 
   it('hides unused terms by default; an empty parent of a used child stays', async () => {
     assert.deepEqual(await names('categories'), ['A', 'b', 'C', 'Kid', 'Parent', 'Éclair', 'émile']);
-    assert.deepEqual(await names('categories', { hide_empty: 'false', per_page: 50 }),
-      ['A', 'b', 'C', 'Empty', 'Empty kid', 'Kid', 'Parent', 'Éclair', 'émile']);
+    assert.deepEqual(await names('categories', { hide_empty: 'false', per_page: 50 }), [
+      'A',
+      'b',
+      'C',
+      'Empty',
+      'Empty kid',
+      'Kid',
+      'Parent',
+      'Éclair',
+      'émile',
+    ]);
     assert.deepEqual(await names('tags'), ['tag one', 'Tag Two']);
     assert.deepEqual(await names('tags', { hide_empty: '0' }), ['tag one', 'Tag Two', 'unused tag']);
   });
@@ -570,8 +759,22 @@ describeEachDatabase('category and tag lists', (harness) => {
     assert.equal(body.next_rest_url, `${base}?per_page=2&hide_empty=true&page=2`);
     assert.equal(body.total, 7);
     assert.equal(body.total_pages, 4);
-    assert.deepEqual(body.categories.map((term: { count: number }) => term.count), [3, 1]);
-    assert.deepEqual(Object.keys(body.categories[0]), ['id', 'count', 'description', 'name', 'slug', 'taxonomy', 'parent', 'meta', 'url', 'urls']);
+    assert.deepEqual(
+      body.categories.map((term: { count: number }) => term.count),
+      [3, 1],
+    );
+    assert.deepEqual(Object.keys(body.categories[0]), [
+      'id',
+      'count',
+      'description',
+      'name',
+      'slug',
+      'taxonomy',
+      'parent',
+      'meta',
+      'url',
+      'urls',
+    ]);
     assert.equal(response.headers['x-tec-total'], '7');
     assert.equal(response.headers['x-tec-totalpages'], '4');
     assert.equal(response.headers['x-wp-total'], '7');
@@ -579,7 +782,14 @@ describeEachDatabase('category and tag lists', (harness) => {
     assert.equal(response.headers.link, `<${body.next_rest_url}>; rel="next"`);
 
     const second = (await list('categories', { per_page: 2, page: 2 })).json();
-    assert.deepEqual(Object.keys(second), ['rest_url', 'total', 'total_pages', 'categories', 'next_rest_url', 'previous_rest_url']);
+    assert.deepEqual(Object.keys(second), [
+      'rest_url',
+      'total',
+      'total_pages',
+      'categories',
+      'next_rest_url',
+      'previous_rest_url',
+    ]);
     assert.equal(second.previous_rest_url, `${base}?per_page=2&hide_empty=true`);
     const third = (await list('categories', { per_page: 2, page: 3 })).json();
     assert.equal(third.previous_rest_url, `${base}?per_page=2&hide_empty=true&page=2`);
@@ -600,7 +810,9 @@ describeEachDatabase('category and tag lists', (harness) => {
   it('clamps per_page to the configured maximum and validates paging', async () => {
     const clamped = (await list('categories', { per_page: 1000 })).json();
     assert.match(clamped.rest_url, new RegExp(`per_page=${h().config.perPageMax}&`));
-    for (const query of [{ per_page: 0 }, { page: 0 }, { page: 'x' }, { per_page: -1 }] as Array<Record<string, string | number>>) {
+    for (const query of [{ per_page: 0 }, { page: 0 }, { page: 'x' }, { per_page: -1 }] as Array<
+      Record<string, string | number>
+    >) {
       const response = await h().request('GET', '/categories', { query });
       assert.equal(response.statusCode, 400, JSON.stringify(query));
       assert.equal(response.json().code, 'rest_invalid_param');
@@ -609,16 +821,84 @@ describeEachDatabase('category and tag lists', (harness) => {
 
   it('orders by name case-insensitively by default, and by the other keys with id ascending last', async () => {
     assert.deepEqual(await names('categories', { order: 'desc' }), ['émile', 'Éclair', 'Parent', 'Kid', 'C', 'b', 'A']);
-    assert.deepEqual(await names('categories', { order: 'sideways' }), ['émile', 'Éclair', 'Parent', 'Kid', 'C', 'b', 'A']);
+    assert.deepEqual(await names('categories', { order: 'sideways' }), [
+      'émile',
+      'Éclair',
+      'Parent',
+      'Kid',
+      'C',
+      'b',
+      'A',
+    ]);
     assert.deepEqual(await names('categories', { orderby: 'id' }), ['b', 'A', 'C', 'émile', 'Éclair', 'Parent', 'Kid']);
-    assert.deepEqual(await names('categories', { orderby: 'ID', order: 'DESC' }), ['Kid', 'Parent', 'Éclair', 'émile', 'C', 'A', 'b']);
-    assert.deepEqual(await names('categories', { orderby: 'count', order: 'desc' }), ['A', 'b', 'C', 'émile', 'Éclair', 'Kid', 'Parent']);
-    assert.deepEqual(await names('categories', { orderby: 'count' }), ['Parent', 'b', 'C', 'émile', 'Éclair', 'Kid', 'A']);
-    assert.deepEqual(await names('categories', { orderby: 'slug' }), ['A', 'b', 'C', 'Éclair', 'émile', 'Kid', 'Parent']);
-    assert.deepEqual(await names('categories', { orderby: 'term_group' }), ['b', 'A', 'C', 'émile', 'Éclair', 'Parent', 'Kid']);
-    assert.deepEqual(await names('categories', { orderby: 'description', order: 'desc' }), ['Parent', 'b', 'A', 'C', 'émile', 'Éclair', 'Kid']);
-    assert.deepEqual(await names('categories', { orderby: 'include', include: `${ids.C},${ids.A},b` }), ['C', 'A', 'b']);
-    assert.deepEqual(await names('categories', { orderby: 'nonsense' }), ['A', 'b', 'C', 'Kid', 'Parent', 'Éclair', 'émile']);
+    assert.deepEqual(await names('categories', { orderby: 'ID', order: 'DESC' }), [
+      'Kid',
+      'Parent',
+      'Éclair',
+      'émile',
+      'C',
+      'A',
+      'b',
+    ]);
+    assert.deepEqual(await names('categories', { orderby: 'count', order: 'desc' }), [
+      'A',
+      'b',
+      'C',
+      'émile',
+      'Éclair',
+      'Kid',
+      'Parent',
+    ]);
+    assert.deepEqual(await names('categories', { orderby: 'count' }), [
+      'Parent',
+      'b',
+      'C',
+      'émile',
+      'Éclair',
+      'Kid',
+      'A',
+    ]);
+    assert.deepEqual(await names('categories', { orderby: 'slug' }), [
+      'A',
+      'b',
+      'C',
+      'Éclair',
+      'émile',
+      'Kid',
+      'Parent',
+    ]);
+    assert.deepEqual(await names('categories', { orderby: 'term_group' }), [
+      'b',
+      'A',
+      'C',
+      'émile',
+      'Éclair',
+      'Parent',
+      'Kid',
+    ]);
+    assert.deepEqual(await names('categories', { orderby: 'description', order: 'desc' }), [
+      'Parent',
+      'b',
+      'A',
+      'C',
+      'émile',
+      'Éclair',
+      'Kid',
+    ]);
+    assert.deepEqual(await names('categories', { orderby: 'include', include: `${ids.C},${ids.A},b` }), [
+      'C',
+      'A',
+      'b',
+    ]);
+    assert.deepEqual(await names('categories', { orderby: 'nonsense' }), [
+      'A',
+      'b',
+      'C',
+      'Kid',
+      'Parent',
+      'Éclair',
+      'émile',
+    ]);
     for (const query of [{ order: '' }, { orderby: '' }] as Array<Record<string, string>>) {
       assert.equal((await h().request('GET', '/categories', { query })).statusCode, 400);
     }
@@ -635,15 +915,27 @@ describeEachDatabase('category and tag lists', (harness) => {
     assert.deepEqual(await names('categories', { parent: ids.Parent }), ['Kid']);
     assert.deepEqual(await names('categories', { parent: ids.Empty, hide_empty: 'false' }), ['Empty kid']);
 
-    const response = await h().request('GET', '/categories', { query: { include: [ids.b, 'c'], exclude: ids.A, search: 'a b&c' } });
-    assert.equal(response.json().rest_url,
-      `${h().config.apiRoot}/categories/?page=1&per_page=10&search=a%20b%26c&exclude=${ids.A}&include=${ids.b}%2Cc&hide_empty=true`);
+    const response = await h().request('GET', '/categories', {
+      query: { include: [ids.b, 'c'], exclude: ids.A, search: 'a b&c' },
+    });
+    assert.equal(
+      response.json().rest_url,
+      `${h().config.apiRoot}/categories/?page=1&per_page=10&search=a%20b%26c&exclude=${ids.A}&include=${ids.b}%2Cc&hide_empty=true`,
+    );
   });
 
   it('refuses unknown terms in include, exclude and parent, and a parent of 0', async () => {
     const queries: Array<Record<string, string | number>> = [
-      { include: 'no-such-category' }, { include: `${ids.b},999999` }, { exclude: 999999 }, { include: '' },
-      { parent: 0 }, { parent: 999999 }, { parent: tagIds[0] }, { include: tagIds[0] }, { search: '' }, { slug: '' },
+      { include: 'no-such-category' },
+      { include: `${ids.b},999999` },
+      { exclude: 999999 },
+      { include: '' },
+      { parent: 0 },
+      { parent: 999999 },
+      { parent: tagIds[0] },
+      { include: tagIds[0] },
+      { search: '' },
+      { slug: '' },
     ];
     for (const query of queries) {
       const response = await h().request('GET', '/categories', { query });
@@ -662,9 +954,16 @@ describeEachDatabase('category and tag lists', (harness) => {
     const ofDraft = async (as: Credentials | null, query: Record<string, string | number>) =>
       h().request('GET', '/categories', { as, query: { post: draftEventId, ...query } });
     assert.equal((await ofDraft(null, { hide_empty: 'false' })).statusCode, 401, 'a draft event is not public (D19)');
-    assert.equal((await ofDraft(h().users.contributor, { hide_empty: 'false' })).statusCode, 403, 'nor someone else\'s to a contributor');
+    assert.equal(
+      (await ofDraft(h().users.contributor, { hide_empty: 'false' })).statusCode,
+      403,
+      "nor someone else's to a contributor",
+    );
     assert.deepEqual((await ofDraft(editor(), {})).json().categories, [], 'the draft event is the only user of Empty');
-    assert.deepEqual((await ofDraft(editor(), { hide_empty: 'false' })).json().categories.map((term: { name: string }) => term.name), ['Empty']);
+    assert.deepEqual(
+      (await ofDraft(editor(), { hide_empty: 'false' })).json().categories.map((term: { name: string }) => term.name),
+      ['Empty'],
+    );
     const venue = await h().request('POST', '/venues', { as: editor(), body: { venue: 'Not an event' } });
     for (const value of [999999, venue.json().id, 0, 'x']) {
       const response = await h().request('GET', '/categories', { query: { event: value } });
@@ -685,45 +984,85 @@ describeEachDatabase('category and tag lists', (harness) => {
 describeEachDatabase('terms service for events', (harness) => {
   const h = () => harness();
   const categoriesOf = async (event: number, taxonomy: Taxonomy = 'event_category') =>
-    (await h().store.db.selectFrom('event_terms').innerJoin('terms', 'terms.id', 'event_terms.term_id')
-      .select('terms.id').where('event_terms.event_id', '=', event).where('terms.taxonomy', '=', taxonomy).orderBy('terms.id').execute())
-      .map((row) => row.id);
+    (
+      await h()
+        .store.db.selectFrom('event_terms')
+        .innerJoin('terms', 'terms.id', 'event_terms.term_id')
+        .select('terms.id')
+        .where('event_terms.event_id', '=', event)
+        .where('terms.taxonomy', '=', taxonomy)
+        .orderBy('terms.id')
+        .execute()
+    ).map((row) => row.id);
 
   it('resolves ids, slugs and names, skips unknown ids and creates unknown names for those who may', async () => {
     const ctx = contextFor(h(), h().users.author);
-    const existing = await h().store.transaction((trx) => resolveTermsForWrite(trx, h().store, ctx, 'event_category', ['Ñandú Música']));
+    const existing = await h().store.transaction((trx) =>
+      resolveTermsForWrite(trx, h().store, ctx, 'event_category', ['Ñandú Música']),
+    );
     assert.equal(existing.ok, true);
     const [nanduId] = (existing as { ids: number[] }).ids;
 
     const result = await h().store.transaction((trx) =>
-      resolveTermsForWrite(trx, h().store, ctx, 'event_category', [nanduId, 'nandu-musica', 'ñANDÚ música', '999999', -3, '1.5', 3000000000, ' ', 'Brand New', ` ${nanduId} `]));
+      resolveTermsForWrite(trx, h().store, ctx, 'event_category', [
+        nanduId,
+        'nandu-musica',
+        'ñANDÚ música',
+        '999999',
+        -3,
+        '1.5',
+        3000000000,
+        ' ',
+        'Brand New',
+        ` ${nanduId} `,
+      ]),
+    );
     assert.equal(result.ok, true);
     const ids = (result as { ids: number[] }).ids;
     assert.equal(ids.length, 2, 'duplicates removed, unknown or impossible ids skipped');
     assert.equal(ids[0], nanduId);
-    const created = await h().store.db.selectFrom('terms').selectAll().where('id', '=', ids[1]).executeTakeFirstOrThrow();
-    assert.deepEqual([created.name, created.slug, created.taxonomy, created.parent_id], ['Brand New', 'brand-new', 'event_category', 0]);
+    const created = await h()
+      .store.db.selectFrom('terms')
+      .selectAll()
+      .where('id', '=', ids[1])
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(
+      [created.name, created.slug, created.taxonomy, created.parent_id],
+      ['Brand New', 'brand-new', 'event_category', 0],
+    );
   });
 
   it('refuses to create terms for callers who may not manage the taxonomy (D16)', async () => {
     const author = contextFor(h(), h().users.author);
-    const refused = await h().store.transaction((trx) => resolveTermsForWrite(trx, h().store, author, 'event_tag', ['Existing?', 'Nope']));
+    const refused = await h().store.transaction((trx) =>
+      resolveTermsForWrite(trx, h().store, author, 'event_tag', ['Existing?', 'Nope']),
+    );
     assert.deepEqual(refused, { ok: false, name: 'Existing?' });
     const editorCtx = contextFor(h(), h().users.editor);
-    const made = await h().store.transaction((trx) => resolveTermsForWrite(trx, h().store, editorCtx, 'event_tag', ['Existing?']));
+    const made = await h().store.transaction((trx) =>
+      resolveTermsForWrite(trx, h().store, editorCtx, 'event_tag', ['Existing?']),
+    );
     assert.equal(made.ok, true);
-    const found = await h().store.transaction((trx) => resolveTermsForWrite(trx, h().store, author, 'event_tag', ['existing?']));
+    const found = await h().store.transaction((trx) =>
+      resolveTermsForWrite(trx, h().store, author, 'event_tag', ['existing?']),
+    );
     assert.deepEqual(found, made, 'existing names resolve for anyone');
     const contributor = contextFor(h(), h().users.contributor);
-    const none = await h().store.transaction((trx) => resolveTermsForWrite(trx, h().store, contributor, 'event_category', ['Not there']));
+    const none = await h().store.transaction((trx) =>
+      resolveTermsForWrite(trx, h().store, contributor, 'event_category', ['Not there']),
+    );
     assert.deepEqual(none, { ok: false, name: 'Not there' });
   });
 
   it('replaces one taxonomy of an event at a time', async () => {
     const ctx = contextFor(h(), h().users.editor);
     const event = await insertEvent(h());
-    const cats = await h().store.transaction((trx) => resolveTermsForWrite(trx, h().store, ctx, 'event_category', ['Cat one', 'Cat two']));
-    const tags = await h().store.transaction((trx) => resolveTermsForWrite(trx, h().store, ctx, 'event_tag', ['Tag one']));
+    const cats = await h().store.transaction((trx) =>
+      resolveTermsForWrite(trx, h().store, ctx, 'event_category', ['Cat one', 'Cat two']),
+    );
+    const tags = await h().store.transaction((trx) =>
+      resolveTermsForWrite(trx, h().store, ctx, 'event_tag', ['Tag one']),
+    );
     assert.ok(cats.ok && tags.ok);
     await h().store.transaction(async (trx) => {
       await setEventTerms(trx, event, 'event_category', cats.ids);
@@ -739,7 +1078,8 @@ describeEachDatabase('terms service for events', (harness) => {
   });
 
   it('resolves event-list filters with descendants, or null when one value is unknown', async () => {
-    const post = async (path: string, body: Record<string, unknown>) => (await h().request('POST', path, { as: h().users.editor, body })).json();
+    const post = async (path: string, body: Record<string, unknown>) =>
+      (await h().request('POST', path, { as: h().users.editor, body })).json();
     const root = await post('/categories', { name: 'Filter root', slug: 'filter-root' });
     const child = await post('/categories', { name: 'Filter child', parent: root.id });
     const grandchild = await post('/categories', { name: 'Filter grandchild', parent: child.id });
@@ -747,7 +1087,10 @@ describeEachDatabase('terms service for events', (harness) => {
     const tag = await post('/tags', { name: 'Filter tag', slug: 'filter-tag' });
 
     const resolved = await resolveTermsForFilter(h().store.db, 'event_category', ['filter-root', String(other.id)]);
-    assert.deepEqual(resolved?.sort((a, b) => a - b), [root.id, child.id, grandchild.id, other.id].sort((a, b) => a - b));
+    assert.deepEqual(
+      resolved?.sort((a, b) => a - b),
+      [root.id, child.id, grandchild.id, other.id].sort((a, b) => a - b),
+    );
     assert.deepEqual(await resolveTermsForFilter(h().store.db, 'event_tag', ['filter-tag']), [tag.id]);
     assert.equal(await resolveTermsForFilter(h().store.db, 'event_category', ['filter-root', 'missing']), null);
     assert.equal(await resolveTermsForFilter(h().store.db, 'event_category', [String(tag.id)]), null);
@@ -758,10 +1101,19 @@ describeEachDatabase('terms service for events', (harness) => {
     h().setNow(NOW);
     const ctx = contextFor(h(), null);
     const editorCtx = contextFor(h(), h().users.editor);
-    const parent = await h().store.transaction((trx) => resolveTermsForWrite(trx, h().store, editorCtx, 'event_category', ['Embed parent']));
+    const parent = await h().store.transaction((trx) =>
+      resolveTermsForWrite(trx, h().store, editorCtx, 'event_category', ['Embed parent']),
+    );
     assert.ok(parent.ok);
-    const child = (await h().request('POST', '/categories', { as: h().users.editor, body: { name: 'embed child', parent: parent.ids[0], description: 'Desc' } })).json();
-    const tags = await h().store.transaction((trx) => resolveTermsForWrite(trx, h().store, editorCtx, 'event_tag', ['Zeta embed', 'alpha embed']));
+    const child = (
+      await h().request('POST', '/categories', {
+        as: h().users.editor,
+        body: { name: 'embed child', parent: parent.ids[0], description: 'Desc' },
+      })
+    ).json();
+    const tags = await h().store.transaction((trx) =>
+      resolveTermsForWrite(trx, h().store, editorCtx, 'event_tag', ['Zeta embed', 'alpha embed']),
+    );
     assert.ok(tags.ok);
     const first = await insertEvent(h(), { categories: [parent.ids[0], child.id], tags: tags.ids });
     const second = await insertEvent(h(), { status: 'draft', categories: [child.id] });
@@ -771,7 +1123,10 @@ describeEachDatabase('terms service for events', (harness) => {
     assert.deepEqual([...embedded.keys()], [first, second, bare]);
     assert.deepEqual(embedded.get(bare), { categories: [], tags: [] });
     const api = h().config.apiRoot;
-    assert.deepEqual(embedded.get(first)!.categories.map((term) => term.name), ['embed child', 'Embed parent']);
+    assert.deepEqual(
+      embedded.get(first)!.categories.map((term) => term.name),
+      ['embed child', 'Embed parent'],
+    );
     assert.deepEqual(embedded.get(first)!.categories[0], {
       name: 'embed child',
       slug: 'embed-child',
@@ -783,10 +1138,23 @@ describeEachDatabase('terms service for events', (harness) => {
       count: 1,
       filter: 'raw',
       id: child.id,
-      urls: { self: `${api}/categories/${child.id}`, collection: `${api}/categories`, up: `${api}/categories/${parent.ids[0]}` },
+      urls: {
+        self: `${api}/categories/${child.id}`,
+        collection: `${api}/categories`,
+        up: `${api}/categories/${parent.ids[0]}`,
+      },
     });
-    assert.deepEqual(embedded.get(first)!.tags.map((term) => [term.name, term.taxonomy, term.parent]), [['alpha embed', 'event_tag', 0], ['Zeta embed', 'event_tag', 0]]);
-    assert.deepEqual(embedded.get(second)!.categories.map((term) => term.id), [child.id]);
+    assert.deepEqual(
+      embedded.get(first)!.tags.map((term) => [term.name, term.taxonomy, term.parent]),
+      [
+        ['alpha embed', 'event_tag', 0],
+        ['Zeta embed', 'event_tag', 0],
+      ],
+    );
+    assert.deepEqual(
+      embedded.get(second)!.categories.map((term) => term.id),
+      [child.id],
+    );
     assert.deepEqual(embedded.get(second)!.tags, []);
     assert.deepEqual(await loadEmbeddedTerms(h().store.db, ctx, []), new Map());
   });

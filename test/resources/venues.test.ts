@@ -72,21 +72,47 @@ describeEachDatabase('Venues: the recorded examples', (h) => {
 
 describeEachDatabase('Venues: fields', (h) => {
   const create = (body: Record<string, unknown>, as = h().users.editor) => createLinked(h(), 'venues', body, as);
-  const update = (id: number, body: Record<string, unknown>) => h().request('PATCH', `/venues/${id}`, { as: h().users.editor, body });
+  const update = (id: number, body: Record<string, unknown>) =>
+    h().request('PATCH', `/venues/${id}`, { as: h().users.editor, body });
 
   it('leaves out every empty field, keeping the map flags and global ids (§3.2)', async () => {
     const venue = await create({ venue: 'Bare Venue', address: '', city: '', phone: '', website: '', description: '' });
     assert.deepEqual(keysOf(venue), [
-      'id', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'venue', 'slug',
-      'show_map', 'show_map_link', 'global_id', 'global_id_lineage',
+      'id',
+      'author',
+      'status',
+      'date',
+      'date_utc',
+      'modified',
+      'modified_utc',
+      'url',
+      'venue',
+      'slug',
+      'show_map',
+      'show_map_link',
+      'global_id',
+      'global_id_lineage',
     ]);
     assert.equal(venue.show_map, true);
     assert.equal(venue.show_map_link, true);
     assert.deepEqual(venue.global_id_lineage, [venue.global_id]);
     const read = (await h().request('GET', `/venues/${venue.id}`)).json();
     assert.deepEqual(keysOf(read), [
-      'id', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'venue', 'slug',
-      'json_ld', 'show_map', 'show_map_link', 'global_id', 'global_id_lineage',
+      'id',
+      'author',
+      'status',
+      'date',
+      'date_utc',
+      'modified',
+      'modified_utc',
+      'url',
+      'venue',
+      'slug',
+      'json_ld',
+      'show_map',
+      'show_map_link',
+      'global_id',
+      'global_id_lineage',
     ]);
     assert.deepEqual(read.json_ld, { '@type': 'Place', name: 'Bare Venue', url: venue.url });
   });
@@ -97,15 +123,27 @@ describeEachDatabase('Venues: fields', (h) => {
     assert.equal('phone' in venue, false, 'a "0" value is empty (§3.2)');
     assert.equal('address' in venue, false);
     for (const field of ['address', 'city', 'zip', 'phone', 'stateprovince']) {
-      assertInvalidParams(await h().request('POST', '/venues', { as: h().users.editor, body: { venue: 'Bad Field', [field]: { nested: true } } }), [field]);
-      assertInvalidParams(await h().request('POST', '/venues', { as: h().users.editor, body: { venue: 'Bad Field', [field]: ['a'] } }), [field]);
+      assertInvalidParams(
+        await h().request('POST', '/venues', {
+          as: h().users.editor,
+          body: { venue: 'Bad Field', [field]: { nested: true } },
+        }),
+        [field],
+      );
+      assertInvalidParams(
+        await h().request('POST', '/venues', { as: h().users.editor, body: { venue: 'Bad Field', [field]: ['a'] } }),
+        [field],
+      );
     }
   });
 
   it('stores text fields as plain text: tags removed, whitespace trimmed, entities kept as characters', async () => {
     const venue = await create({
-      venue: 'Tagged Venue', address: '  <b>1</b> Main   St <script>alert(1)</script> ', city: 'Smith &amp; Sons <img src=x onerror=alert(1)>',
-      phone: '<a href="javascript:x">555</a>', stateprovince: 'A & B',
+      venue: 'Tagged Venue',
+      address: '  <b>1</b> Main   St <script>alert(1)</script> ',
+      city: 'Smith &amp; Sons <img src=x onerror=alert(1)>',
+      phone: '<a href="javascript:x">555</a>',
+      stateprovince: 'A & B',
     });
     assert.equal(venue.address, '1 Main St');
     assert.equal(venue.city, 'Smith & Sons');
@@ -137,7 +175,11 @@ describeEachDatabase('Venues: fields', (h) => {
 
   it('keeps stateprovince, show_map, show_map_link and image when an update omits them (D4)', async () => {
     const venue = await create({
-      venue: 'Keeper Venue', state: 'IL', country: 'United States', show_map: 'false', show_map_link: false,
+      venue: 'Keeper Venue',
+      state: 'IL',
+      country: 'United States',
+      show_map: 'false',
+      show_map_link: false,
       image: 'https://cdn.example.com/keeper.png',
     });
     assert.equal(venue.stateprovince, 'IL');
@@ -161,8 +203,19 @@ describeEachDatabase('Venues: fields', (h) => {
 
   it('defaults show_map and show_map_link to true and reads them as truthy strings (§7.2)', async () => {
     const cases: Array<[unknown, boolean]> = [
-      [undefined, true], ['true', true], ['1', true], ['yes', true], ['on', true], [true, true], [1, true],
-      ['false', false], ['0', false], ['', false], ['no', false], [false, false], [0, false],
+      [undefined, true],
+      ['true', true],
+      ['1', true],
+      ['yes', true],
+      ['on', true],
+      [true, true],
+      [1, true],
+      ['false', false],
+      ['0', false],
+      ['', false],
+      ['no', false],
+      [false, false],
+      [0, false],
     ];
     let index = 0;
     for (const [value, expected] of cases) {
@@ -172,15 +225,32 @@ describeEachDatabase('Venues: fields', (h) => {
       assert.equal(venue.show_map, expected, `show_map ${JSON.stringify(value)}`);
       assert.equal(venue.show_map_link, expected, `show_map_link ${JSON.stringify(value)}`);
     }
-    const form = await h().request('POST', '/venues', { as: h().users.editor, form: { venue: 'Form Map Venue', show_map: 'false' } });
+    const form = await h().request('POST', '/venues', {
+      as: h().users.editor,
+      form: { venue: 'Form Map Venue', show_map: 'false' },
+    });
     assert.equal(form.json().show_map, false);
     assert.equal(form.json().show_map_link, true);
-    assertInvalidParams(await h().request('POST', '/venues', { as: h().users.editor, body: { venue: 'Bad Map', show_map: { x: 1 } } }), ['show_map']);
+    assertInvalidParams(
+      await h().request('POST', '/venues', { as: h().users.editor, body: { venue: 'Bad Map', show_map: { x: 1 } } }),
+      ['show_map'],
+    );
   });
 
   it('validates website: empty or an absolute http(s) URL', async () => {
-    for (const website of ['foo', 'example.com', 'javascript:alert(1)', '//example.com/x', 'http://', 42, ['https://example.com']]) {
-      assertInvalidParams(await h().request('POST', '/venues', { as: h().users.editor, body: { venue: 'Web Venue', website } }), ['website']);
+    for (const website of [
+      'foo',
+      'example.com',
+      'javascript:alert(1)',
+      '//example.com/x',
+      'http://',
+      42,
+      ['https://example.com'],
+    ]) {
+      assertInvalidParams(
+        await h().request('POST', '/venues', { as: h().users.editor, body: { venue: 'Web Venue', website } }),
+        ['website'],
+      );
     }
     const venue = await create({ venue: 'Web Venue', website: 'https://example.com/hall?x=1&y=2' });
     assert.equal(venue.website, 'https://example.com/hall?x=1&y=2');
@@ -191,7 +261,8 @@ describeEachDatabase('Venues: fields', (h) => {
 
 describeEachDatabase('Venues: images (D6)', (h) => {
   const create = (body: Record<string, unknown>) => createLinked(h(), 'venues', body);
-  const update = (id: number, body: Record<string, unknown>) => h().request('PATCH', `/venues/${id}`, { as: h().users.editor, body });
+  const update = (id: number, body: Record<string, unknown>) =>
+    h().request('PATCH', `/venues/${id}`, { as: h().users.editor, body });
 
   it('stores an image URL as an image record with its own id from the shared sequence', async () => {
     const venue = await create({ venue: 'Pictured Hall', image: 'https://cdn.example.com/pics/Hall.JPG' });
@@ -213,8 +284,22 @@ describeEachDatabase('Venues: images (D6)', (h) => {
 
   it('refuses anything that is not an http(s) URL or the id of an image record', async () => {
     const other = await create({ venue: 'Not An Image' });
-    for (const image of ['not a url', 'ftp://example.com/a.png', 'javascript:alert(1)', 999999, '999999', other.id, -1, true, { url: 'https://x.example/a.png' }, ['https://x.example/a.png']]) {
-      const response = await h().request('POST', '/venues', { as: h().users.editor, body: { venue: 'Bad Image Venue', image } });
+    for (const image of [
+      'not a url',
+      'ftp://example.com/a.png',
+      'javascript:alert(1)',
+      999999,
+      '999999',
+      other.id,
+      -1,
+      true,
+      { url: 'https://x.example/a.png' },
+      ['https://x.example/a.png'],
+    ]) {
+      const response = await h().request('POST', '/venues', {
+        as: h().users.editor,
+        body: { venue: 'Bad Image Venue', image },
+      });
       assertInvalidParams(response, ['image']);
     }
     const list = await h().request('GET', '/venues', { as: h().users.editor, query: { search: 'Bad Image Venue' } });
@@ -233,19 +318,27 @@ describeEachDatabase('Venues: images (D6)', (h) => {
       assert.equal('image' in cleared, false, `image ${JSON.stringify(empty)}`);
     }
     const stillThere = await create({ venue: 'Shares The Picture', image: venue.image.id });
-    assert.equal(stillThere.image.url, 'https://cdn.example.com/one.png', 'removing an image from one item keeps the record');
+    assert.equal(
+      stillThere.image.url,
+      'https://cdn.example.com/one.png',
+      'removing an image from one item keeps the record',
+    );
   });
 });
 
 describeEachDatabase('Venues: coordinates (D13)', (h) => {
   const create = (body: Record<string, unknown>) => createLinked(h(), 'venues', body);
-  const update = (id: number, body: Record<string, unknown>) => h().request('PATCH', `/venues/${id}`, { as: h().users.editor, body });
+  const update = (id: number, body: Record<string, unknown>) =>
+    h().request('PATCH', `/venues/${id}`, { as: h().users.editor, body });
 
   it('returns stored coordinates as numbers after stateprovince, 0 included, and in json_ld', async () => {
     const venue = await create({ venue: 'Geo Venue', province: 'MI', geo_lat: '45.4642', geo_lng: 9.19 });
     assert.equal(venue.geo_lat, 45.4642);
     assert.equal(venue.geo_lng, 9.19);
-    assert.deepEqual(keysOf(venue).slice(keysOf(venue).indexOf('stateprovince'), keysOf(venue).indexOf('stateprovince') + 4), ['stateprovince', 'geo_lat', 'geo_lng', 'show_map']);
+    assert.deepEqual(
+      keysOf(venue).slice(keysOf(venue).indexOf('stateprovince'), keysOf(venue).indexOf('stateprovince') + 4),
+      ['stateprovince', 'geo_lat', 'geo_lng', 'show_map'],
+    );
     const read = (await h().request('GET', `/venues/${venue.id}`)).json();
     assert.deepEqual(read.json_ld.geo, { '@type': 'GeoCoordinates', latitude: 45.4642, longitude: 9.19 });
 
@@ -266,8 +359,16 @@ describeEachDatabase('Venues: coordinates (D13)', (h) => {
     assert.equal(edge.geo_lat, -90);
     assert.equal(edge.geo_lng, 180);
     const bad: Array<[string, unknown]> = [
-      ['geo_lat', 90.0001], ['geo_lat', -91], ['geo_lng', 180.5], ['geo_lng', -181], ['geo_lat', 'north'], ['geo_lng', 'Infinity'],
-      ['geo_lat', '1e400'], ['geo_lat', true], ['geo_lng', [1]], ['geo_lat', ' '],
+      ['geo_lat', 90.0001],
+      ['geo_lat', -91],
+      ['geo_lng', 180.5],
+      ['geo_lng', -181],
+      ['geo_lat', 'north'],
+      ['geo_lng', 'Infinity'],
+      ['geo_lat', '1e400'],
+      ['geo_lat', true],
+      ['geo_lng', [1]],
+      ['geo_lat', ' '],
     ];
     for (const [name, value] of bad) {
       const body = { venue: 'Out Of Range', geo_lat: 10, geo_lng: 10, [name]: value };
@@ -280,7 +381,9 @@ describeEachDatabase('Venues: coordinates (D13)', (h) => {
       const latOnly = await h().request('POST', '/venues', { as, body: { venue: 'Half Geo', geo_lat: 10 } });
       assertInvalidParams(latOnly, ['geo_lng']);
       assert.equal(latOnly.json().data.details.geo_lng.code, 'rest_missing_coordinate');
-      assertInvalidParams(await h().request('POST', '/venues', { as, body: { venue: 'Half Geo', geo_lng: 10 } }), ['geo_lat']);
+      assertInvalidParams(await h().request('POST', '/venues', { as, body: { venue: 'Half Geo', geo_lng: 10 } }), [
+        'geo_lat',
+      ]);
     }
     const venue = await create({ venue: 'Pair Venue', geo_lat: 1, geo_lng: 2 });
     assertInvalidParams(await h().request('PATCH', `/venues/${venue.id}`, { body: { geo_lat: 5 } }), ['geo_lng']);
@@ -305,15 +408,38 @@ describeEachDatabase('Venues: coordinates (D13)', (h) => {
 });
 
 describeEachDatabase('Venues: search fields (§6)', (h) => {
-  const ids = async (search: string) => idsOf((await h().request('GET', '/venues', { query: { search } })).json().venues).sort((a, b) => a - b);
+  const ids = async (search: string) =>
+    idsOf((await h().request('GET', '/venues', { query: { search } })).json().venues).sort((a, b) => a - b);
 
   it('looks into title, content, address, city, province, state, stateprovince, zip and phone, and nothing else', async () => {
-    const temple = await createLinked(h(), 'venues', { venue: 'Le Temple', address: '100, Avenue du Temple', city: 'Paris', country: 'France' });
-    const london = await createLinked(h(), 'venues', { venue: 'Big Hall', city: 'London', zip: 'EC1A 1BB', phone: '+44 20 7946 0000' });
-    const state = await createLinked(h(), 'venues', { venue: 'State Hall', state: 'Oklahoma', country: 'United States' });
-    const province = await createLinked(h(), 'venues', { venue: 'Province Hall', province: 'Manitoba', country: 'Canada' });
+    const temple = await createLinked(h(), 'venues', {
+      venue: 'Le Temple',
+      address: '100, Avenue du Temple',
+      city: 'Paris',
+      country: 'France',
+    });
+    const london = await createLinked(h(), 'venues', {
+      venue: 'Big Hall',
+      city: 'London',
+      zip: 'EC1A 1BB',
+      phone: '+44 20 7946 0000',
+    });
+    const state = await createLinked(h(), 'venues', {
+      venue: 'State Hall',
+      state: 'Oklahoma',
+      country: 'United States',
+    });
+    const province = await createLinked(h(), 'venues', {
+      venue: 'Province Hall',
+      province: 'Manitoba',
+      country: 'Canada',
+    });
     const stateprovince = await createLinked(h(), 'venues', { venue: 'Region Hall', stateprovince: 'Wallonia' });
-    const hidden = await createLinked(h(), 'venues', { venue: 'Hidden Hall', country: 'Narnia', website: 'https://wardrobe.example' });
+    const hidden = await createLinked(h(), 'venues', {
+      venue: 'Hidden Hall',
+      country: 'Narnia',
+      website: 'https://wardrobe.example',
+    });
 
     assert.deepEqual(await ids('temple avenue'), [temple.id], 'address "100, Avenue du Temple" holds both words');
     assert.deepEqual(await ids('london'), [london.id]);

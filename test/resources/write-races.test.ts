@@ -7,13 +7,27 @@ import { it } from 'node:test';
 import { describeEachDatabase, type Harness } from '../helpers/harness.ts';
 import { describeOnTwoProcesses } from '../helpers/service-process.ts';
 
-interface Answer { status: number; body: any }
+interface Answer {
+  status: number;
+  body: any;
+}
 type Send = (index: number, method: string, path: string, body?: unknown) => Promise<Answer>;
 
 const KINDS = [
-  { collection: 'events', body: (name: string) => ({ title: name, start_date: '2030-05-10 10:00:00', end_date: '2030-05-10 12:00:00', status: 'publish' }) },
+  {
+    collection: 'events',
+    body: (name: string) => ({
+      title: name,
+      start_date: '2030-05-10 10:00:00',
+      end_date: '2030-05-10 12:00:00',
+      status: 'publish',
+    }),
+  },
   { collection: 'venues', body: (name: string) => ({ venue: name, city: 'Springfield', status: 'publish' }) },
-  { collection: 'organizers', body: (name: string) => ({ organizer: name, email: 'someone@example.com', status: 'publish' }) },
+  {
+    collection: 'organizers',
+    body: (name: string) => ({ organizer: name, email: 'someone@example.com', status: 'publish' }),
+  },
 ] as const;
 
 /** One PATCH per field (and a few repeated): in any order they must all hold at the end. */
@@ -49,8 +63,14 @@ function scenarios(send: Send, h: () => Harness, label: string) {
       for (let round = 0; round < 5; round++) {
         const created = await send(0, 'POST', `/${kind.collection}`, kind.body(`Delete race ${label} ${round}`));
         assert.equal(created.status, 201, JSON.stringify(created.body));
-        const answers = await Promise.all([0, 1].map((index) => send(index, 'DELETE', `/${kind.collection}/${created.body.id}`)));
-        assert.deepEqual(answers.map((answer) => answer.status).sort(), [200, 410], JSON.stringify(answers.map((answer) => answer.body)));
+        const answers = await Promise.all(
+          [0, 1].map((index) => send(index, 'DELETE', `/${kind.collection}/${created.body.id}`)),
+        );
+        assert.deepEqual(
+          answers.map((answer) => answer.status).sort(),
+          [200, 410],
+          JSON.stringify(answers.map((answer) => answer.body)),
+        );
       }
     });
   }
@@ -58,7 +78,9 @@ function scenarios(send: Send, h: () => Harness, label: string) {
   for (const kind of KINDS.filter((candidate) => candidate.collection !== 'events')) {
     it(`makes one item of 50 simultaneous creates of one ${kind.collection.slice(0, -1)} name (${label})`, async () => {
       const name = `Same name ${label} ${Math.random().toString(36).slice(2)}`;
-      const answers = await Promise.all(Array.from({ length: 50 }, (_, index) => send(index, 'POST', `/${kind.collection}`, kind.body(name))));
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, (_, index) => send(index, 'POST', `/${kind.collection}`, kind.body(name))),
+      );
       assert.deepEqual([...new Set(answers.map((answer) => answer.status))], [201]);
       assert.equal(new Set(answers.map((answer) => answer.body.id)).size, 1, 'every create answers the same item');
       const rows = await h().store.db.selectFrom('posts').select('id').where('title', '=', name).execute();
@@ -68,10 +90,17 @@ function scenarios(send: Send, h: () => Harness, label: string) {
 
   it(`loses no field of 30 simultaneous PATCHes of different fields of one event (${label})`, async () => {
     const venue = await send(0, 'POST', '/venues', { venue: `Patch race hall ${label}`, status: 'publish' });
-    const organizer = await send(0, 'POST', '/organizers', { organizer: `Patch race host ${label}`, status: 'publish' });
+    const organizer = await send(0, 'POST', '/organizers', {
+      organizer: `Patch race host ${label}`,
+      status: 'publish',
+    });
     for (let round = 0; round < 3; round++) {
       const created = await send(0, 'POST', '/events', {
-        title: 'Before', start_date: '2030-05-10 10:00:00', end_date: '2030-05-10 12:00:00', timezone: 'Europe/Berlin', status: 'publish',
+        title: 'Before',
+        start_date: '2030-05-10 10:00:00',
+        end_date: '2030-05-10 12:00:00',
+        timezone: 'Europe/Berlin',
+        status: 'publish',
       });
       const id = created.body.id;
       const patches = patchesOfDifferentFields(venue.body.id, organizer.body.id);
@@ -87,13 +116,27 @@ function scenarios(send: Send, h: () => Harness, label: string) {
       assert.equal(event.timezone, 'America/New_York');
       assert.equal(event.start_date, '2030-05-10 09:00:00');
       assert.equal(event.end_date, '2030-05-10 13:00:00');
-      assert.equal(event.utc_start_date, '2030-05-10 13:00:00', 'the UTC start follows the zone and the wall-clock time');
+      assert.equal(
+        event.utc_start_date,
+        '2030-05-10 13:00:00',
+        'the UTC start follows the zone and the wall-clock time',
+      );
       assert.equal(event.utc_end_date, '2030-05-10 17:00:00');
-      for (const flag of ['show_map', 'show_map_link', 'sticky', 'featured', 'hide_from_listings']) assert.equal(event[flag], true, flag);
+      for (const flag of ['show_map', 'show_map_link', 'sticky', 'featured', 'hide_from_listings'])
+        assert.equal(event[flag], true, flag);
       assert.equal(event.venue.id, venue.body.id);
-      assert.deepEqual(event.organizer.map((item: { id: number }) => item.id), [organizer.body.id]);
-      assert.deepEqual(event.categories.map((term: { name: string }) => term.name), ['Race category']);
-      assert.deepEqual(event.tags.map((term: { slug: string }) => term.slug), ['race-tag']);
+      assert.deepEqual(
+        event.organizer.map((item: { id: number }) => item.id),
+        [organizer.body.id],
+      );
+      assert.deepEqual(
+        event.categories.map((term: { name: string }) => term.name),
+        ['Race category'],
+      );
+      assert.deepEqual(
+        event.tags.map((term: { slug: string }) => term.slug),
+        ['race-tag'],
+      );
       assert.equal(event.image.url, 'https://example.com/race.jpg');
       assert.match(event.slug, /^race-slug/);
       assert.equal(event.date_utc, '2026-01-02 03:04:05');
@@ -103,7 +146,10 @@ function scenarios(send: Send, h: () => Harness, label: string) {
 
 describeEachDatabase('Write races, one service', (h) => {
   const send: Send = async (_index, method, path, body) => {
-    const response = await h().request(method, path, { as: h().users.administrator, ...(body === undefined ? {} : { body }) });
+    const response = await h().request(method, path, {
+      as: h().users.administrator,
+      ...(body === undefined ? {} : { body }),
+    });
     return { status: response.statusCode, body: response.json() };
   };
   scenarios(send, h, 'one process');
@@ -114,7 +160,10 @@ describeOnTwoProcesses('Write races, two service processes on one PostgreSQL dat
     const service = services()[index % services().length];
     const response = await fetch(`http://127.0.0.1:${service.port}${h().api}${path}`, {
       method,
-      headers: { authorization: h().users.administrator.authorization, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: h().users.administrator.authorization,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     return { status: response.status, body: await response.json() };

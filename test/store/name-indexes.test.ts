@@ -27,7 +27,10 @@ describeEachDatabase('D31: indexed name lookups', (h) => {
     // A few rows, so that the tables are not trivially empty.
     // Descriptions that differ beyond letter case, so that the two spellings of one name stay two venues.
     for (const [index, name] of ['Émile Hall', 'ÉMILE HALL', 'Other'].entries()) {
-      const response = await h().request('POST', '/venues', { as: h().users.editor, body: { venue: name, description: `Venue number ${index}` } });
+      const response = await h().request('POST', '/venues', {
+        as: h().users.editor,
+        body: { venue: name, description: `Venue number ${index}` },
+      });
       assert.equal(response.statusCode, 201, response.body);
     }
     await h().request('POST', '/tags', { as: h().users.editor, body: { name: 'Ärger' } });
@@ -40,7 +43,10 @@ describeEachDatabase('D31: indexed name lookups', (h) => {
     assert.match(withContent, /posts_type_lower_title/, withContent);
     // …and still matches case-insensitively beyond ASCII, as before.
     const rows = await duplicateCandidates(h().store.db, h().store, 'venue', 'émile hall', undefined).execute();
-    assert.deepEqual(rows.map((row) => row.title), ['Émile Hall', 'ÉMILE HALL']);
+    assert.deepEqual(
+      rows.map((row) => row.title),
+      ['Émile Hall', 'ÉMILE HALL'],
+    );
   });
 
   it('term name resolution uses terms_taxonomy_lower_name', async () => {
@@ -52,6 +58,9 @@ describeEachDatabase('D31: indexed name lookups', (h) => {
     });
     assert.equal(response.statusCode, 201, response.body);
     const tags = await h().request('GET', '/tags', { query: { hide_empty: 'false' } });
-    assert.deepEqual(tags.json().tags.map((tag: { name: string }) => tag.name), ['Ärger']);
+    assert.deepEqual(
+      tags.json().tags.map((tag: { name: string }) => tag.name),
+      ['Ärger'],
+    );
   });
 });

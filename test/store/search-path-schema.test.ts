@@ -24,7 +24,9 @@ describe('the schema a search_path creates tables in', () => {
   });
 });
 
-describe('start-up with DATABASE_URL naming a search_path schema that does not exist', { skip: !POSTGRES_AVAILABLE && 'PostgreSQL does not answer' }, () => {
+describe('start-up with DATABASE_URL naming a search_path schema that does not exist', {
+  skip: !POSTGRES_AVAILABLE && 'PostgreSQL does not answer',
+}, () => {
   const suffix = randomBytes(4).toString('hex');
   const role = `nocreate_${suffix}`;
   const rolePassword = randomBytes(12).toString('hex');
@@ -56,14 +58,19 @@ describe('start-up with DATABASE_URL naming a search_path schema that does not e
     url.searchParams.set('options', `-c search_path=${schema}`);
     return url.toString();
   };
-  const schemaExists = (schema: string) => asSuperuser(async (client) =>
-    (await client.query('select 1 from pg_namespace where nspname = $1', [schema])).rowCount === 1);
+  const schemaExists = (schema: string) =>
+    asSuperuser(
+      async (client) => (await client.query('select 1 from pg_namespace where nspname = $1', [schema])).rowCount === 1,
+    );
 
   before(async () => {
     await asSuperuser(async (client) => {
       await client.query(`create role ${role} login password '${rolePassword}'`);
       roleCreated = true;
-      const { rows } = await client.query<{ may: boolean }>(`select has_database_privilege($1, current_database(), 'CREATE') as may`, [role]);
+      const { rows } = await client.query<{ may: boolean }>(
+        `select has_database_privilege($1, current_database(), 'CREATE') as may`,
+        [role],
+      );
       assert.equal(rows[0].may, false, `${role} must not have CREATE on the test database for these tests`);
     });
   });
@@ -87,8 +94,14 @@ describe('start-up with DATABASE_URL naming a search_path schema that does not e
     } finally {
       await stopService(started);
     }
-    const tables = await asSuperuser(async (client) => (await client.query<{ table_name: string }>(
-      `select table_name from information_schema.tables where table_schema = $1`, [schema])).rows.map((row) => row.table_name));
+    const tables = await asSuperuser(async (client) =>
+      (
+        await client.query<{ table_name: string }>(
+          `select table_name from information_schema.tables where table_schema = $1`,
+          [schema],
+        )
+      ).rows.map((row) => row.table_name),
+    );
     assert.ok(tables.includes('posts') && tables.includes('terms'), `tables in ${schema}: ${tables.join(', ')}`);
   });
 

@@ -10,7 +10,7 @@ import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { openStore } from '../../src/store/store.ts';
 import { POSTGRES_AVAILABLE, TEST_DATABASE_URL } from '../helpers/harness.ts';
-import { startService, stopService as stop, waitForHealth, } from '../helpers/service-process.ts';
+import { startService, stopService as stop, waitForHealth } from '../helpers/service-process.ts';
 
 describe('start-up', () => {
   const directories: string[] = [];
@@ -44,7 +44,9 @@ describe('start-up', () => {
       const response = await fetch(`http://127.0.0.1:${started.port}/calendar/events/v1/venues`);
       assert.equal(response.status, 200);
       const write = await fetch(`http://127.0.0.1:${started.port}/calendar/events/v1/venues`, {
-        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ venue: 'x' }),
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ venue: 'x' }),
       });
       assert.equal(write.status, 401);
       assert.match(started.output(), /npm run cli -- user create/);
@@ -55,22 +57,30 @@ describe('start-up', () => {
 
   it('lets several processes start at once on one new SQLite file', async () => {
     const path = freshSqlite();
-    const services = await Promise.all([1, 2, 3].map(() => startService({ DATABASE_URL: path, ADMIN_USER: 'admin', ADMIN_PASSWORD: 'pw' })));
+    const services = await Promise.all(
+      [1, 2, 3].map(() => startService({ DATABASE_URL: path, ADMIN_USER: 'admin', ADMIN_PASSWORD: 'pw' })),
+    );
     try {
       assert.deepEqual(await Promise.all(services.map((service) => waitForHealth(service))), [200, 200, 200]);
       const auth = `Basic ${Buffer.from('admin:pw').toString('base64')}`;
       const created = await fetch(`http://127.0.0.1:${services[0].port}/calendar/events/v1/venues`, {
-        method: 'POST', headers: { 'content-type': 'application/json', authorization: auth }, body: JSON.stringify({ venue: 'Shared Hall' }),
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: auth },
+        body: JSON.stringify({ venue: 'Shared Hall' }),
       });
       assert.equal(created.status, 201);
-      const listed = await (await fetch(`http://127.0.0.1:${services[2].port}/calendar/events/v1/venues`)).json() as { total: number };
+      const listed = (await (await fetch(`http://127.0.0.1:${services[2].port}/calendar/events/v1/venues`)).json()) as {
+        total: number;
+      };
       assert.equal(listed.total, 1);
     } finally {
       await Promise.all(services.map(stop));
     }
   });
 
-  it('lets several processes start at once on one new PostgreSQL schema', { skip: !POSTGRES_AVAILABLE && 'PostgreSQL does not answer' }, async () => {
+  it('lets several processes start at once on one new PostgreSQL schema', {
+    skip: !POSTGRES_AVAILABLE && 'PostgreSQL does not answer',
+  }, async () => {
     const schema = `t_startup_${randomBytes(4).toString('hex')}`;
     schemas.push(schema);
     const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
@@ -78,7 +88,9 @@ describe('start-up', () => {
     await client.query(`create schema "${schema}"`);
     await client.end();
     const url = `${TEST_DATABASE_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
-    const services = await Promise.all([1, 2, 3].map(() => startService({ DATABASE_URL: url, ADMIN_USER: 'admin', ADMIN_PASSWORD: 'pw' })));
+    const services = await Promise.all(
+      [1, 2, 3].map(() => startService({ DATABASE_URL: url, ADMIN_USER: 'admin', ADMIN_PASSWORD: 'pw' })),
+    );
     try {
       assert.deepEqual(await Promise.all(services.map((service) => waitForHealth(service))), [200, 200, 200]);
     } finally {

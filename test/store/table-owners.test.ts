@@ -55,14 +55,21 @@ const OWNERS: Record<string, string> = {
  * cannot tell which table such a statement writes, so the module must own every table listed here.
  */
 const DYNAMIC_WRITERS: Record<string, { tables: readonly string[] | 'any'; why: string }> = {
-  'src/store/store.ts': { tables: 'any', why: 'the row writer itself (Store.insertRows*): it writes the table its caller names, and the callers are checked' },
-  'src/core/linked/store.ts': { tables: ['venues', 'organizers'], why: 'venues and organizers are written alike, by the kind\'s meta table name' },
+  'src/store/store.ts': {
+    tables: 'any',
+    why: 'the row writer itself (Store.insertRows*): it writes the table its caller names, and the callers are checked',
+  },
+  'src/core/linked/store.ts': {
+    tables: ['venues', 'organizers'],
+    why: "venues and organizers are written alike, by the kind's meta table name",
+  },
 };
 
 const WRITE_METHODS = new Set(['insertInto', 'updateTable', 'deleteFrom', 'replaceInto', 'mergeInto']);
 /** The store's row writer: (trx, table, rows…). */
 const ROW_WRITERS = new Set(['insertRows', 'insertRowsReturningIds', 'insertRowsReturning']);
-const RAW_WRITE = /\b(?:insert\s+into|delete\s+from|replace\s+into|merge\s+into)\s+"?([a-z_]+)|\bupdate\s+"?([a-z_]+)"?\s+set\b/gi;
+const RAW_WRITE =
+  /\b(?:insert\s+into|delete\s+from|replace\s+into|merge\s+into)\s+"?([a-z_]+)|\bupdate\s+"?([a-z_]+)"?\s+set\b/gi;
 
 interface Write {
   file: string;
@@ -90,7 +97,8 @@ function sourceFiles(): string[] {
 function literal(node: any): string | undefined {
   if (node === undefined) return undefined;
   if (node.type === 'StringLiteral') return node.value;
-  if (node.type === 'TsAsExpression' || node.type === 'TsSatisfiesExpression' || node.type === 'ParenthesisExpression') return literal(node.expression);
+  if (node.type === 'TsAsExpression' || node.type === 'TsSatisfiesExpression' || node.type === 'ParenthesisExpression')
+    return literal(node.expression);
   return undefined;
 }
 
@@ -99,10 +107,20 @@ function writesIn(file: string, code: string): Write[] {
   const bytes = Buffer.from(code);
   const module = parseSync(code, { syntax: 'typescript', target: 'es2022' });
   // swc's spans are 1-based byte offsets into this file.
-  const lineAt = (span: { start: number }) => bytes.subarray(0, span.start - 1).toString('utf8').split('\n').length;
+  const lineAt = (span: { start: number }) =>
+    bytes
+      .subarray(0, span.start - 1)
+      .toString('utf8')
+      .split('\n').length;
   const writes: Write[] = [];
   const rawWrites = (text: string, span: { start: number }, statement: string) => {
-    for (const match of text.matchAll(RAW_WRITE)) writes.push({ file, line: lineAt(span), table: (match[1] ?? match[2]).toLowerCase(), statement: `${statement}: ${match[0]}` });
+    for (const match of text.matchAll(RAW_WRITE))
+      writes.push({
+        file,
+        line: lineAt(span),
+        table: (match[1] ?? match[2]).toLowerCase(),
+        statement: `${statement}: ${match[0]}`,
+      });
   };
   const visit = (node: any) => {
     if (node === null || typeof node !== 'object') return;
@@ -110,10 +128,26 @@ function writesIn(file: string, code: string): Write[] {
       for (const child of node) visit(child);
       return;
     }
-    if (node.type === 'CallExpression' && node.callee?.type === 'MemberExpression' && node.callee.property?.type === 'Identifier') {
+    if (
+      node.type === 'CallExpression' &&
+      node.callee?.type === 'MemberExpression' &&
+      node.callee.property?.type === 'Identifier'
+    ) {
       const method = node.callee.property.value as string;
-      if (WRITE_METHODS.has(method)) writes.push({ file, line: lineAt(node.span), table: literal(node.arguments[0]?.expression), statement: `${method}(…)` });
-      if (ROW_WRITERS.has(method)) writes.push({ file, line: lineAt(node.span), table: literal(node.arguments[1]?.expression), statement: `${method}(…)` });
+      if (WRITE_METHODS.has(method))
+        writes.push({
+          file,
+          line: lineAt(node.span),
+          table: literal(node.arguments[0]?.expression),
+          statement: `${method}(…)`,
+        });
+      if (ROW_WRITERS.has(method))
+        writes.push({
+          file,
+          line: lineAt(node.span),
+          table: literal(node.arguments[1]?.expression),
+          statement: `${method}(…)`,
+        });
       // sql.raw('…'), sql.lit('…')
       const object = node.callee.object;
       if (object?.type === 'Identifier' && object.value === 'sql') {
@@ -122,7 +156,11 @@ function writesIn(file: string, code: string): Write[] {
       }
     }
     if (node.type === 'TaggedTemplateExpression') {
-      rawWrites(node.template.quasis.map((quasi: any) => quasi.raw ?? quasi.cooked ?? '').join(' ? '), node.span, 'sql`…`');
+      rawWrites(
+        node.template.quasis.map((quasi: any) => quasi.raw ?? quasi.cooked ?? '').join(' ? '),
+        node.span,
+        'sql`…`',
+      );
     }
     for (const value of Object.values(node)) if (value !== null && typeof value === 'object') visit(value);
   };
@@ -144,7 +182,11 @@ const where = (write: Write) => `${write.file}:${write.line} ${write.statement}`
 
 it('every table of the schema has an owner, and every owner is a module that exists', () => {
   const files = new Set(sourceFiles());
-  assert.deepEqual(schemaTables().filter((table) => OWNERS[table] === undefined), [], 'tables without an owner in OWNERS');
+  assert.deepEqual(
+    schemaTables().filter((table) => OWNERS[table] === undefined),
+    [],
+    'tables without an owner in OWNERS',
+  );
   for (const [table, owner] of Object.entries(OWNERS)) {
     if (owner.startsWith('src/store/') && /^src\/store\/[^/]+\//.test(owner)) continue; // a dialect's internals: not scanned
     assert.ok(files.has(owner), `the owner of ${table}, ${owner}, is not a scanned module`);
@@ -169,7 +211,19 @@ it('the scanner finds writes of every form it looks for, and nothing in comments
       await trx.insertInto(table).values({}).execute();
     }`;
   const found = writesIn('example.ts', code).map((write) => `${write.line}:${write.table ?? '?'}`);
-  assert.deepEqual(found, ['5:posts', '6:events', '7:event_terms', '8:settings', '9:webhooks', '10:occurrences', '11:terms', '12:users', '13:changes', '14:app_passwords', '15:?']);
+  assert.deepEqual(found, [
+    '5:posts',
+    '6:events',
+    '7:event_terms',
+    '8:settings',
+    '9:webhooks',
+    '10:occurrences',
+    '11:terms',
+    '12:users',
+    '13:changes',
+    '14:app_passwords',
+    '15:?',
+  ]);
 });
 
 it('the scanner finds the writes it is known to', () => {
@@ -178,8 +232,14 @@ it('the scanner finds the writes it is known to', () => {
   const found = (file: string, table: string, statement: string) =>
     all.some((write) => write.file === file && write.table === table && write.statement.startsWith(statement));
   assert.ok(found('src/core/posts/store.ts', 'posts', 'insertInto'), 'posts/store.ts insertInto(posts)');
-  assert.ok(found('src/core/occurrences/store.ts', 'occurrences', 'insertRows'), 'occurrences/store.ts insertRows(occurrences)');
-  assert.ok(found('src/core/change-log/log.ts', 'changes', 'insertRowsReturning'), 'change-log/log.ts insertRowsReturning(changes)');
+  assert.ok(
+    found('src/core/occurrences/store.ts', 'occurrences', 'insertRows'),
+    'occurrences/store.ts insertRows(occurrences)',
+  );
+  assert.ok(
+    found('src/core/change-log/log.ts', 'changes', 'insertRowsReturning'),
+    'change-log/log.ts insertRowsReturning(changes)',
+  );
 });
 
 it('each table is written by its owner alone', () => {
@@ -200,6 +260,7 @@ it('each table is written by its owner alone', () => {
 it('a module that writes tables by name owns each of them', () => {
   for (const [file, { tables }] of Object.entries(DYNAMIC_WRITERS)) {
     if (tables === 'any') continue;
-    for (const table of tables) assert.equal(OWNERS[table], file, `${file} writes ${table} by name, but does not own it`);
+    for (const table of tables)
+      assert.equal(OWNERS[table], file, `${file} writes ${table} by name, but does not own it`);
   }
 });

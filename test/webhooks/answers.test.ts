@@ -28,7 +28,9 @@ const listen = async (server: Server): Promise<number> => {
 /** Writes `next()` for as long as `open()` holds, waiting for 'drain' when the buffer is full; `count` is told each size. */
 function writeUntilClosed(
   stream: { write(chunk: string | Buffer): boolean; once(event: 'drain', listener: () => void): unknown },
-  open: () => boolean, next: () => string | Buffer, count: (bytes: number) => void,
+  open: () => boolean,
+  next: () => string | Buffer,
+  count: (bytes: number) => void,
 ): void {
   const pump = () => {
     while (open()) {
@@ -44,13 +46,18 @@ function writeUntilClosed(
 }
 
 /** The receiver listening on `port`; `hangUp` drops its connections and answers the server to close. */
-function receiverAt(port: number, written: () => number, hangUp: () => { close(callback: () => void): unknown }): EndlessReceiver {
+function receiverAt(
+  port: number,
+  written: () => number,
+  hangUp: () => { close(callback: () => void): unknown },
+): EndlessReceiver {
   return {
     url: `http://127.0.0.1:${port}/hook`,
     written,
-    close: () => new Promise((resolve) => {
-      hangUp().close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        hangUp().close(() => resolve());
+      }),
   };
 }
 
@@ -65,15 +72,24 @@ async function endlessBody(status: number): Promise<EndlessReceiver> {
       response.on('close', () => {
         open = false;
       });
-      writeUntilClosed(response, () => open, () => CHUNK, (bytes) => {
-        written += bytes;
-      });
+      writeUntilClosed(
+        response,
+        () => open,
+        () => CHUNK,
+        (bytes) => {
+          written += bytes;
+        },
+      );
     });
   });
-  return receiverAt(await listen(server), () => written, () => {
-    server.closeAllConnections();
-    return server;
-  });
+  return receiverAt(
+    await listen(server),
+    () => written,
+    () => {
+      server.closeAllConnections();
+      return server;
+    },
+  );
 }
 
 /** Answers a status line, then header lines without end (a raw socket: node:http would refuse to send them). */
@@ -94,15 +110,24 @@ async function endlessHeaders(): Promise<EndlessReceiver> {
       answered = true;
       socket.write('HTTP/1.1 200 OK\r\n');
       let line = 0;
-      writeUntilClosed(socket, () => open, () => `x-padding-${line++}: ${'a'.repeat(1000)}\r\n`, (bytes) => {
-        written += bytes;
-      });
+      writeUntilClosed(
+        socket,
+        () => open,
+        () => `x-padding-${line++}: ${'a'.repeat(1000)}\r\n`,
+        (bytes) => {
+          written += bytes;
+        },
+      );
     });
   });
-  return receiverAt(await listen(server), () => written, () => {
-    for (const socket of connections) socket.destroy();
-    return server;
-  });
+  return receiverAt(
+    await listen(server),
+    () => written,
+    () => {
+      for (const socket of connections) socket.destroy();
+      return server;
+    },
+  );
 }
 
 /** Runs `work`, then says how many bytes the service's sockets to `port` read meanwhile. */
@@ -126,54 +151,69 @@ async function bytesReadFrom<T>(port: number, work: () => Promise<T>): Promise<{
   }
 }
 
-describeEachDatabase('Webhooks: a receiver answering without end', (h) => {
-  const admin = () => h().users.administrator;
+describeEachDatabase(
+  'Webhooks: a receiver answering without end',
+  (h) => {
+    const admin = () => h().users.administrator;
 
-  async function attemptOnce(receiver: EndlessReceiver) {
-    const hook = (await h().request('POST', '/webhooks', { as: admin(), body: { url: receiver.url, events: ['*'] } })).json();
-    // The timeout bounds an attempt that would otherwise read for ever (the code before the fix), only against a hang.
-    const worker = new WebhookWorker(h().store, h().config, { timeoutMs: HANG_GUARD_MS });
-    try {
-      const created = await h().request('POST', '/venues', { as: admin(), body: { venue: 'Endless hall' } });
-      assert.equal(created.statusCode, 201, created.body);
-      const port = Number(new URL(receiver.url).port);
-      const { result: attempted, bytesRead } = await bytesReadFrom(port, () => worker.runOnce());
-      assert.equal(attempted, 1);
-      const [attempt] = (await h().request('GET', `/webhooks/${hook.id}/deliveries`, { as: admin() })).json();
-      return { attempt, bytesRead };
-    } finally {
-      await worker.stop();
-      await h().request('DELETE', `/webhooks/${hook.id}`, { as: admin() });
+    async function attemptOnce(receiver: EndlessReceiver) {
+      const hook = (
+        await h().request('POST', '/webhooks', { as: admin(), body: { url: receiver.url, events: ['*'] } })
+      ).json();
+      // The timeout bounds an attempt that would otherwise read for ever (the code before the fix), only against a hang.
+      const worker = new WebhookWorker(h().store, h().config, { timeoutMs: HANG_GUARD_MS });
+      try {
+        const created = await h().request('POST', '/venues', { as: admin(), body: { venue: 'Endless hall' } });
+        assert.equal(created.statusCode, 201, created.body);
+        const port = Number(new URL(receiver.url).port);
+        const { result: attempted, bytesRead } = await bytesReadFrom(port, () => worker.runOnce());
+        assert.equal(attempted, 1);
+        const [attempt] = (await h().request('GET', `/webhooks/${hook.id}/deliveries`, { as: admin() })).json();
+        return { attempt, bytesRead };
+      } finally {
+        await worker.stop();
+        await h().request('DELETE', `/webhooks/${hook.id}`, { as: admin() });
+      }
     }
-  }
 
-  for (const [status, outcome] of [[500, 'failed'], [200, 'succeeded']] as const) {
-    it(`an endless ${status} body: the first 1 KiB is kept, the connection closed, the attempt ${outcome}`, async () => {
-      const receiver = await endlessBody(status);
+    for (const [status, outcome] of [
+      [500, 'failed'],
+      [200, 'succeeded'],
+    ] as const) {
+      it(`an endless ${status} body: the first 1 KiB is kept, the connection closed, the attempt ${outcome}`, async () => {
+        const receiver = await endlessBody(status);
+        try {
+          const { attempt, bytesRead } = await attemptOnce(receiver);
+          assert.ok(
+            bytesRead <= MAX_BYTES_READ,
+            `the service read ${bytesRead} bytes (the receiver wrote ${receiver.written()})`,
+          );
+          assert.equal(attempt.status, outcome, JSON.stringify(attempt));
+          assert.equal(attempt.delivery_status, status === 200 ? 'succeeded' : 'pending');
+          assert.equal(attempt.response_code, status);
+          assert.equal(attempt.response_body, 'x'.repeat(1024));
+        } finally {
+          await receiver.close();
+        }
+      });
+    }
+
+    it('headers without end fail the attempt, with no status, once they pass the limit', async () => {
+      const receiver = await endlessHeaders();
       try {
         const { attempt, bytesRead } = await attemptOnce(receiver);
-        assert.ok(bytesRead <= MAX_BYTES_READ, `the service read ${bytesRead} bytes (the receiver wrote ${receiver.written()})`);
-        assert.equal(attempt.status, outcome, JSON.stringify(attempt));
-        assert.equal(attempt.delivery_status, status === 200 ? 'succeeded' : 'pending');
-        assert.equal(attempt.response_code, status);
-        assert.equal(attempt.response_body, 'x'.repeat(1024));
+        assert.ok(
+          bytesRead <= MAX_BYTES_READ,
+          `the service read ${bytesRead} bytes (the receiver wrote ${receiver.written()})`,
+        );
+        assert.equal(attempt.status, 'failed');
+        assert.equal(attempt.delivery_status, 'pending');
+        assert.equal(attempt.response_code, null);
+        assert.match(attempt.error, /header/i);
       } finally {
         await receiver.close();
       }
     });
-  }
-
-  it('headers without end fail the attempt, with no status, once they pass the limit', async () => {
-    const receiver = await endlessHeaders();
-    try {
-      const { attempt, bytesRead } = await attemptOnce(receiver);
-      assert.ok(bytesRead <= MAX_BYTES_READ, `the service read ${bytesRead} bytes (the receiver wrote ${receiver.written()})`);
-      assert.equal(attempt.status, 'failed');
-      assert.equal(attempt.delivery_status, 'pending');
-      assert.equal(attempt.response_code, null);
-      assert.match(attempt.error, /header/i);
-    } finally {
-      await receiver.close();
-    }
-  });
-}, { WEBHOOKS_ALLOW_PRIVATE: '1' });
+  },
+  { WEBHOOKS_ALLOW_PRIVATE: '1' },
+);

@@ -4,7 +4,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { eventually, HANG_GUARD_MS } from '../helpers/eventually.ts';
 import { createHarness, POSTGRES_AVAILABLE, type Harness } from '../helpers/harness.ts';
-import { describeOnTwoProcesses, startService, stopService, waitForHealth, type Started } from '../helpers/service-process.ts';
+import {
+  describeOnTwoProcesses,
+  startService,
+  stopService,
+  waitForHealth,
+  type Started,
+} from '../helpers/service-process.ts';
 import { startReceiver, sleep, type Receiver } from './receiver.ts';
 
 const ENV = { WEBHOOKS_ALLOW_PRIVATE: '1', WEBHOOKS_POLL_MS: '100', LOG_LEVEL: 'warn' };
@@ -17,36 +23,49 @@ async function call(service: Started, authorization: string, method: string, pat
     headers: { authorization, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  return { status: response.status, json: await response.json() as any };
+  return { status: response.status, json: (await response.json()) as any };
 }
 
-describeOnTwoProcesses('Webhooks: two service processes on one PostgreSQL database deliver each change once', (h, services) => {
-  let receiver: Receiver;
-  before(async () => {
-    receiver = await startReceiver();
-  });
-  after(async () => {
-    await receiver.close();
-  });
+describeOnTwoProcesses(
+  'Webhooks: two service processes on one PostgreSQL database deliver each change once',
+  (h, services) => {
+    let receiver: Receiver;
+    before(async () => {
+      receiver = await startReceiver();
+    });
+    after(async () => {
+      await receiver.close();
+    });
 
-  it('every change arrives exactly once', async () => {
-    const auth = h().users.administrator.authorization;
-    const [one, two] = services();
-    const hook = await call(one, auth, 'POST', '/webhooks', { url: receiver.url, events: ['*'] });
-    assert.equal(hook.status, 201, JSON.stringify(hook.json));
-    const writes = await Promise.all(Array.from({ length: 30 }, (_, index) => call(index % 2 === 0 ? one : two, auth, 'POST', '/venues', { venue: `Hall ${index}` })));
-    assert.ok(writes.every((write) => write.status === 201));
-    await receiver.waitFor((received) => received.length >= 30);
-    await sleep(1_000);
-    const verified = receiver.verified(hook.json.secret);
-    assert.equal(verified.length, 30);
-    assert.equal(new Set(verified.map((entry) => entry.id)).size, 30);
-    assert.deepEqual(new Set(verified.map((entry) => entry.payload.data.id)), new Set(writes.map((write) => write.json.id)));
-  });
-}, ENV);
+    it('every change arrives exactly once', async () => {
+      const auth = h().users.administrator.authorization;
+      const [one, two] = services();
+      const hook = await call(one, auth, 'POST', '/webhooks', { url: receiver.url, events: ['*'] });
+      assert.equal(hook.status, 201, JSON.stringify(hook.json));
+      const writes = await Promise.all(
+        Array.from({ length: 30 }, (_, index) =>
+          call(index % 2 === 0 ? one : two, auth, 'POST', '/venues', { venue: `Hall ${index}` }),
+        ),
+      );
+      assert.ok(writes.every((write) => write.status === 201));
+      await receiver.waitFor((received) => received.length >= 30);
+      await sleep(1_000);
+      const verified = receiver.verified(hook.json.secret);
+      assert.equal(verified.length, 30);
+      assert.equal(new Set(verified.map((entry) => entry.id)).size, 30);
+      assert.deepEqual(
+        new Set(verified.map((entry) => entry.payload.data.id)),
+        new Set(writes.map((write) => write.json.id)),
+      );
+    });
+  },
+  ENV,
+);
 
 for (const database of ['sqlite', 'postgres'] as const) {
-  describe(`Webhooks: a write acknowledged before a kill -9 is still delivered [${database}]`, { skip: database === 'postgres' && !POSTGRES_AVAILABLE ? 'PostgreSQL does not answer' : false }, () => {
+  describe(`Webhooks: a write acknowledged before a kill -9 is still delivered [${database}]`, {
+    skip: database === 'postgres' && !POSTGRES_AVAILABLE ? 'PostgreSQL does not answer' : false,
+  }, () => {
     let harness: Harness;
     let receiver: Receiver;
     const started: Started[] = [];
@@ -61,7 +80,8 @@ for (const database of ['sqlite', 'postgres'] as const) {
     });
     after(async () => {
       // A killed process has exited already (stopService waits for an exit only a live one still has to make).
-      for (const service of started) if (service.child.exitCode === null && service.child.signalCode === null) await stopService(service);
+      for (const service of started)
+        if (service.child.exitCode === null && service.child.signalCode === null) await stopService(service);
       await receiver.close();
       await harness.close();
     });
@@ -77,7 +97,11 @@ for (const database of ['sqlite', 'postgres'] as const) {
       const venue = await call(first, auth, 'POST', '/venues', { venue: 'Survivor hall' });
       assert.equal(venue.status, 201);
       first.child.kill('SIGKILL');
-      await new Promise((resolve) => (first.child.exitCode !== null || first.child.signalCode !== null ? resolve(null) : first.child.once('exit', resolve)));
+      await new Promise((resolve) =>
+        first.child.exitCode !== null || first.child.signalCode !== null
+          ? resolve(null)
+          : first.child.once('exit', resolve),
+      );
       (receiver as Receiver & { markKilled: () => void }).markKilled();
 
       const second = await startService(env);
@@ -87,7 +111,9 @@ for (const database of ['sqlite', 'postgres'] as const) {
       await receiverSucceeded(second, auth, hook.json.id);
       const verified = receiver.verified(hook.json.secret);
       assert.ok(verified.length >= 1);
-      assert.ok(verified.every((entry) => entry.payload.type === 'venue.created' && entry.payload.data.id === venue.json.id));
+      assert.ok(
+        verified.every((entry) => entry.payload.type === 'venue.created' && entry.payload.data.id === venue.json.id),
+      );
       assert.equal(new Set(verified.map((entry) => entry.id)).size, 1);
     });
   });
@@ -96,10 +122,14 @@ for (const database of ['sqlite', 'postgres'] as const) {
 /** Waits until the delivery log records a success. */
 async function receiverSucceeded(service: Started, auth: string, id: number): Promise<void> {
   let log: unknown;
-  await eventually(async () => {
-    log = (await call(service, auth, 'GET', `/webhooks/${id}/deliveries`)).json;
-    return (log as Array<{ status: string }>).some((entry) => entry.status === 'succeeded');
-  }, 'the delivery log records a success', () => JSON.stringify(log));
+  await eventually(
+    async () => {
+      log = (await call(service, auth, 'GET', `/webhooks/${id}/deliveries`)).json;
+      return (log as Array<{ status: string }>).some((entry) => entry.status === 'succeeded');
+    },
+    'the delivery log records a success',
+    () => JSON.stringify(log),
+  );
 }
 
 describe('Webhooks: SIGTERM lets the attempt in flight finish and be recorded', () => {
@@ -115,8 +145,15 @@ describe('Webhooks: SIGTERM lets the attempt in flight finish and be recorded', 
       await receiver.waitFor((received) => received.length === 1);
       await stopService(service);
       assert.equal(service.child.exitCode, 0, service.output());
-      const rows = await harness.store.db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', hook.json.id).execute();
-      assert.deepEqual(rows.map((row) => [row.status, row.attempts, Number(row.lease_until_ms)]), [['succeeded', 1, 0]]);
+      const rows = await harness.store.db
+        .selectFrom('webhook_deliveries')
+        .selectAll()
+        .where('webhook_id', '=', hook.json.id)
+        .execute();
+      assert.deepEqual(
+        rows.map((row) => [row.status, row.attempts, Number(row.lease_until_ms)]),
+        [['succeeded', 1, 0]],
+      );
     } finally {
       await receiver.close();
       await harness.close();

@@ -10,14 +10,21 @@ export interface Received {
 }
 
 /** What to answer to the n-th request (0-based): a status, or 'hang' (never answer). */
-export type Behaviour = (n: number, received: Received) => number | 'hang' | { status: number; body?: string; headers?: Record<string, string>; delayMs?: number };
+export type Behaviour = (
+  n: number,
+  received: Received,
+) => number | 'hang' | { status: number; body?: string; headers?: Record<string, string>; delayMs?: number };
 
 export interface Receiver {
   url: string;
   received: Received[];
   behaviour: Behaviour;
   /** The deliveries verified with the standardwebhooks package (throws on a bad signature). */
-  verified(secret: string): Array<{ id: string; timestamp: number; payload: { type: string; timestamp: string; data: Record<string, unknown> } }>;
+  verified(secret: string): Array<{
+    id: string;
+    timestamp: number;
+    payload: { type: string; timestamp: string; data: Record<string, unknown> };
+  }>;
   /** Waits until `predicate` holds of what was received (the bound only guards against a hang). */
   waitFor(predicate: (received: Received[]) => boolean): Promise<void>;
   close(): Promise<void>;
@@ -37,15 +44,25 @@ export async function startReceiver(behaviour: Behaviour = () => 200): Promise<R
           'webhook-timestamp': String(entry.headers['webhook-timestamp']),
           'webhook-signature': String(entry.headers['webhook-signature']),
         };
-        const payload = webhook.verify(entry.body, headers) as { type: string; timestamp: string; data: Record<string, unknown> };
+        const payload = webhook.verify(entry.body, headers) as {
+          type: string;
+          timestamp: string;
+          data: Record<string, unknown>;
+        };
         return { id: headers['webhook-id'], timestamp: Number(headers['webhook-timestamp']), payload };
       });
     },
-    waitFor: (predicate) => eventually(() => predicate(received), 'the receiver got what was awaited', () => `${received.length} received`),
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    waitFor: (predicate) =>
+      eventually(
+        () => predicate(received),
+        'the receiver got what was awaited',
+        () => `${received.length} received`,
+      ),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -55,7 +72,8 @@ export async function startReceiver(behaviour: Behaviour = () => 200): Promise<R
       const answer = receiver.behaviour(received.length, entry);
       received.push(entry);
       if (answer === 'hang') return;
-      const { status, body, headers, delayMs } = typeof answer === 'number' ? { status: answer, body: 'ok', headers: {}, delayMs: 0 } : answer;
+      const { status, body, headers, delayMs } =
+        typeof answer === 'number' ? { status: answer, body: 'ok', headers: {}, delayMs: 0 } : answer;
       setTimeout(() => {
         response.writeHead(status, headers);
         response.end(body ?? '');

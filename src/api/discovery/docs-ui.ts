@@ -61,14 +61,15 @@ const ASSETS: Record<string, Asset> = {
 };
 
 /** Scripts only from here; "Try it out" may call the API at SITE_URL, which a proxy can put on another origin. */
-const contentSecurityPolicy = (config: Config) => [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  `connect-src 'self' ${new URL(config.siteUrl).origin}`,
-  "frame-ancestors 'none'",
-].join('; ');
+const contentSecurityPolicy = (config: Config) =>
+  [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    `connect-src 'self' ${new URL(config.siteUrl).origin}`,
+    "frame-ancestors 'none'",
+  ].join('; ');
 
 export interface DocsUiOptions {
   config: Config;
@@ -101,7 +102,11 @@ export const docsUi: FastifyPluginAsync<DocsUiOptions> = async (app, { config })
   // Relative asset URLs need the trailing slash: `{api}/docs` moves to `{api}/docs/`.
   app.get(base, async (request, reply) => {
     const path = request.url.split('?')[0];
-    if (!path.endsWith('/')) return reply.code(301).header('Location', `${path.slice(path.lastIndexOf('/') + 1)}/`).send();
+    if (!path.endsWith('/'))
+      return reply
+        .code(301)
+        .header('Location', `${path.slice(path.lastIndexOf('/') + 1)}/`)
+        .send();
     return serve('', reply);
   });
   app.get<{ Params: { file: string } }>(`${base}/:file`, async (request, reply) => serve(request.params.file, reply));

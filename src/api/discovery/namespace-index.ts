@@ -38,7 +38,10 @@ export function namespaceIndex(groups: readonly RouteGroup[], ctx: RequestContex
     const route: Record<string, unknown> = {
       namespace: NAMESPACE,
       methods: group.endpoints.flatMap((candidate) => [...candidate.methods]),
-      endpoints: group.endpoints.map((candidate) => ({ methods: [...candidate.methods], args: describeArgs(candidate.args, ctx) })),
+      endpoints: group.endpoints.map((candidate) => ({
+        methods: [...candidate.methods],
+        args: describeArgs(candidate.args, ctx),
+      })),
     };
     if (isLiteralPattern(group.pattern)) route._links = { self: [{ href: `${config.apiRoot}${group.pattern}` }] };
     routes[`/${NAMESPACE}${group.pattern}`] = route;
@@ -49,19 +52,40 @@ export function namespaceIndex(groups: readonly RouteGroup[], ctx: RequestContex
 const links = (relation: string, description: string) =>
   closedObject({ [relation]: Type.Array(closedObject({ href: absoluteUrl('The linked URL.') })) }, { description });
 
-export const NamespaceIndexSchema = closedObject({
-  namespace: Type.Literal(NAMESPACE, { description: 'This API\'s namespace.' }),
-  routes: Type.Record(Type.String(), closedObject({
-    namespace: Type.Literal(NAMESPACE),
-    methods: Type.Array(Type.String(), { description: 'Every method the route answers.' }),
-    endpoints: Type.Array(closedObject({
-      methods: Type.Array(Type.String(), { description: 'The methods this endpoint serves.' }),
-      args: Type.Union([
-        Type.Record(Type.String(), Type.Object({ required: Type.Boolean() }, { description: 'An argument: `required`, and its default, description, type, items and format when it has them.' })),
-        Type.Array(Type.Unknown(), { maxItems: 0 }),
-      ], { description: 'The arguments by name; [] when there are none.' }),
-    })),
-    _links: Type.Optional(links('self', 'For routes without parameters, the route\'s own URL.')),
-  }), { description: 'Every route, keyed by its pattern (a regular expression for routes with parameters).' }),
-  _links: links('up', 'The API index above this namespace.'),
-}, { description: 'The namespace index.' });
+export const NamespaceIndexSchema = closedObject(
+  {
+    namespace: Type.Literal(NAMESPACE, { description: "This API's namespace." }),
+    routes: Type.Record(
+      Type.String(),
+      closedObject({
+        namespace: Type.Literal(NAMESPACE),
+        methods: Type.Array(Type.String(), { description: 'Every method the route answers.' }),
+        endpoints: Type.Array(
+          closedObject({
+            methods: Type.Array(Type.String(), { description: 'The methods this endpoint serves.' }),
+            args: Type.Union(
+              [
+                Type.Record(
+                  Type.String(),
+                  Type.Object(
+                    { required: Type.Boolean() },
+                    {
+                      description:
+                        'An argument: `required`, and its default, description, type, items and format when it has them.',
+                    },
+                  ),
+                ),
+                Type.Array(Type.Unknown(), { maxItems: 0 }),
+              ],
+              { description: 'The arguments by name; [] when there are none.' },
+            ),
+          }),
+        ),
+        _links: Type.Optional(links('self', "For routes without parameters, the route's own URL.")),
+      }),
+      { description: 'Every route, keyed by its pattern (a regular expression for routes with parameters).' },
+    ),
+    _links: links('up', 'The API index above this namespace.'),
+  },
+  { description: 'The namespace index.' },
+);

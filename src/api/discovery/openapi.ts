@@ -14,7 +14,12 @@ export function openApiPath(routerPath: string): string {
   return path === '' ? '/' : path;
 }
 
-const pascal = (word: string) => word.split(/[^A-Za-z0-9]+/).filter(Boolean).map((part) => part[0].toUpperCase() + part.slice(1)).join('');
+const pascal = (word: string) =>
+  word
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((part) => part[0].toUpperCase() + part.slice(1))
+    .join('');
 
 /** `GET /venues/{id}` → `getVenuesById`; `/venues/by-slug/{slug}` → `getVenuesBySlug`; the root → `getIndex`. */
 export function operationId(method: Method, path: string): string {
@@ -30,7 +35,10 @@ export function operationId(method: Method, path: string): string {
 /** The first path segment names the tag; the root and `/doc` are "discovery". */
 export const tagOf = (path: string) => {
   // `/events.ics` (D26) is documented with the events.
-  const first = path.split('/').filter(Boolean)[0]?.replace(/\.ics$/, '');
+  const first = path
+    .split('/')
+    .filter(Boolean)[0]
+    ?.replace(/\.ics$/, '');
   return first === undefined || first === 'doc' ? 'discovery' : first;
 };
 
@@ -86,7 +94,8 @@ const IDEMPOTENCY_KEY_PARAMETER: Json = {
   name: 'Idempotency-Key',
   in: 'header',
   required: false,
-  description: 'Makes a retried create safe: a repeat of the same request with the same key within 24 hours answers the first answer again (with `Idempotent-Replayed: true`) and creates nothing.',
+  description:
+    'Makes a retried create safe: a repeat of the same request with the same key within 24 hours answers the first answer again (with `Idempotent-Replayed: true`) and creates nothing.',
   schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
 };
 const IDEMPOTENCY_RESPONSES: Record<number, string> = {
@@ -101,7 +110,13 @@ function parameter(name: string, spec: Arg, location: 'path' | 'query', collecto
   // The parameter carries the description; a named schema is referenced directly.
   const { description, allOf, ...schema } = collector.convert(documentedSchema(spec)) as Json;
   const accepted: Json = Array.isArray(allOf) && allOf.length === 1 ? { ...(allOf[0] as Json), ...schema } : schema;
-  const described: Json = { name, in: location, description: description ?? '', required: location === 'path' || spec.required, schema: accepted };
+  const described: Json = {
+    name,
+    in: location,
+    description: description ?? '',
+    required: location === 'path' || spec.required,
+    schema: accepted,
+  };
   if (accepted.type === 'array') {
     // `a=1&a=2` (what OpenAPI clients send for `explode: true`), `a=1,2` and `a[]=1&a[]=2` are all read as the list.
     described.description = `${described.description} Several values: repeat the key (${name}=a&${name}=b), or separate them with commas (${name}=a,b); ${name}[]=a&${name}[]=b works too.`;
@@ -131,20 +146,32 @@ function responses(definition: AnyEndpoint, collector: ComponentCollector): Json
   for (const [status, doc] of Object.entries(definition.responses)) {
     const isError = Number(status) >= 400;
     const schema = doc.schema ?? (isError ? ErrorSchema : undefined);
-    if (doc.mediaType !== undefined) out[status] = { description: doc.description, content: { [doc.mediaType]: { schema: { type: 'string' } } } };
-    else out[status] = schema ? { description: doc.description, content: jsonContent(schema) } : { description: doc.description };
+    if (doc.mediaType !== undefined)
+      out[status] = { description: doc.description, content: { [doc.mediaType]: { schema: { type: 'string' } } } };
+    else
+      out[status] = schema
+        ? { description: doc.description, content: jsonContent(schema) }
+        : { description: doc.description };
   }
   if (definition.acceptsIdempotencyKey) {
-    for (const [status, description] of Object.entries(IDEMPOTENCY_RESPONSES)) out[status] ??= { description, content: jsonContent(ErrorSchema) };
+    for (const [status, description] of Object.entries(IDEMPOTENCY_RESPONSES))
+      out[status] ??= { description, content: jsonContent(ErrorSchema) };
   }
   out.default = {
-    description: 'Any other error, in the same envelope: 401 for bad credentials, 413 for a body over 1 MiB, 415 for an unsupported content type, 500 when something breaks.',
+    description:
+      'Any other error, in the same envelope: 401 for bad credentials, 413 for a body over 1 MiB, 415 for an unsupported content type, 500 when something breaks.',
     content: jsonContent(ErrorSchema),
   };
   return out;
 }
 
-function operation(group: RouteGroup, definition: AnyEndpoint, method: Method, path: string, collector: ComponentCollector): Json {
+function operation(
+  group: RouteGroup,
+  definition: AnyEndpoint,
+  method: Method,
+  path: string,
+  collector: ComponentCollector,
+): Json {
   const args = Object.entries(definition.args as Record<string, Arg>);
   const inPath = args.filter(([, spec]) => spec.location === 'path');
   const others = args.filter(([, spec]) => spec.location !== 'path');
@@ -185,7 +212,8 @@ export function openApiDocument(groups: readonly RouteGroup[], config: Config): 
     const path = openApiPath(group.path);
     const item: Json = {};
     for (const definition of group.endpoints) {
-      for (const method of definition.methods) item[method.toLowerCase()] = operation(group, definition, method, path, collector);
+      for (const method of definition.methods)
+        item[method.toLowerCase()] = operation(group, definition, method, path, collector);
     }
     paths[path] = item;
     if (!tags.includes(tagOf(group.path))) tags.push(tagOf(group.path));
@@ -196,7 +224,11 @@ export function openApiDocument(groups: readonly RouteGroup[], config: Config): 
     components: {
       schemas: collector.schemas,
       securitySchemes: {
-        basicAuth: { type: 'http', scheme: 'basic', description: 'A user name and one of that user\'s application passwords.' },
+        basicAuth: {
+          type: 'http',
+          scheme: 'basic',
+          description: "A user name and one of that user's application passwords.",
+        },
       },
     },
     servers: [{ url: config.apiRoot, description: 'This service.' }],

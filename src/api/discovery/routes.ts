@@ -5,11 +5,14 @@ import { endpoint, type RouteGroup } from '../../http/routes.ts';
 import { namespaceIndex, NamespaceIndexSchema } from './namespace-index.ts';
 import { openApiDocument, OPENAPI_VERSION } from './openapi.ts';
 
-const OpenApiDocumentSchema = Type.Object({
-  openapi: Type.Literal(OPENAPI_VERSION),
-  info: Type.Object({ title: Type.String(), version: Type.String() }),
-  paths: Type.Object({}),
-}, { description: `An OpenAPI ${OPENAPI_VERSION} document.` });
+const OpenApiDocumentSchema = Type.Object(
+  {
+    openapi: Type.Literal(OPENAPI_VERSION),
+    info: Type.Object({ title: Type.String(), version: Type.String() }),
+    paths: Type.Object({}),
+  },
+  { description: `An OpenAPI ${OPENAPI_VERSION} document.` },
+);
 
 /**
  * §13 and §14: the namespace index and the OpenAPI document, both generated from `routeTable` (every group,
@@ -23,8 +26,14 @@ export function discoveryRoutes(routeTable: () => readonly RouteGroup[]): RouteG
     summary: 'List every route of the namespace with its methods and arguments',
     responses: { 200: { description: 'The namespace index.', schema: NamespaceIndexSchema } },
     args: {
-      namespace: arg.string({ description: 'The namespace to describe; this service has only one.', default: NAMESPACE }),
-      context: arg.string({ description: 'The scope of the answer; kept for compatibility, it changes nothing here.', default: 'view' }),
+      namespace: arg.string({
+        description: 'The namespace to describe; this service has only one.',
+        default: NAMESPACE,
+      }),
+      context: arg.string({
+        description: 'The scope of the answer; kept for compatibility, it changes nothing here.',
+        default: 'view',
+      }),
     },
     handler: async (ctx) => ({ body: namespaceIndex(routeTable(), ctx) }),
   });

@@ -26,11 +26,13 @@ export const ICAL_TYPE = 'text/calendar; charset=utf-8';
  */
 const feedFormatArgs = {
   utc: arg.boolean({
-    description: 'true (or 1): every time in UTC, with no TZID or VTIMEZONE (all-day events stay dates; a timed series is written as its dates, RDATE, up to RECURRENCE_HORIZON_DAYS ahead), for readers that misread TZID times, such as FullCalendar.',
+    description:
+      'true (or 1): every time in UTC, with no TZID or VTIMEZONE (all-day events stay dates; a timed series is written as its dates, RDATE, up to RECURRENCE_HORIZON_DAYS ahead), for readers that misread TZID times, such as FullCalendar.',
     default: false,
   }),
   cancelled: arg.boolean({
-    description: 'false (or 0): leave cancelled (trashed) events out instead of listing them as STATUS:CANCELLED, for readers that show them as any other, such as FullCalendar. A series leaves its cancelled dates out either way.',
+    description:
+      'false (or 0): leave cancelled (trashed) events out instead of listing them as STATUS:CANCELLED, for readers that show them as any other, such as FullCalendar. A series leaves its cancelled dates out either way.',
     default: true,
   }),
 };
@@ -54,73 +56,96 @@ const icsReply = (text: string, filename: string, truncated: boolean) => ({
 const ICS_RESPONSE = (description: string) => ({ description, mediaType: 'text/calendar' });
 
 /** `written`: the process's VEVENT texts (src/caches.ts), which feeds polled over and over mostly repeat. */
-const feed = (written: WrittenEntries) => endpoint({
-  methods: ['GET'],
-  summary: 'Subscribe to events: the events GET /events lists, as an iCalendar feed',
-  responses: {
-    200: ICS_RESPONSE('An RFC 5545 calendar (text/calendar): every matching event from 30 days ago on (unless dates are given), at most ICAL_MAX_EVENTS (then X-Truncated: true), events trashed within 30 days as STATUS:CANCELLED (unless cancelled=0).'),
-    ...NOT_MODIFIED,
-    400: { description: 'Invalid parameter.' },
-  },
-  args: { ...eventListArgs, ...feedFormatArgs },
-  async handler(ctx, params, raw) {
-    const issue = coordinateIssue(params);
-    if (issue) throw invalidParams(issue);
-    let plan = await planListRequest(ctx, params);
-    if (!DATE_PARAMS.some((name) => hasParam(raw, name)) && params.include === undefined) plan = feedWindow(plan, ctx);
-    // D25: a series is one VEVENT (with its rule and edited occurrences), however many of its occurrences match.
-    plan = { ...plan, collapseSeries: true };
-    const max = ctx.config.ical.maxEvents;
-    const selection = await selectFeed(ctx.store, ctx, plan, max, params.cancelled);
-    const options = { host: uidHost(ctx.config.siteUrl), password: params.password, utc: params.utc };
-    const entries = feedEntries(ctx.store, ctx, [...selection.active, ...selection.cancelled], options, plan);
-    const { text, truncated } = await writeCalendar(head(ctx, ctx.config.siteName, params.utc), entries, ctx.config.deadlines.maxResponseBytes, written);
-    return icsReply(text, 'events.ics', selection.truncated || truncated);
-  },
-});
+const feed = (written: WrittenEntries) =>
+  endpoint({
+    methods: ['GET'],
+    summary: 'Subscribe to events: the events GET /events lists, as an iCalendar feed',
+    responses: {
+      200: ICS_RESPONSE(
+        'An RFC 5545 calendar (text/calendar): every matching event from 30 days ago on (unless dates are given), at most ICAL_MAX_EVENTS (then X-Truncated: true), events trashed within 30 days as STATUS:CANCELLED (unless cancelled=0).',
+      ),
+      ...NOT_MODIFIED,
+      400: { description: 'Invalid parameter.' },
+    },
+    args: { ...eventListArgs, ...feedFormatArgs },
+    async handler(ctx, params, raw) {
+      const issue = coordinateIssue(params);
+      if (issue) throw invalidParams(issue);
+      let plan = await planListRequest(ctx, params);
+      if (!DATE_PARAMS.some((name) => hasParam(raw, name)) && params.include === undefined)
+        plan = feedWindow(plan, ctx);
+      // D25: a series is one VEVENT (with its rule and edited occurrences), however many of its occurrences match.
+      plan = { ...plan, collapseSeries: true };
+      const max = ctx.config.ical.maxEvents;
+      const selection = await selectFeed(ctx.store, ctx, plan, max, params.cancelled);
+      const options = { host: uidHost(ctx.config.siteUrl), password: params.password, utc: params.utc };
+      const entries = feedEntries(ctx.store, ctx, [...selection.active, ...selection.cancelled], options, plan);
+      const { text, truncated } = await writeCalendar(
+        head(ctx, ctx.config.siteName, params.utc),
+        entries,
+        ctx.config.deadlines.maxResponseBytes,
+        written,
+      );
+      return icsReply(text, 'events.ics', selection.truncated || truncated);
+    },
+  });
 
 /** GET by id's refusals (§5.1); a password-protected event is refused later, when it is left out of the file (D26). */
 function refusal(ctx: RequestContext, post: NonNullable<Awaited<ReturnType<typeof loadPost>>>): ApiError | undefined {
   const nowUtc = formatWp(ctx.now);
-  if (post.status === 'trash') return new ApiError(403, 'event-no-longer-available', 'This event is no longer available');
-  if (!canReadPost(ctx.viewer, 'event', postLike(post), nowUtc)) return new ApiError(403, 'event-not-accessible', 'The requested event is not accessible');
+  if (post.status === 'trash')
+    return new ApiError(403, 'event-no-longer-available', 'This event is no longer available');
+  if (!canReadPost(ctx.viewer, 'event', postLike(post), nowUtc))
+    return new ApiError(403, 'event-not-accessible', 'The requested event is not accessible');
   return undefined;
 }
 
-const single = (written: WrittenEntries) => endpoint({
-  methods: ['GET'],
-  summary: 'Get one event as an iCalendar file',
-  responses: {
-    200: ICS_RESPONSE('An RFC 5545 calendar (text/calendar) holding the event (a series: with its edited occurrences).'),
-    ...NOT_MODIFIED,
-    400: { description: 'Not an event.' },
-    403: { description: 'Trashed, not accessible, or password-protected.' },
-    404: { description: 'No such id.' },
-  },
-  // `cancelled` is accepted as on the feed, so that one set of options fits both: a trashed event is refused here anyway.
-  args: { ...idArg, password: passwordArg, ...feedFormatArgs },
-  async handler(ctx, params) {
-    const post = await loadPost(ctx, params.id);
-    if (!post) throw new ApiError(404, 'rest-event-not-found', `Event with ID ${params.id} does not exist.`);
-    if (post.type !== 'event') throw new ApiError(400, 'rest-invalid-event-id', 'The specified ID is not a valid event.');
-    const refused = refusal(ctx, post);
-    if (refused) throw refused;
-    // D29: a password sent to a protected event is a guess, counted before it is checked (http/event-passwords.ts).
-    const guess = post.password !== '' && sentPassword(params.password) ? await startPasswordGuess(ctx, eventPasswordTarget(post.id)) : undefined;
-    const options = { host: uidHost(ctx.config.siteUrl), password: params.password, utc: params.utc };
-    const entries = [];
-    for await (const entry of feedEntries(ctx.store, ctx, [post.id], options)) entries.push(entry);
-    await guess?.settle(entries.length > 0);
-    if (entries.length === 0) {
-      throw new ApiError(403, 'event-password-protected', 'The requested event is not accessible without a password');
-    }
-    const { text } = await writeCalendar(head(ctx, post.title, params.utc), entries, Number.POSITIVE_INFINITY, written);
-    const reply = icsReply(text, `${post.slug || 'event'}.ics`, false);
-    // D22: Last-Modified where the item has a modified_utc.
-    const modified = httpDate(post.modified_utc);
-    return modified === undefined ? reply : { ...reply, headers: { ...reply.headers, 'Last-Modified': modified } };
-  },
-});
+const single = (written: WrittenEntries) =>
+  endpoint({
+    methods: ['GET'],
+    summary: 'Get one event as an iCalendar file',
+    responses: {
+      200: ICS_RESPONSE(
+        'An RFC 5545 calendar (text/calendar) holding the event (a series: with its edited occurrences).',
+      ),
+      ...NOT_MODIFIED,
+      400: { description: 'Not an event.' },
+      403: { description: 'Trashed, not accessible, or password-protected.' },
+      404: { description: 'No such id.' },
+    },
+    // `cancelled` is accepted as on the feed, so that one set of options fits both: a trashed event is refused here anyway.
+    args: { ...idArg, password: passwordArg, ...feedFormatArgs },
+    async handler(ctx, params) {
+      const post = await loadPost(ctx, params.id);
+      if (!post) throw new ApiError(404, 'rest-event-not-found', `Event with ID ${params.id} does not exist.`);
+      if (post.type !== 'event')
+        throw new ApiError(400, 'rest-invalid-event-id', 'The specified ID is not a valid event.');
+      const refused = refusal(ctx, post);
+      if (refused) throw refused;
+      // D29: a password sent to a protected event is a guess, counted before it is checked (http/event-passwords.ts).
+      const guess =
+        post.password !== '' && sentPassword(params.password)
+          ? await startPasswordGuess(ctx, eventPasswordTarget(post.id))
+          : undefined;
+      const options = { host: uidHost(ctx.config.siteUrl), password: params.password, utc: params.utc };
+      const entries = [];
+      for await (const entry of feedEntries(ctx.store, ctx, [post.id], options)) entries.push(entry);
+      await guess?.settle(entries.length > 0);
+      if (entries.length === 0) {
+        throw new ApiError(403, 'event-password-protected', 'The requested event is not accessible without a password');
+      }
+      const { text } = await writeCalendar(
+        head(ctx, post.title, params.utc),
+        entries,
+        Number.POSITIVE_INFINITY,
+        written,
+      );
+      const reply = icsReply(text, `${post.slug || 'event'}.ics`, false);
+      // D22: Last-Modified where the item has a modified_utc.
+      const modified = httpDate(post.modified_utc);
+      return modified === undefined ? reply : { ...reply, headers: { ...reply.headers, 'Last-Modified': modified } };
+    },
+  });
 
 export function feedRoutes(written: WrittenEntries): RouteGroup[] {
   return [

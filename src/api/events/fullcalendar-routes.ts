@@ -46,10 +46,13 @@ const isIsoTime: Validator<string> = (value) => {
 const rangeArg = (description: string) => arg.string({ description, required: true, validate: isIsoTime });
 
 const sourceArgs = {
-  start: rangeArg('The start of the range FullCalendar shows (inclusive): ISO 8601 with an offset, or without one in timeZone (else the site time zone).'),
+  start: rangeArg(
+    'The start of the range FullCalendar shows (inclusive): ISO 8601 with an offset, or without one in timeZone (else the site time zone).',
+  ),
   end: rangeArg('The end of the range FullCalendar shows (exclusive), as start; after start.'),
   timeZone: arg.string({
-    description: 'The zone FullCalendar sends when its timeZone option names one (an IANA name, or UTC): start and end without an offset are read in it, and the times answered are written in it. Without it they are in UTC.',
+    description:
+      'The zone FullCalendar sends when its timeZone option names one (an IANA name, or UTC): start and end without an offset are read in it, and the times answered are written in it. Without it they are in UTC.',
     validate: (value) => isValidTimezone(value),
   }),
   search: eventListArgs.search,
@@ -60,14 +63,29 @@ const sourceArgs = {
   featured: eventListArgs.featured,
 };
 
-const FullCalendarEventSchema = component('FullCalendarEvent', closedObject({
-  id: Type.Integer({ description: 'The event id (of the occurrence, for a series).' }),
-  title: Type.String({ description: 'The event title, as plain text.' }),
-  start: Type.String({ description: 'Timed: the start, ISO 8601 with an offset (in timeZone, else UTC). All-day: the first day, YYYY-MM-DD.' }),
-  end: Type.String({ description: 'Timed: the end, as start. All-day: the day after the last day, YYYY-MM-DD (exclusive, as FullCalendar reads it).' }),
-  allDay: Type.Boolean({ description: 'Whether the event lasts whole days (false while a password hides the details, as lists show all_day null).' }),
-  url: absoluteUrl('The event page.'),
-}, { description: 'An event in FullCalendar\'s event format.' }));
+const FullCalendarEventSchema = component(
+  'FullCalendarEvent',
+  closedObject(
+    {
+      id: Type.Integer({ description: 'The event id (of the occurrence, for a series).' }),
+      title: Type.String({ description: 'The event title, as plain text.' }),
+      start: Type.String({
+        description:
+          'Timed: the start, ISO 8601 with an offset (in timeZone, else UTC). All-day: the first day, YYYY-MM-DD.',
+      }),
+      end: Type.String({
+        description:
+          'Timed: the end, as start. All-day: the day after the last day, YYYY-MM-DD (exclusive, as FullCalendar reads it).',
+      }),
+      allDay: Type.Boolean({
+        description:
+          'Whether the event lasts whole days (false while a password hides the details, as lists show all_day null).',
+      }),
+      url: absoluteUrl('The event page.'),
+    },
+    { description: "An event in FullCalendar's event format." },
+  ),
+);
 
 type FullCalendarEvent = { id: number; title: string; start: string; end: string; allDay: boolean; url: string };
 
@@ -77,7 +95,17 @@ interface Range {
   end: DateTime;
 }
 
-const POST_COLUMNS = ['id', 'type', 'author_id', 'status', 'status_before_trash', 'slug', 'title', 'date_utc', 'password'] as const;
+const POST_COLUMNS = [
+  'id',
+  'type',
+  'author_id',
+  'status',
+  'status_before_trash',
+  'slug',
+  'title',
+  'date_utc',
+  'password',
+] as const;
 const EVENT_COLUMNS = ['id', 'all_day', 'start_local', 'end_local', 'start_utc', 'end_utc'] as const;
 
 /** What an item shows of an event: these columns only (no content is read, nor rendered as a full load would). */
@@ -112,13 +140,20 @@ const plainTitle = (title: string) => htmlToText(title).replace(/\s*\n\s*/g, ' '
 const utcTime = (wp: string) => DateTime.fromSQL(wp, { zone: 'utc' });
 
 /** The first day after the range: the day of its end, or the next one when the end is not at midnight. */
-const dayPastRange = (range: Range) => (range.end.startOf('day').equals(range.end) ? range.end : range.end.plus({ days: 1 })).toISODate()!;
+const dayPastRange = (range: Range) =>
+  (range.end.startOf('day').equals(range.end) ? range.end : range.end.plus({ days: 1 })).toISODate()!;
 
 /**
  * One event as FullCalendar reads it, or undefined when it does not overlap the range. `detailed` false: a protected
  * event the caller cannot open, shown as a list shows it (title and times; whole days are not said).
  */
-function sourceEvent(ctx: RequestContext, { post, event }: SourceRecord, range: Range, outputZone: Zone, detailed: boolean): FullCalendarEvent | undefined {
+function sourceEvent(
+  ctx: RequestContext,
+  { post, event }: SourceRecord,
+  range: Range,
+  outputZone: Zone,
+  detailed: boolean,
+): FullCalendarEvent | undefined {
   const head = { id: post.id, title: plainTitle(post.title) };
   // Both read only columns a source record has.
   const row = post as PostRow;
@@ -138,11 +173,12 @@ function sourceEvent(ctx: RequestContext, { post, event }: SourceRecord, range: 
 
 const source = endpoint({
   methods: ['GET'],
-  summary: 'FullCalendar\'s JSON event source: the events GET /events lists that overlap a range',
+  summary: "FullCalendar's JSON event source: the events GET /events lists that overlap a range",
   responses: {
     200: {
-      description: 'The events overlapping the range, one per occurrence, in FullCalendar\'s format; cancelled events never. At most ICAL_MAX_EVENTS, and MAX_RESPONSE_BYTES (then X-Truncated: true).',
-      schema: Type.Array(FullCalendarEventSchema, { description: 'Events in FullCalendar\'s event format.' }),
+      description:
+        "The events overlapping the range, one per occurrence, in FullCalendar's format; cancelled events never. At most ICAL_MAX_EVENTS, and MAX_RESPONSE_BYTES (then X-Truncated: true).",
+      schema: Type.Array(FullCalendarEventSchema, { description: "Events in FullCalendar's event format." }),
     },
     ...NOT_MODIFIED,
     400: { description: 'Invalid parameter (end not after start, among others).' },
@@ -151,7 +187,11 @@ const source = endpoint({
   check(ctx, params) {
     const zone = requireZone(params.timeZone ?? ctx.config.siteTimezone);
     if (readTime(params.end, zone) <= readTime(params.start, zone)) {
-      throw invalidParam('end', { code: 'rest_invalid_param', message: 'end must be after start.', data: { param: 'end' } });
+      throw invalidParam('end', {
+        code: 'rest_invalid_param',
+        message: 'end must be after start.',
+        data: { param: 'end' },
+      });
     }
   },
   async handler(ctx, params) {

@@ -18,14 +18,18 @@ import { visibleInList } from '../../core/posts/visibility.ts';
 type LinkQuery = SelectQueryBuilder<Database, 'posts', { linked_id: number | null }>;
 type Links = (db: Db) => LinkQuery;
 
-const venueLinks: Links = (db) => db.selectFrom('events')
-  .innerJoin('posts', 'posts.id', 'events.id')
-  .select('events.venue_id as linked_id')
-  .where('events.venue_id', 'is not', null) as unknown as LinkQuery;
+const venueLinks: Links = (db) =>
+  db
+    .selectFrom('events')
+    .innerJoin('posts', 'posts.id', 'events.id')
+    .select('events.venue_id as linked_id')
+    .where('events.venue_id', 'is not', null) as unknown as LinkQuery;
 
-const organizerLinks: Links = (db) => db.selectFrom('event_organizers')
-  .innerJoin('posts', 'posts.id', 'event_organizers.event_id')
-  .select('event_organizers.organizer_id as linked_id') as unknown as LinkQuery;
+const organizerLinks: Links = (db) =>
+  db
+    .selectFrom('event_organizers')
+    .innerJoin('posts', 'posts.id', 'event_organizers.event_id')
+    .select('event_organizers.organizer_id as linked_id') as unknown as LinkQuery;
 
 /** `has_events`: events that are out in the world, i.e. neither unfinished (draft, pending) nor trashed. */
 const LIVE_STATUSES: readonly PostStatus[] = ['publish', 'future', 'private'];
@@ -37,14 +41,21 @@ function eventFilters(type: 'venue' | 'organizer', links: Links): ListFilter[] {
   const plural = `${type}s`;
   return [
     {
-      args: { event: arg.integer({ description: `Only the ${plural} of this event.`, validate: isPostOfType('event') }) },
-      where: (params, ctx) => params.event === undefined
-        ? undefined
-        : idIn(links(ctx.store.db).where('posts.id', '=', params.event as number)),
+      args: {
+        event: arg.integer({ description: `Only the ${plural} of this event.`, validate: isPostOfType('event') }),
+      },
+      where: (params, ctx) =>
+        params.event === undefined
+          ? undefined
+          : idIn(links(ctx.store.db).where('posts.id', '=', params.event as number)),
       echo: (params) => [['event', params.event as number | undefined]],
     },
     {
-      args: { has_events: arg.truthy({ description: `true: ${plural} with at least one event that is not a draft, pending or trashed; false: the others.` }) },
+      args: {
+        has_events: arg.truthy({
+          description: `true: ${plural} with at least one event that is not a draft, pending or trashed; false: the others.`,
+        }),
+      },
       where(params, ctx) {
         if (params.has_events === undefined) return undefined;
         const linked = idIn(links(ctx.store.db).where('posts.status', 'in', LIVE_STATUSES));
@@ -53,7 +64,12 @@ function eventFilters(type: 'venue' | 'organizer', links: Links): ListFilter[] {
       echo: (params) => [['has_events', params.has_events as boolean | undefined]],
     },
     {
-      args: { only_with_upcoming: arg.truthy({ description: `true: only ${plural} with an upcoming event the caller can see (all of them are considered).`, default: false }) },
+      args: {
+        only_with_upcoming: arg.truthy({
+          description: `true: only ${plural} with an upcoming event the caller can see (all of them are considered).`,
+          default: false,
+        }),
+      },
       where: (params, ctx) => (params.only_with_upcoming ? idIn(upcoming(ctx, links)) : undefined),
       echo: (params) => [['only_with_upcoming', params.only_with_upcoming ? 'true' : undefined]],
     },
@@ -66,9 +82,15 @@ function upcoming(ctx: RequestContext, links: Links) {
   const access = listStatusesAllowed(ctx.viewer, undefined);
   const statuses = access.ok ? access.statuses : ['publish' as const];
   return links(ctx.store.db)
-    .where((eb) => eb.exists(eb.selectFrom('occurrences').select('occurrences.id')
-      .whereRef('occurrences.event_id', '=', 'posts.id')
-      .where('occurrences.start_utc', '>=', nowUtc)))
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('occurrences')
+          .select('occurrences.id')
+          .whereRef('occurrences.event_id', '=', 'posts.id')
+          .where('occurrences.start_utc', '>=', nowUtc),
+      ),
+    )
     .where((eb) => visibleInList(eb as never, ctx.viewer, statuses, nowUtc));
 }
 

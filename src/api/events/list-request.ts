@@ -6,7 +6,11 @@ import type { RequestContext } from '../../http/context.ts';
 import { planEventList, type EventListParams, type EventListPlan } from '../../core/events/list-query.ts';
 import { filterTermIds } from '../../core/events/input.ts';
 
-export async function planListRequest(ctx: RequestContext, params: EventListParams, viewer: Viewer = ctx.viewer): Promise<EventListPlan> {
+export async function planListRequest(
+  ctx: RequestContext,
+  params: EventListParams,
+  viewer: Viewer = ctx.viewer,
+): Promise<EventListPlan> {
   const [categoryIds, tagIds] = await Promise.all([
     params.categories && filterTermIds(ctx, 'event_category', params.categories),
     params.tags && filterTermIds(ctx, 'event_tag', params.tags),

@@ -5,7 +5,13 @@ import { formatWp } from '../../domain/dates/stored-format.ts';
 import type { Args } from '../../core/input/args.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { ApiError, invalidParams } from '../../http/errors.ts';
-import { ifMatchPrecondition, jsonTag, lastModifiedHeader, NOT_MODIFIED, PRECONDITION_FAILED } from '../../http/etag.ts';
+import {
+  ifMatchPrecondition,
+  jsonTag,
+  lastModifiedHeader,
+  NOT_MODIFIED,
+  PRECONDITION_FAILED,
+} from '../../http/etag.ts';
 import { itemStream } from '../../http/bounded-json.ts';
 import { postListReply } from '../../http/list.ts';
 import { emptyParams } from '../../http/params.ts';
@@ -17,7 +23,16 @@ import type { PostRow } from '../../core/posts/store.ts';
 import { coordinateIssue } from '../../core/events/list-query.ts';
 import { blankProtectedFields } from '../../core/events/protected.ts';
 import { EVENT_RESPONSES } from './response.ts';
-import { deletePasswordArg, eventFieldArgs, eventListArgs, existingSlugArg, idArg, passwordArg, scopeArg, slugArg } from '../../core/events/input.ts';
+import {
+  deletePasswordArg,
+  eventFieldArgs,
+  eventListArgs,
+  existingSlugArg,
+  idArg,
+  passwordArg,
+  scopeArg,
+  slugArg,
+} from '../../core/events/input.ts';
 import { loadEventBundle, serializeEvent, type EventBundle } from '../../core/events/serialize.ts';
 import { inlineAuthorsAllowed, linkedInput } from '../../core/events/linked-input.ts';
 import { eventInputOf } from '../../core/events/command.ts';
@@ -26,7 +41,13 @@ import { organizerKind } from '../../core/organizers/kind.ts';
 import { venueKind } from '../../core/venues/kind.ts';
 import type { Db } from '../../store/store.ts';
 import { findEventPage } from '../../core/events/store.ts';
-import { EVENT_LIST_PASSWORD_TARGET, eventPasswordTarget, guessPassword, sentPassword, startPasswordGuess } from '../../http/event-passwords.ts';
+import {
+  EVENT_LIST_PASSWORD_TARGET,
+  eventPasswordTarget,
+  guessPassword,
+  sentPassword,
+  startPasswordGuess,
+} from '../../http/event-passwords.ts';
 import { syncCursorHeader } from '../changes/header.ts';
 import { JSON_TYPE } from '../../http/content-types.ts';
 import { embeddedTermObjects, sameForEveryReader } from '../../core/events/item-cache.ts';
@@ -36,7 +57,12 @@ const notAnEvent = () => new ApiError(400, 'rest-invalid-event-id', 'The specifi
 
 const nowUtc = (ctx: RequestContext) => formatWp(ctx.now);
 
-async function readEvent(ctx: RequestContext, id: number, single: boolean, db: Db = ctx.store.db): Promise<Record<string, unknown>> {
+async function readEvent(
+  ctx: RequestContext,
+  id: number,
+  single: boolean,
+  db: Db = ctx.store.db,
+): Promise<Record<string, unknown>> {
   return serializeEvent(ctx, await loadEventBundle(db, ctx, [id]), id, { single });
 }
 
@@ -60,11 +86,13 @@ async function unlocksProtected(ctx: RequestContext, post: PostRow, raw: ParamMa
   return guessPassword(ctx, eventPasswordTarget(post.id), () => canSeeProtected(ctx, post, raw.password, raw));
 }
 
-const passwordProtected = () => new ApiError(403, 'event-password-protected', 'The requested event is not accessible without a password');
+const passwordProtected = () =>
+  new ApiError(403, 'event-password-protected', 'The requested event is not accessible without a password');
 
 /** Why GET by id or slug refuses this caller the event whatever password it sends (§5.1: trashed, not readable). */
 function accessRefusal(ctx: RequestContext, post: PostRow): ApiError | undefined {
-  if (post.status === 'trash') return new ApiError(403, 'event-no-longer-available', 'This event is no longer available');
+  if (post.status === 'trash')
+    return new ApiError(403, 'event-no-longer-available', 'This event is no longer available');
   if (!canReadPost(ctx.viewer, 'event', postLike(post), nowUtc(ctx))) {
     return new ApiError(403, 'event-not-accessible', 'The requested event is not accessible');
   }
@@ -90,29 +118,42 @@ function asRead(ctx: RequestContext, bundle: EventBundle, id: number): Record<st
 }
 
 /** D22: the event's current ETag for this caller, read through `db` (a write's transaction). */
-const currentTag = (ctx: RequestContext, id: number) => async (db: Db): Promise<string | undefined> => {
-  const body = asRead(ctx, await loadEventBundle(db, ctx, [id]), id);
-  return body === undefined ? undefined : jsonTag(body);
-};
+const currentTag =
+  (ctx: RequestContext, id: number) =>
+  async (db: Db): Promise<string | undefined> => {
+    const body = asRead(ctx, await loadEventBundle(db, ctx, [id]), id);
+    return body === undefined ? undefined : jsonTag(body);
+  };
 
 /**
  * A write's answer: the event as written (list form), with the ETag its GET would now give this caller (D22, `asRead`),
  * from the same load serialised a second time in the GET's form; none when that GET would refuse (trashed).
  */
-async function writeAnswer(ctx: RequestContext, id: number, status = 200, headers: Record<string, string> = {}): Promise<Reply> {
+async function writeAnswer(
+  ctx: RequestContext,
+  id: number,
+  status = 200,
+  headers: Record<string, string> = {},
+): Promise<Reply> {
   const bundle = await loadEventBundle(ctx.store.db, ctx, [id]);
   const read = asRead(ctx, bundle, id);
-  return { status, body: serializeEvent(ctx, bundle, id, { single: false }), headers: read ? { ...headers, ETag: jsonTag(read) } : headers };
+  return {
+    status,
+    body: serializeEvent(ctx, bundle, id, { single: false }),
+    headers: read ? { ...headers, ETag: jsonTag(read) } : headers,
+  };
 }
 
 /** D32: inline venues and organizers may name another author only as `POST /venues` and `POST /organizers` allow. */
 async function mayAssignInlineAuthors(ctx: RequestContext, params: Record<string, unknown>): Promise<boolean> {
-  for (const [kind, value] of [[venueKind, params.venue], [organizerKind, params.organizer]] as const) {
+  for (const [kind, value] of [
+    [venueKind, params.venue],
+    [organizerKind, params.organizer],
+  ] as const) {
     if (value !== undefined && !inlineAuthorsAllowed(ctx, await linkedInput(ctx, kind, value))) return false;
   }
   return true;
 }
-
 
 const writeResponses = (success: number, description: string) => ({
   [success]: { description, schema: EVENT_RESPONSES.item },
@@ -145,16 +186,28 @@ const list = endpoint({
       throw new ApiError(404, 'event-archive-page-not-found', 'The requested event archive page does not exist');
     }
     const bundle = await loadEventBundle(ctx.store.db, ctx, ids);
-    await guess?.settle(ids.some((id) => {
-      const post = bundle.records.get(id)?.post;
-      return post !== undefined && post.password !== '' && !canSeeProtected(ctx, post, undefined, raw) && canSeeProtected(ctx, post, params.password, raw);
-    }));
+    await guess?.settle(
+      ids.some((id) => {
+        const post = bundle.records.get(id)?.post;
+        return (
+          post !== undefined &&
+          post.password !== '' &&
+          !canSeeProtected(ctx, post, undefined, raw) &&
+          canSeeProtected(ctx, post, params.password, raw)
+        );
+      }),
+    );
     // D31: built and serialised one at a time, under the response budget (http/bounded-json.ts).
     // An event deleted for good between the page's query and this load is left out, as if the page were read after.
-    const events = itemStream(ids.filter((id) => bundle.records.has(id)), (id) => {
-      const event = serializeEvent(ctx, bundle, id, { single: false });
-      return canSeeProtected(ctx, bundle.records.get(id)!.post, params.password, raw) ? event : blankProtectedFields(event);
-    });
+    const events = itemStream(
+      ids.filter((id) => bundle.records.has(id)),
+      (id) => {
+        const event = serializeEvent(ctx, bundle, id, { single: false });
+        return canSeeProtected(ctx, bundle.records.get(id)!.post, params.password, raw)
+          ? event
+          : blankProtectedFields(event);
+      },
+    );
     const reply = postListReply('events', events, total, plan, `${ctx.config.apiRoot}/events/`, plan.echo);
     return { ...reply, headers: { ...reply.headers, ...syncCursor } };
   },
@@ -168,7 +221,9 @@ const create = endpoint({
   args: eventFieldArgs(true),
   allows: (ctx) => canCreatePosts(ctx.viewer),
   permission: async (ctx, params) =>
-    canCreatePosts(ctx.viewer) && mayAssignAuthor(ctx, params.author as number | undefined) && (await mayAssignInlineAuthors(ctx, params)),
+    canCreatePosts(ctx.viewer) &&
+    mayAssignAuthor(ctx, params.author as number | undefined) &&
+    (await mayAssignInlineAuthors(ctx, params)),
   async handler(ctx, params) {
     const id = await createEvent(ctx.store, ctx, await eventInputOf(ctx, params));
     return writeAnswer(ctx, id, 201, { Location: `${ctx.config.apiRoot}/events/${id}` });
@@ -195,8 +250,12 @@ function itemEndpoints(key: 'id' | 'slug'): AnyEndpoint[] {
   };
 
   const readArgs: Args = key === 'id' ? { ...idArg, password: passwordArg } : existingSlugArg;
-  const deleteArgs: Args = key === 'id' ? { ...idArg, password: deletePasswordArg, force: forceArg } : { ...existingSlugArg, force: forceArg };
-  const updateArgs: Args = key === 'id' ? { ...idArg, ...eventFieldArgs(false), ...scopeArg } : { ...eventFieldArgs(false), ...slugArg, ...scopeArg };
+  const deleteArgs: Args =
+    key === 'id' ? { ...idArg, password: deletePasswordArg, force: forceArg } : { ...existingSlugArg, force: forceArg };
+  const updateArgs: Args =
+    key === 'id'
+      ? { ...idArg, ...eventFieldArgs(false), ...scopeArg }
+      : { ...eventFieldArgs(false), ...slugArg, ...scopeArg };
 
   return [
     endpoint({
@@ -213,17 +272,24 @@ function itemEndpoints(key: 'id' | 'slug'): AnyEndpoint[] {
       async handler(ctx, params, raw) {
         // By id without a password or context, a public event's answer is the same for everyone who may read it: it
         // is served from, and kept in, the per-process item cache, which the change log keeps exact (item-cache.ts).
-        const cache = key === 'id' && raw.password === undefined && raw.context === undefined ? ctx.caches.eventItems : undefined;
+        const cache =
+          key === 'id' && raw.password === undefined && raw.context === undefined ? ctx.caches.eventItems : undefined;
         const cacheKey = `api:${params.id as number}`;
         const found = await cache?.lookup(cacheKey, ctx);
         if (found && 'hit' in found) return found.hit;
         const post = await requireEvent(ctx, params);
-        const refusal = accessRefusal(ctx, post) ?? (await unlocksProtected(ctx, post, raw) ? undefined : passwordProtected());
+        const refusal =
+          accessRefusal(ctx, post) ?? ((await unlocksProtected(ctx, post, raw)) ? undefined : passwordProtected());
         if (refusal) throw refusal;
         const bundle = await loadEventBundle(ctx.store.db, ctx, [post.id], [post]);
         const body = serializeEvent(ctx, bundle, post.id, { single: true });
-        if (!cache || !found || !sameForEveryReader(bundle, post.id)) return { body, headers: lastModifiedHeader(body) };
-        const entry = { type: JSON_TYPE, payload: Buffer.from(JSON.stringify(body)), headers: lastModifiedHeader(body) };
+        if (!cache || !found || !sameForEveryReader(bundle, post.id))
+          return { body, headers: lastModifiedHeader(body) };
+        const entry = {
+          type: JSON_TYPE,
+          payload: Buffer.from(JSON.stringify(body)),
+          headers: lastModifiedHeader(body),
+        };
         cache.set(cacheKey, post.id, found.seq, entry, embeddedTermObjects(body));
         return entry;
       },
@@ -247,7 +313,13 @@ function itemEndpoints(key: 'id' | 'slug'): AnyEndpoint[] {
         const post = await requireEvent(ctx, params);
         const options = ifMatchPrecondition(ctx.ifMatch, currentTag(ctx, post.id));
         if (params.force) {
-          const previous = await deleteEvent(ctx.store, ctx, post.id, (trx) => readEvent(ctx, post.id, false, trx), options);
+          const previous = await deleteEvent(
+            ctx.store,
+            ctx,
+            post.id,
+            (trx) => readEvent(ctx, post.id, false, trx),
+            options,
+          );
           return { body: { deleted: true, previous } };
         }
         await trashEvent(ctx.store, ctx, post.id, options);
@@ -257,16 +329,27 @@ function itemEndpoints(key: 'id' | 'slug'): AnyEndpoint[] {
     endpoint({
       methods: ['POST', 'PUT', 'PATCH'],
       summary: 'Update an event: only the fields sent change',
-      responses: { ...writeResponses(200, 'The updated event.'), 404: { description: 'No such event.' }, ...PRECONDITION_FAILED },
+      responses: {
+        ...writeResponses(200, 'The updated event.'),
+        404: { description: 'No such event.' },
+        ...PRECONDITION_FAILED,
+      },
       args: updateArgs,
       allows: (ctx) => canCreatePosts(ctx.viewer),
       permission: async (ctx, params) =>
-        (await mayChange(canEditPost)(ctx, params)) && mayAssignAuthor(ctx, params.author as number | undefined)
-        && (await mayAssignInlineAuthors(ctx, params)),
+        (await mayChange(canEditPost)(ctx, params)) &&
+        mayAssignAuthor(ctx, params.author as number | undefined) &&
+        (await mayAssignInlineAuthors(ctx, params)),
       async handler(ctx, params) {
         const { id } = await requireEvent(ctx, params);
         // By slug, the path's slug names the event and cannot rename it (§5.3).
-        await updateEvent(ctx.store, ctx, id, await eventInputOf(ctx, params, [key]), ifMatchPrecondition(ctx.ifMatch, currentTag(ctx, id)));
+        await updateEvent(
+          ctx.store,
+          ctx,
+          id,
+          await eventInputOf(ctx, params, [key]),
+          ifMatchPrecondition(ctx.ifMatch, currentTag(ctx, id)),
+        );
         return writeAnswer(ctx, id);
       },
     }),

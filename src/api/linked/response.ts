@@ -23,20 +23,26 @@ export function linkedResponseSchemas(kind: LinkedPostKind): LinkedResponseSchem
   if (existing) return existing;
   const title = kind.type[0].toUpperCase() + kind.type.slice(1);
   // Empty values are dropped from these objects, so every field that can be empty is optional.
-  const item = component(title, closedObject({
-    ...postHeadProperties(kind.type),
-    ...optional({
-      [kind.nameKey]: Type.String({ description: `The ${kind.type} name.` }),
-      description: Type.String({ description: `The ${kind.type} description, as HTML.` }),
-      excerpt: Type.String({ description: 'The short description, as HTML.' }),
-    }),
-    slug: Type.String({ description: `The ${kind.type} slug (with a __trashed suffix while in the trash).` }),
-    image: Type.Optional(ImageSchema),
-    ...optional(kind.fieldSchemas),
-    json_ld: Type.Optional(jsonLdSchema(kind.type)),
-    ...kind.trailingSchemas,
-    ...globalIdProperties(kind.type),
-  }, { description: `A ${kind.type}. Fields with an empty value are left out.` }));
+  const item = component(
+    title,
+    closedObject(
+      {
+        ...postHeadProperties(kind.type),
+        ...optional({
+          [kind.nameKey]: Type.String({ description: `The ${kind.type} name.` }),
+          description: Type.String({ description: `The ${kind.type} description, as HTML.` }),
+          excerpt: Type.String({ description: 'The short description, as HTML.' }),
+        }),
+        slug: Type.String({ description: `The ${kind.type} slug (with a __trashed suffix while in the trash).` }),
+        image: Type.Optional(ImageSchema),
+        ...optional(kind.fieldSchemas),
+        json_ld: Type.Optional(jsonLdSchema(kind.type)),
+        ...kind.trailingSchemas,
+        ...globalIdProperties(kind.type),
+      },
+      { description: `A ${kind.type}. Fields with an empty value are left out.` },
+    ),
+  );
   const schemas: LinkedResponseSchemas = {
     item,
     list: postListSchema(kind.collection, item, `A page of ${kind.collection}.`),

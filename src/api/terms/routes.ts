@@ -13,7 +13,14 @@ import { queryTerms } from '../../core/terms/query.ts';
 import { syncCursorHeader } from '../changes/header.ts';
 import { TERM_RESPONSES } from './response.ts';
 import { listArgs, loadTerm, loadTermRefs, termIdArg, writeArgs } from '../../core/terms/input.ts';
-import { createTerm, notHierarchical, removeTerm, serializeTerms, updateTerm, type TermInput } from '../../core/terms/service.ts';
+import {
+  createTerm,
+  notHierarchical,
+  removeTerm,
+  serializeTerms,
+  updateTerm,
+  type TermInput,
+} from '../../core/terms/service.ts';
 import { findTerm, type TermRow } from '../../core/terms/store.ts';
 import type { Db } from '../../store/store.ts';
 import { TAXONOMIES, type Taxonomy, type TaxonomyInfo } from '../../core/terms/taxonomies.ts';
@@ -42,7 +49,8 @@ function termListLinks(base: string, query: EchoedQuery, page: number, pages: nu
   const withoutPage = query.filter(([name]) => name !== 'page');
   const links: ListLinks = { restUrl: buildUrl(base, query) };
   if (page < pages) links.nextRestUrl = buildUrl(base, [...withoutPage, ['page', page + 1]]);
-  if (page > 1) links.previousRestUrl = buildUrl(base, page - 1 === 1 ? withoutPage : [...withoutPage, ['page', page - 1]]);
+  if (page > 1)
+    links.previousRestUrl = buildUrl(base, page - 1 === 1 ? withoutPage : [...withoutPage, ['page', page - 1]]);
   return links;
 }
 
@@ -87,15 +95,17 @@ export function termRoutes(taxonomy: Taxonomy): RouteGroup[] {
   const noun = info.collection === 'categories' ? 'event category' : 'event tag';
   const collectionUrl = (ctx: RequestContext) => `${ctx.config.apiRoot}/${info.collection}`;
   const mayManage = (ctx: RequestContext) => info.canManage(ctx.viewer);
-  const serializeOne = async (ctx: RequestContext, row: TermRow, db: Db = ctx.store.db) => (await serializeTerms(db, ctx, info, [row]))[0];
+  const serializeOne = async (ctx: RequestContext, row: TermRow, db: Db = ctx.store.db) =>
+    (await serializeTerms(db, ctx, info, [row]))[0];
   /**
    * D22: the term's current ETag, read through `db` (a write's transaction). Terms read the same for every caller, and
    * GET, update and the answers all use `serializeOne`, so a write's answer body is the GET's and its tag is the new ETag.
    */
-  const ifMatch = (ctx: RequestContext, id: number) => ifMatchPrecondition(ctx.ifMatch, async (db: Db) => {
-    const row = await findTerm(db, info.taxonomy, id);
-    return row === undefined ? undefined : jsonTag(await serializeOne(ctx, row, db));
-  });
+  const ifMatch = (ctx: RequestContext, id: number) =>
+    ifMatchPrecondition(ctx.ifMatch, async (db: Db) => {
+      const row = await findTerm(db, info.taxonomy, id);
+      return row === undefined ? undefined : jsonTag(await serializeOne(ctx, row, db));
+    });
   const idArgs = { id: termIdArg(info) };
   const schemas = TERM_RESPONSES[info.collection];
 
@@ -155,7 +165,12 @@ export function termRoutes(taxonomy: Taxonomy): RouteGroup[] {
       ];
       const pages = totalPages(total, perPage);
       const links = termListLinks(`${collectionUrl(ctx)}/`, echoed, params.page, pages);
-      const body: Record<string, unknown> = { rest_url: links.restUrl, total, total_pages: pages, [info.collection]: items };
+      const body: Record<string, unknown> = {
+        rest_url: links.restUrl,
+        total,
+        total_pages: pages,
+        [info.collection]: items,
+      };
       if (links.nextRestUrl) body.next_rest_url = links.nextRestUrl;
       if (links.previousRestUrl) body.previous_rest_url = links.previousRestUrl;
       return { body, headers: { ...listHeaders(total, pages, links), ...syncCursor } };
@@ -186,7 +201,11 @@ export function termRoutes(taxonomy: Taxonomy): RouteGroup[] {
   const get = endpoint({
     methods: ['GET'],
     summary: `Get one ${noun}`,
-    responses: { 200: { description: `The ${noun}.`, schema: schemas.item }, ...NOT_MODIFIED, 400: { description: `No ${noun} with that id.` } },
+    responses: {
+      200: { description: `The ${noun}.`, schema: schemas.item },
+      ...NOT_MODIFIED,
+      400: { description: `No ${noun} with that id.` },
+    },
     args: idArgs,
     async handler(ctx, params) {
       return { body: await serializeOne(ctx, (await loadTerm(ctx, info, params.id))!) };
@@ -198,7 +217,10 @@ export function termRoutes(taxonomy: Taxonomy): RouteGroup[] {
     summary: `Update an ${noun}: only the fields sent change`,
     responses: {
       200: { description: `The updated ${noun}.`, schema: schemas.item },
-      400: { description: 'Invalid parameter, a name taken at that level (term_exists) or a slug taken (duplicate_term_slug).' },
+      400: {
+        description:
+          'Invalid parameter, a name taken at that level (term_exists) or a slug taken (duplicate_term_slug).',
+      },
       401: { description: 'Not logged in.' },
       403: { description: 'Not allowed.' },
       ...PRECONDITION_FAILED,
@@ -208,7 +230,14 @@ export function termRoutes(taxonomy: Taxonomy): RouteGroup[] {
     permission: mayManage,
     async handler(ctx, params, raw) {
       refuseParentOnFlatTaxonomy(info, raw);
-      const row = await updateTerm(ctx.store, ctx, info, params.id as number, termInput(params), ifMatch(ctx, params.id as number));
+      const row = await updateTerm(
+        ctx.store,
+        ctx,
+        info,
+        params.id as number,
+        termInput(params),
+        ifMatch(ctx, params.id as number),
+      );
       const body = await serializeOne(ctx, row);
       return { body, headers: { ETag: jsonTag(body) } };
     },
@@ -236,6 +265,10 @@ export function termRoutes(taxonomy: Taxonomy): RouteGroup[] {
 
   return [
     { path: `/${info.collection}`, pattern: `/${info.collection}`, endpoints: [list, create] },
-    { path: `/${info.collection}/:id(^\\d+$)`, pattern: `/${info.collection}/(?P<id>\\d+)`, endpoints: [get, update, remove] },
+    {
+      path: `/${info.collection}/:id(^\\d+$)`,
+      pattern: `/${info.collection}/(?P<id>\\d+)`,
+      endpoints: [get, update, remove],
+    },
   ];
 }

@@ -9,9 +9,23 @@ import { endpoint, type RouteGroup } from '../../http/routes.ts';
 import { formatAt } from '../../core/change-log/log.ts';
 import { checkWebhookUrl, parseWebhookUrl, UnsafeUrlError } from '../../core/webhooks/url-safety.ts';
 import {
-  ALL_EVENTS, createWebhook, deleteWebhook, EVENT_TYPES, findWebhook, listWebhooks, toSubscription, unknownEventType, updateWebhook,
+  ALL_EVENTS,
+  createWebhook,
+  deleteWebhook,
+  EVENT_TYPES,
+  findWebhook,
+  listWebhooks,
+  toSubscription,
+  unknownEventType,
+  updateWebhook,
 } from '../../core/webhooks/subscriptions.ts';
-import { WebhookAttemptListSchema, WebhookCreatedSchema, WebhookDeletedSchema, WebhookListSchema, WebhookSchema } from './response.ts';
+import {
+  WebhookAttemptListSchema,
+  WebhookCreatedSchema,
+  WebhookDeletedSchema,
+  WebhookListSchema,
+  WebhookSchema,
+} from './response.ts';
 
 const isAdministrator = (ctx: RequestContext) => ctx.viewer?.role === 'administrator';
 /** D27: only administrators manage subscriptions (401 anonymous, 403 anyone else). */
@@ -30,20 +44,46 @@ const validUrl = (value: string, _ctx: CommandContext, name: string): true | Par
 const validEvents = (value: string[], _ctx: CommandContext, name: string): true | ParamIssue => {
   if (value.length === 0) return issue(name, 'rest_invalid_events', 'events must name at least one event type (or *).');
   const unknown = unknownEventType(value);
-  if (unknown !== undefined) return issue(name, 'rest_invalid_events', `events: unknown event type "${unknown}"; use ${ALL_EVENTS} or ${EVENT_TYPES.join(', ')}.`);
+  if (unknown !== undefined)
+    return issue(
+      name,
+      'rest_invalid_events',
+      `events: unknown event type "${unknown}"; use ${ALL_EVENTS} or ${EVENT_TYPES.join(', ')}.`,
+    );
   return true;
 };
 
 const writeArgs = (mode: 'create' | 'update') => ({
-  url: mode === 'create'
-    ? arg.string({ description: 'Where deliveries are POSTed: an http or https URL that does not resolve to a private address.', required: true, validate: validUrl, maxLength: 2000 })
-    : arg.string({ description: 'Where deliveries are POSTed: an http or https URL that does not resolve to a private address.', validate: validUrl, maxLength: 2000 }),
-  events: mode === 'create'
-    ? arg.stringList({ description: `The event types to deliver: ${EVENT_TYPES.join(', ')}, or ${ALL_EVENTS} for all.`, required: true, validate: validEvents })
-    : arg.stringList({ description: `The event types to deliver: ${EVENT_TYPES.join(', ')}, or ${ALL_EVENTS} for all.`, validate: validEvents }),
-  active: mode === 'create'
-    ? arg.boolean({ description: 'Whether deliveries are made (false: paused).', default: true })
-    : arg.boolean({ description: 'Whether deliveries are made (false: paused; resuming starts from the latest change).' }),
+  url:
+    mode === 'create'
+      ? arg.string({
+          description: 'Where deliveries are POSTed: an http or https URL that does not resolve to a private address.',
+          required: true,
+          validate: validUrl,
+          maxLength: 2000,
+        })
+      : arg.string({
+          description: 'Where deliveries are POSTed: an http or https URL that does not resolve to a private address.',
+          validate: validUrl,
+          maxLength: 2000,
+        }),
+  events:
+    mode === 'create'
+      ? arg.stringList({
+          description: `The event types to deliver: ${EVENT_TYPES.join(', ')}, or ${ALL_EVENTS} for all.`,
+          required: true,
+          validate: validEvents,
+        })
+      : arg.stringList({
+          description: `The event types to deliver: ${EVENT_TYPES.join(', ')}, or ${ALL_EVENTS} for all.`,
+          validate: validEvents,
+        }),
+  active:
+    mode === 'create'
+      ? arg.boolean({ description: 'Whether deliveries are made (false: paused).', default: true })
+      : arg.boolean({
+          description: 'Whether deliveries are made (false: paused; resuming starts from the latest change).',
+        }),
   description: arg.string({ description: 'A note for administrators.', maxLength: 1000 }),
 });
 
@@ -70,7 +110,10 @@ const now = (ctx: RequestContext) => ctx.now.toJSDate();
 const list = endpoint({
   methods: ['GET'],
   summary: 'List webhook subscriptions',
-  responses: { 200: { description: 'Every subscription (secrets are never shown).', schema: WebhookListSchema }, ...FORBIDDEN },
+  responses: {
+    200: { description: 'Every subscription (secrets are never shown).', schema: WebhookListSchema },
+    ...FORBIDDEN,
+  },
   args: {},
   ...ADMINISTRATORS_ONLY,
   async handler(ctx) {
@@ -82,25 +125,46 @@ const create = endpoint({
   methods: ['POST'],
   summary: 'Create a webhook subscription',
   responses: {
-    201: { description: 'Created; the answer carries the signing secret, shown this once.', schema: WebhookCreatedSchema },
-    400: { description: 'Invalid url (not http(s), or resolving to a loopback, private, link-local or metadata address) or events (empty, unknown type).' },
+    201: {
+      description: 'Created; the answer carries the signing secret, shown this once.',
+      schema: WebhookCreatedSchema,
+    },
+    400: {
+      description:
+        'Invalid url (not http(s), or resolving to a loopback, private, link-local or metadata address) or events (empty, unknown type).',
+    },
     ...FORBIDDEN,
   },
   args: writeArgs('create'),
   ...ADMINISTRATORS_ONLY,
   async handler(ctx, params) {
     await checkUrlSafety(ctx, params.url);
-    const { row, secret } = await createWebhook(ctx.store, {
-      url: params.url!, events: params.events!, active: params.active ?? true, description: params.description ?? '',
-    }, now(ctx));
-    return { status: 201, headers: { Location: `${ctx.config.apiRoot}/webhooks/${row.id}` }, body: { ...toSubscription(row), secret } };
+    const { row, secret } = await createWebhook(
+      ctx.store,
+      {
+        url: params.url!,
+        events: params.events!,
+        active: params.active ?? true,
+        description: params.description ?? '',
+      },
+      now(ctx),
+    );
+    return {
+      status: 201,
+      headers: { Location: `${ctx.config.apiRoot}/webhooks/${row.id}` },
+      body: { ...toSubscription(row), secret },
+    };
   },
 });
 
 const get = endpoint({
   methods: ['GET'],
   summary: 'A webhook subscription',
-  responses: { 200: { description: 'The subscription (without its secret).', schema: WebhookSchema }, ...FORBIDDEN, ...NOT_FOUND },
+  responses: {
+    200: { description: 'The subscription (without its secret).', schema: WebhookSchema },
+    ...FORBIDDEN,
+    ...NOT_FOUND,
+  },
   args: idArg,
   ...ADMINISTRATORS_ONLY,
   async handler(ctx, params) {
@@ -123,9 +187,17 @@ const update = endpoint({
   ...ADMINISTRATORS_ONLY,
   async handler(ctx, params) {
     await checkUrlSafety(ctx, params.url);
-    const row = await updateWebhook(ctx.store, params.id, {
-      url: params.url, events: params.events, active: params.active, description: params.description,
-    }, now(ctx));
+    const row = await updateWebhook(
+      ctx.store,
+      params.id,
+      {
+        url: params.url,
+        events: params.events,
+        active: params.active,
+        description: params.description,
+      },
+      now(ctx),
+    );
     if (!row) throw notFound();
     return { body: toSubscription(row) };
   },
@@ -134,7 +206,11 @@ const update = endpoint({
 const remove = endpoint({
   methods: ['DELETE'],
   summary: 'Delete a webhook subscription',
-  responses: { 200: { description: 'Deleted, with its queued deliveries and their log.', schema: WebhookDeletedSchema }, ...FORBIDDEN, ...NOT_FOUND },
+  responses: {
+    200: { description: 'Deleted, with its queued deliveries and their log.', schema: WebhookDeletedSchema },
+    ...FORBIDDEN,
+    ...NOT_FOUND,
+  },
   args: idArg,
   ...ADMINISTRATORS_ONLY,
   async handler(ctx, params) {
@@ -147,17 +223,38 @@ const remove = endpoint({
 const deliveries = endpoint({
   methods: ['GET'],
   summary: 'Recent delivery attempts of a webhook subscription',
-  responses: { 200: { description: 'The most recent attempts, newest first.', schema: WebhookAttemptListSchema }, ...FORBIDDEN, ...NOT_FOUND },
+  responses: {
+    200: { description: 'The most recent attempts, newest first.', schema: WebhookAttemptListSchema },
+    ...FORBIDDEN,
+    ...NOT_FOUND,
+  },
   args: {
     ...idArg,
-    per_page: arg.integer({ description: 'At most this many attempts (default 50, at most 100).', validate: (value: number) => value >= 1 }),
+    per_page: arg.integer({
+      description: 'At most this many attempts (default 50, at most 100).',
+      validate: (value: number) => value >= 1,
+    }),
   },
   ...ADMINISTRATORS_ONLY,
   async handler(ctx, params) {
     if (!(await findWebhook(ctx.store.db, params.id))) throw notFound();
-    const rows = await ctx.store.db.selectFrom('webhook_attempts as a').innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
-      .select(['a.attempt', 'a.attempted_utc', 'a.succeeded', 'a.response_status', 'a.duration_ms', 'a.error', 'a.response_body',
-        'd.msg_id', 'd.event_type', 'd.seq', 'd.status', 'd.next_attempt_ms'])
+    const rows = await ctx.store.db
+      .selectFrom('webhook_attempts as a')
+      .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+      .select([
+        'a.attempt',
+        'a.attempted_utc',
+        'a.succeeded',
+        'a.response_status',
+        'a.duration_ms',
+        'a.error',
+        'a.response_body',
+        'd.msg_id',
+        'd.event_type',
+        'd.seq',
+        'd.status',
+        'd.next_attempt_ms',
+      ])
       .where('a.webhook_id', '=', params.id)
       .orderBy('a.id', 'desc')
       .limit(Math.min(params.per_page ?? 50, 100))

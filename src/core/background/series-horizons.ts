@@ -37,7 +37,9 @@ async function writeState(store: Store, change: (state: RunState) => RunState | 
   });
 }
 
-export type HorizonRun = { ran: true; created: number } | { ran: false; reason: 'done today' | 'another process is running it' };
+export type HorizonRun =
+  | { ran: true; created: number }
+  | { ran: false; reason: 'done today' | 'another process is running it' };
 
 /**
  * Today's run, if nobody did it yet and nobody is doing it: takes the lease, extends every series whose horizon fell
@@ -84,9 +86,11 @@ export function keepSeriesHorizons(store: Store, options: SeriesHorizonsOptions)
   let running: Promise<unknown> | undefined;
   const tick = () => {
     if (running) return;
-    running = runSeriesHorizons(store, options.actor()).catch(options.onError).finally(() => {
-      running = undefined;
-    });
+    running = runSeriesHorizons(store, options.actor())
+      .catch(options.onError)
+      .finally(() => {
+        running = undefined;
+      });
   };
   tick();
   const timer = setInterval(tick, options.intervalMs ?? HOUR_MS);
@@ -96,4 +100,3 @@ export function keepSeriesHorizons(store: Store, options: SeriesHorizonsOptions)
     await running;
   };
 }
-

@@ -68,19 +68,28 @@ const statusOf = (input: BulkPostInput) => input.status ?? 'publish';
  * Inserts posts (with unique slugs, logged as created: posts/lifecycle.ts createPosts) and returns their ids in input
  * order.
  */
-function insertPosts(trx: Trx, type: LifecyclePostType, inputs: readonly BulkPostInput[], modified: { utc: string; local: string }): Promise<number[]> {
-  return createPosts(trx, type, inputs.map((input) => ({
-    author_id: input.authorId,
-    status: statusOf(input),
-    slugBase: input.slug ?? (slugify(input.title) || type),
-    title: sanitizeTitle(input.title),
-    content: input.content ? sanitizeHtml(input.content) : '',
-    excerpt: input.excerpt ? sanitizeHtml(input.excerpt) : '',
-    date_local: input.published.local,
-    date_utc: input.published.utc,
-    modified_local: modified.local,
-    modified_utc: modified.utc,
-  })));
+function insertPosts(
+  trx: Trx,
+  type: LifecyclePostType,
+  inputs: readonly BulkPostInput[],
+  modified: { utc: string; local: string },
+): Promise<number[]> {
+  return createPosts(
+    trx,
+    type,
+    inputs.map((input) => ({
+      author_id: input.authorId,
+      status: statusOf(input),
+      slugBase: input.slug ?? (slugify(input.title) || type),
+      title: sanitizeTitle(input.title),
+      content: input.content ? sanitizeHtml(input.content) : '',
+      excerpt: input.excerpt ? sanitizeHtml(input.excerpt) : '',
+      date_local: input.published.local,
+      date_utc: input.published.utc,
+      modified_local: modified.local,
+      modified_utc: modified.utc,
+    })),
+  );
 }
 
 /**
@@ -91,7 +100,11 @@ async function checkLinks(trx: Trx, batch: readonly BulkEventInput[]): Promise<v
   const posts = (type: 'venue' | 'organizer') => (ids: number[]) =>
     trx.selectFrom('posts').select('id').where('type', '=', type).where('id', 'in', ids).execute();
   const links = [
-    { kind: 'venue', ids: batch.flatMap((input) => (input.venueId == null ? [] : [input.venueId])), find: posts('venue') },
+    {
+      kind: 'venue',
+      ids: batch.flatMap((input) => (input.venueId == null ? [] : [input.venueId])),
+      find: posts('venue'),
+    },
     { kind: 'organizer', ids: batch.flatMap((input) => input.organizerIds ?? []), find: posts('organizer') },
     {
       kind: 'term',
@@ -104,12 +117,21 @@ async function checkLinks(trx: Trx, batch: readonly BulkEventInput[]): Promise<v
     if (wanted.length === 0) continue;
     const found = new Set((await find(wanted)).map((row) => row.id));
     const missing = wanted.filter((id) => !found.has(id));
-    if (missing.length > 0) throw new RangeError(`No ${kind} with id ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ', …' : ''}`);
+    if (missing.length > 0)
+      throw new RangeError(`No ${kind} with id ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ', …' : ''}`);
   }
 }
 
 /** Every table a bulk import of venues, organizers and events writes. */
-const IMPORTED_TABLES = ['posts', 'venues', 'organizers', 'events', 'occurrences', 'event_organizers', 'event_terms'] as const;
+const IMPORTED_TABLES = [
+  'posts',
+  'venues',
+  'organizers',
+  'events',
+  'occurrences',
+  'event_organizers',
+  'event_terms',
+] as const;
 
 /**
  * A first load into a database that no service is using yet (a new site, a benchmark): `load` runs the bulk inserts
@@ -122,7 +144,12 @@ export function firstLoad<T>(store: Store, load: () => Promise<T>): Promise<T> {
   return store.bulkLoad(IMPORTED_TABLES, load);
 }
 
-async function inBatches<T>(store: Store, inputs: readonly T[], write: (trx: Trx, batch: T[]) => Promise<number[]>, onProgress?: (done: number) => void): Promise<number[]> {
+async function inBatches<T>(
+  store: Store,
+  inputs: readonly T[],
+  write: (trx: Trx, batch: T[]) => Promise<number[]>,
+  onProgress?: (done: number) => void,
+): Promise<number[]> {
   const batches = chunks(inputs, ROWS_PER_TRANSACTION);
   const results: number[][] = [];
   let next = 0;
@@ -149,34 +176,64 @@ async function inBatches<T>(store: Store, inputs: readonly T[], write: (trx: Trx
   return results.flat();
 }
 
-export function insertVenuesBulk(store: Store, inputs: readonly BulkVenueInput[], modified: { utc: string; local: string }): Promise<number[]> {
+export function insertVenuesBulk(
+  store: Store,
+  inputs: readonly BulkVenueInput[],
+  modified: { utc: string; local: string },
+): Promise<number[]> {
   return inBatches(store, inputs, async (trx, batch) => {
     const ids = await insertPosts(trx, 'venue', batch, modified);
     // The API's own row builder: the same defaults (stateprovince, map flags) whichever path created the venue.
-    await insertMetaRows(trx, 'venues', batch.map((input, index) => ({
-      id: ids[index],
-      ...venueKind.metaForCreate({
-        address: input.address, city: input.city, country: input.country, state: input.state, zip: input.zip,
-        ...(input.geo ? { geo_lat: input.geo.lat, geo_lng: input.geo.lng } : {}),
-      }),
-    })));
+    await insertMetaRows(
+      trx,
+      'venues',
+      batch.map((input, index) => ({
+        id: ids[index],
+        ...venueKind.metaForCreate({
+          address: input.address,
+          city: input.city,
+          country: input.country,
+          state: input.state,
+          zip: input.zip,
+          ...(input.geo ? { geo_lat: input.geo.lat, geo_lng: input.geo.lng } : {}),
+        }),
+      })),
+    );
     return ids;
   });
 }
 
-export function insertOrganizersBulk(store: Store, inputs: readonly BulkOrganizerInput[], modified: { utc: string; local: string }): Promise<number[]> {
+export function insertOrganizersBulk(
+  store: Store,
+  inputs: readonly BulkOrganizerInput[],
+  modified: { utc: string; local: string },
+): Promise<number[]> {
   return inBatches(store, inputs, async (trx, batch) => {
     const ids = await insertPosts(trx, 'organizer', batch, modified);
-    await insertMetaRows(trx, 'organizers', batch.map((input, index) => ({
-      id: ids[index],
-      ...organizerKind.metaForCreate({ phone: input.phone, email: input.email, website: input.website }),
-    })));
+    await insertMetaRows(
+      trx,
+      'organizers',
+      batch.map((input, index) => ({
+        id: ids[index],
+        ...organizerKind.metaForCreate({ phone: input.phone, email: input.email, website: input.website }),
+      })),
+    );
     return ids;
   });
 }
 
-export async function insertTermsBulk(store: Store, taxonomy: 'event_category' | 'event_tag', names: readonly string[]): Promise<number[]> {
-  return store.transaction((trx) => insertTerms(trx, taxonomy, names.map((name) => ({ name, slug: slugify(name) || 'term', description: '', parent_id: 0 }))));
+export async function insertTermsBulk(
+  store: Store,
+  taxonomy: 'event_category' | 'event_tag',
+  names: readonly string[],
+): Promise<number[]> {
+  return store.transaction((trx) =>
+    insertTerms(
+      trx,
+      taxonomy,
+      names.map((name) => ({ name, slug: slugify(name) || 'term', description: '', parent_id: 0 })),
+    ),
+  );
 }
 
 /** Events with their occurrence, organizers and terms; `onProgress` receives the running count after each batch. */
@@ -186,36 +243,72 @@ export function insertEventsBulk(
   modified: { utc: string; local: string },
   onProgress?: (done: number) => void,
 ): Promise<number[]> {
-  return inBatches(store, inputs, async (trx, batch) => {
-    await checkLinks(trx, batch);
-    const ids = await insertPosts(trx, 'event', batch, modified);
-    const events = batch.map((input, index) => ({
-      id: ids[index],
-      ...scheduleColumns({
-        timezone: input.timezone,
-        timezoneAbbr: timezoneAbbrForLocal(input.timezone, input.start),
-        allDay: input.allDay ?? false,
-        startLocal: input.start,
-        endLocal: input.end,
-        startUtc: localToUtc(input.start, input.timezone),
-        endUtc: localToUtc(input.end, input.timezone),
-      }),
-      ...costColumns(input.cost ?? []),
-      website: input.website ?? null,
-      show_map: 0, show_map_link: 0, hide_from_listings: 0, sticky: 0,
-      featured: input.featured ? 1 : 0,
-      venue_id: input.venueId ?? null,
-    }));
-    await insertEventRows(trx, events);
-    await insertOccurrencesBulk(store, trx, events.map((event, index) => ({
-      eventId: event.id,
-      span: { startLocal: event.start_local, endLocal: event.end_local, startUtc: event.start_utc, endUtc: event.end_utc },
-      listing: { status: statusOf(batch[index]), publishedUtc: batch[index].published.utc, authorId: batch[index].authorId, hidden: false },
-    })));
-    await insertOrganizerLinks(trx, batch.flatMap((input, index) => (input.organizerIds ?? []).map((organizerId, position) => ({ event_id: ids[index], organizer_id: organizerId, position }))));
-    await insertNewEventTerms(trx, batch.map((input, index) => ({
-      eventId: ids[index], published: statusOf(input) === 'publish', termIds: [...new Set([...(input.categoryIds ?? []), ...(input.tagIds ?? [])])],
-    })));
-    return ids;
-  }, onProgress);
+  return inBatches(
+    store,
+    inputs,
+    async (trx, batch) => {
+      await checkLinks(trx, batch);
+      const ids = await insertPosts(trx, 'event', batch, modified);
+      const events = batch.map((input, index) => ({
+        id: ids[index],
+        ...scheduleColumns({
+          timezone: input.timezone,
+          timezoneAbbr: timezoneAbbrForLocal(input.timezone, input.start),
+          allDay: input.allDay ?? false,
+          startLocal: input.start,
+          endLocal: input.end,
+          startUtc: localToUtc(input.start, input.timezone),
+          endUtc: localToUtc(input.end, input.timezone),
+        }),
+        ...costColumns(input.cost ?? []),
+        website: input.website ?? null,
+        show_map: 0,
+        show_map_link: 0,
+        hide_from_listings: 0,
+        sticky: 0,
+        featured: input.featured ? 1 : 0,
+        venue_id: input.venueId ?? null,
+      }));
+      await insertEventRows(trx, events);
+      await insertOccurrencesBulk(
+        store,
+        trx,
+        events.map((event, index) => ({
+          eventId: event.id,
+          span: {
+            startLocal: event.start_local,
+            endLocal: event.end_local,
+            startUtc: event.start_utc,
+            endUtc: event.end_utc,
+          },
+          listing: {
+            status: statusOf(batch[index]),
+            publishedUtc: batch[index].published.utc,
+            authorId: batch[index].authorId,
+            hidden: false,
+          },
+        })),
+      );
+      await insertOrganizerLinks(
+        trx,
+        batch.flatMap((input, index) =>
+          (input.organizerIds ?? []).map((organizerId, position) => ({
+            event_id: ids[index],
+            organizer_id: organizerId,
+            position,
+          })),
+        ),
+      );
+      await insertNewEventTerms(
+        trx,
+        batch.map((input, index) => ({
+          eventId: ids[index],
+          published: statusOf(input) === 'publish',
+          termIds: [...new Set([...(input.categoryIds ?? []), ...(input.tagIds ?? [])])],
+        })),
+      );
+      return ids;
+    },
+    onProgress,
+  );
 }

@@ -66,7 +66,8 @@ const buffers = new WeakMap<Trx, Map<string, Change>>();
 
 /** Buffers a change of the transaction `trx`; written in that transaction just before it commits. */
 export function recordChange(trx: Trx, change: Change): void {
-  if (!Number.isSafeInteger(change.id) || change.id < 1) throw new RangeError(`recordChange: ${change.id} is not an item id`);
+  if (!Number.isSafeInteger(change.id) || change.id < 1)
+    throw new RangeError(`recordChange: ${change.id} is not an item id`);
   let buffer = buffers.get(trx);
   if (!buffer) {
     // Registered first: throws for a transaction that is not the store's, before anything is buffered.
@@ -79,7 +80,10 @@ export function recordChange(trx: Trx, change: Change): void {
   // The first state given is the one before the transaction: a later record may have read the item after a write.
   const before = earlier?.before ?? change.before;
   buffer.set(key, {
-    type: change.type, id: change.id, action: earlier ? coalesce(earlier.action, change.action) : change.action, ...(before ? { before } : {}),
+    type: change.type,
+    id: change.id,
+    action: earlier ? coalesce(earlier.action, change.action) : change.action,
+    ...(before ? { before } : {}),
   });
 }
 
@@ -118,10 +122,23 @@ async function flush(trx: Transaction<Database>): Promise<void> {
   if (!buffer || buffer.size === 0) return;
   const store = storeOf(trx);
   const at = formatAt(new Date());
-  const changes = [...buffer.values()].map((change) => ({ type: change.type, id: change.id, action: change.action, before: listedBefore(change) }));
-  const seqs = await store.insertRowsReturning(trx, 'changes', changes.map(({ before, ...change }) => ({
-    ...change, at, before_status: before?.status ?? null, before_author: before?.authorId ?? null,
-  })), 'seq');
+  const changes = [...buffer.values()].map((change) => ({
+    type: change.type,
+    id: change.id,
+    action: change.action,
+    before: listedBefore(change),
+  }));
+  const seqs = await store.insertRowsReturning(
+    trx,
+    'changes',
+    changes.map(({ before, ...change }) => ({
+      ...change,
+      at,
+      before_status: before?.status ?? null,
+      before_author: before?.authorId ?? null,
+    })),
+    'seq',
+  );
   const committed: CommittedChange[] = changes.map((change, index) => ({ seq: seqs[index], ...change, at }));
   afterCommit(trx, () => notifyCommitted(store, committed));
 }
@@ -131,11 +148,17 @@ async function flush(trx: Transaction<Database>): Promise<void> {
  * row, so that the latest seq never goes back (retention.ts); answers how many went.
  */
 export async function deleteChangesBefore(trx: Trx, cutoff: string, limit: number): Promise<number> {
-  const result = await trx.deleteFrom('changes')
-    .where('seq', 'in', (eb) => eb.selectFrom('changes').select('seq')
-      .where('at', '<', cutoff)
-      .where('seq', '<', sql<number>`(select max(seq) from changes)`)
-      .orderBy('seq').limit(limit))
+  const result = await trx
+    .deleteFrom('changes')
+    .where('seq', 'in', (eb) =>
+      eb
+        .selectFrom('changes')
+        .select('seq')
+        .where('at', '<', cutoff)
+        .where('seq', '<', sql<number>`(select max(seq) from changes)`)
+        .orderBy('seq')
+        .limit(limit),
+    )
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }

@@ -13,26 +13,38 @@ export interface ReadChangesOptions {
 
 /** Committed changes with seq > `afterSeq`, in seq order, at most `limit`. */
 export async function readChanges(db: Db, options: ReadChangesOptions): Promise<CommittedChange[]> {
-  const rows = await db.selectFrom('changes').select(['seq', 'type', 'id', 'action', 'before_status', 'before_author', 'at'])
+  const rows = await db
+    .selectFrom('changes')
+    .select(['seq', 'type', 'id', 'action', 'before_status', 'before_author', 'at'])
     .where('seq', '>', options.afterSeq)
     .orderBy('seq')
     .limit(options.limit)
     .execute();
   return rows.map((row) => ({
-    seq: Number(row.seq), type: row.type, id: row.id, action: row.action,
-    before: row.before_status === null ? null : { status: row.before_status, authorId: row.before_author ?? 0 }, at: row.at,
+    seq: Number(row.seq),
+    type: row.type,
+    id: row.id,
+    action: row.action,
+    before: row.before_status === null ? null : { status: row.before_status, authorId: row.before_author ?? 0 },
+    at: row.at,
   }));
 }
 
 /** The largest seq committed so far, 0 when nothing was ever logged (retention always keeps the newest row). */
 export async function latestSeq(db: Db): Promise<number> {
-  const row = await db.selectFrom('changes').select((eb) => eb.fn.max('seq').as('seq')).executeTakeFirst();
+  const row = await db
+    .selectFrom('changes')
+    .select((eb) => eb.fn.max('seq').as('seq'))
+    .executeTakeFirst();
   return Number(row?.seq ?? 0);
 }
 
 /** The smallest seq still in the log, null when it is empty. */
 export async function oldestRetainedSeq(db: Db): Promise<number | null> {
-  const row = await db.selectFrom('changes').select((eb) => eb.fn.min('seq').as('seq')).executeTakeFirst();
+  const row = await db
+    .selectFrom('changes')
+    .select((eb) => eb.fn.min('seq').as('seq'))
+    .executeTakeFirst();
   return row?.seq == null ? null : Number(row.seq);
 }
 

@@ -18,14 +18,24 @@ import type { EventInput } from './service.ts';
 export type EventFields = ArgValues<ReturnType<typeof eventFieldArgs>>;
 
 /** The core's input of a write from its read fields: only what was sent, inline venues and organizers resolved. */
-export async function eventInputOf(ctx: CommandContext, fields: Partial<EventFields> & Record<string, unknown>, exclude: readonly string[] = []): Promise<EventInput> {
-  const input: EventInput = Object.fromEntries(Object.entries(fields).filter(([key, value]) => value !== undefined && !exclude.includes(key)));
+export async function eventInputOf(
+  ctx: CommandContext,
+  fields: Partial<EventFields> & Record<string, unknown>,
+  exclude: readonly string[] = [],
+): Promise<EventInput> {
+  const input: EventInput = Object.fromEntries(
+    Object.entries(fields).filter(([key, value]) => value !== undefined && !exclude.includes(key)),
+  );
   if (fields.venue !== undefined) input.venue = (await linkedInput(ctx, venueKind, fields.venue))!;
   if (fields.organizer !== undefined) input.organizer = (await linkedInput(ctx, organizerKind, fields.organizer))!;
   return input;
 }
 
 /** Raw input read as an event create (`create`: its required fields required) or update. */
-export async function readEventCommand(ctx: CommandContext, raw: ParamMap, options: { create: boolean }): Promise<EventInput> {
+export async function readEventCommand(
+  ctx: CommandContext,
+  raw: ParamMap,
+  options: { create: boolean },
+): Promise<EventInput> {
   return eventInputOf(ctx, await readArgs(eventFieldArgs(options.create), raw, ctx));
 }

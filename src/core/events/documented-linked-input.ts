@@ -8,21 +8,38 @@ import { linkedFieldArgs } from '../linked/write-args.ts';
 
 function build(kind: LinkedPostKind): TSchema {
   const title = kind.type[0].toUpperCase() + kind.type.slice(1);
-  const ref = component(`${title}Ref`, Type.Unsafe({
-    type: 'object',
-    description: `An existing ${kind.type}, by id (its other keys are ignored).`,
-    properties: { id: { oneOf: [{ type: 'integer', minimum: 1 }, { type: 'string', pattern: '^\\s*\\d+\\s*$' }] } },
-    required: ['id'],
-  }));
+  const ref = component(
+    `${title}Ref`,
+    Type.Unsafe({
+      type: 'object',
+      description: `An existing ${kind.type}, by id (its other keys are ignored).`,
+      properties: {
+        id: {
+          oneOf: [
+            { type: 'integer', minimum: 1 },
+            { type: 'string', pattern: '^\\s*\\d+\\s*$' },
+          ],
+        },
+      },
+      required: ['id'],
+    }),
+  );
   // Read as POST /venues or /organizers reads its body; an object with an `id` is a reference instead.
-  const fields = component(`${title}Fields`, documentedObject(linkedFieldArgs(kind, true), {
-    description: `The fields of a ${kind.type} to create, or to reuse when an identical one exists (as POST /${kind.collection} does).`,
-    not: { required: ['id'] },
-  }));
+  const fields = component(
+    `${title}Fields`,
+    documentedObject(linkedFieldArgs(kind, true), {
+      description: `The fields of a ${kind.type} to create, or to reuse when an identical one exists (as POST /${kind.collection} does).`,
+      not: { required: ['id'] },
+    }),
+  );
   // `isEmptyValue` (0, "", "0", false, []) links nothing, alone or as an item of a list.
   const id = { type: 'integer', minimum: 0, description: `A ${kind.type} id; 0 for none.` };
   const none = { type: 'boolean', const: false, description: 'None.' };
-  const idText = { type: 'string', pattern: '^(\\s*\\d+\\s*)?$', description: `A ${kind.type} id in digits; "" or "0" for none.` };
+  const idText = {
+    type: 'string',
+    pattern: '^(\\s*\\d+\\s*)?$',
+    description: `A ${kind.type} id in digits; "" or "0" for none.`,
+  };
   const idsText = {
     type: 'string',
     pattern: '^(\\s*\\d+\\s*(,\\s*\\d+\\s*)*)?$',
@@ -31,12 +48,18 @@ function build(kind: LinkedPostKind): TSchema {
   const list = {
     type: 'array',
     items: { oneOf: [id, idText, none, ref, fields] },
-    description: kind.type === 'venue' ? 'A list: its first venue is linked; [] for none.' : 'A list: every organizer in it is linked, in its order; [] for none.',
+    description:
+      kind.type === 'venue'
+        ? 'A list: its first venue is linked; [] for none.'
+        : 'A list: every organizer in it is linked, in its order; [] for none.',
   };
-  return component(`${title}Input`, Type.Unsafe({
-    description: `The event's ${kind.type}: an id, {"id": …}, the fields of a new one, or a list of those.`,
-    oneOf: [id, idsText, none, ref, fields, list],
-  }));
+  return component(
+    `${title}Input`,
+    Type.Unsafe({
+      description: `The event's ${kind.type}: an id, {"id": …}, the fields of a new one, or a list of those.`,
+      oneOf: [id, idsText, none, ref, fields, list],
+    }),
+  );
 }
 
 const built = new Map<LinkedPostKind, TSchema>();

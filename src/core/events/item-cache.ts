@@ -164,9 +164,13 @@ export function sameForEveryReader(bundle: EventBundle, id: number): boolean {
   if (record?.post.status !== 'publish' || record.post.password !== '') return false;
   const venueId = record.event.venue_id;
   if (venueId !== null && bundle.venues.get(venueId)?.post.status !== 'publish') return false;
-  return (bundle.organizerIds.get(id) ?? []).every((organizerId) => bundle.organizers.get(organizerId)?.post.status === 'publish');
+  return (bundle.organizerIds.get(id) ?? []).every(
+    (organizerId) => bundle.organizers.get(organizerId)?.post.status === 'publish',
+  );
 }
 
 /** The term objects a serialised event embeds (its categories and tags), for {@link EventItemCache.set}. */
-export const embeddedTermObjects = (event: Record<string, unknown>): Record<string, unknown>[] =>
-  [...(event.categories as Record<string, unknown>[]), ...(event.tags as Record<string, unknown>[])];
+export const embeddedTermObjects = (event: Record<string, unknown>): Record<string, unknown>[] => [
+  ...(event.categories as Record<string, unknown>[]),
+  ...(event.tags as Record<string, unknown>[]),
+];

@@ -14,7 +14,6 @@ import type { Sent } from '../linked/service.ts';
 import { loadPost } from '../posts/input.ts';
 import { mayAssignAuthor, postLike } from '../posts/fields.ts';
 
-
 /** PHP's `empty()`: these values link nothing. */
 const isEmptyValue = (value: unknown) =>
   value === '' || value === 0 || value === '0' || value === false || (Array.isArray(value) && value.length === 0);
@@ -37,7 +36,11 @@ async function isIdOfKind(ctx: CommandContext, kind: LinkedPostKind, raw: unknow
 }
 
 /** Only what was sent: the linked create treats an absent field and a defaulted one differently. */
-async function inlineFields(ctx: CommandContext, kind: LinkedPostKind, object: Record<string, unknown>): Promise<Sent | null> {
+async function inlineFields(
+  ctx: CommandContext,
+  kind: LinkedPostKind,
+  object: Record<string, unknown>,
+): Promise<Sent | null> {
   let values: Record<string, unknown>;
   try {
     values = await readArgs(linkedFieldArgs(kind, true), object as ParamMap, ctx);
@@ -49,7 +52,11 @@ async function inlineFields(ctx: CommandContext, kind: LinkedPostKind, object: R
   return kind.checkFields?.(sent) ? null : sent;
 }
 
-async function readItem(ctx: CommandContext, kind: LinkedPostKind, value: unknown): Promise<LinkedRef | 'empty' | null> {
+async function readItem(
+  ctx: CommandContext,
+  kind: LinkedPostKind,
+  value: unknown,
+): Promise<LinkedRef | 'empty' | null> {
   if (isEmptyValue(value)) return 'empty';
   if (isPlainObject(value)) {
     if (hasParam(value as ParamMap, 'id')) {

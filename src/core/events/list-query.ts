@@ -7,7 +7,14 @@ import { modifiedBounds, modifiedEcho, type ModifiedBounds } from '../../domain/
 import type { FieldIssue } from '../../domain/errors.ts';
 import { clampPerPage, coerceTruthy, type EchoedQuery } from '../../domain/lists.ts';
 
-export const DATE_PARAMS = ['start_date', 'end_date', 'starts_before', 'starts_after', 'ends_before', 'ends_after'] as const;
+export const DATE_PARAMS = [
+  'start_date',
+  'end_date',
+  'starts_before',
+  'starts_after',
+  'ends_before',
+  'ends_after',
+] as const;
 export type DateParam = (typeof DATE_PARAMS)[number];
 
 /** One bound on an event's local (wall-clock) start or end, `column operator value`. */
@@ -48,7 +55,9 @@ export function dateConditions(
   for (const param of DATE_PARAMS) {
     let value: string | null;
     if (sent[param] !== undefined) {
-      value = options.strict ? strictBound(sent[param], siteZone, now) : inclusiveBound(sent[param], param, siteZone, now);
+      value = options.strict
+        ? strictBound(sent[param], siteZone, now)
+        : inclusiveBound(sent[param], param, siteZone, now);
     } else if (usesDefaults && (param === 'start_date' || param === 'end_date')) {
       value = param === 'start_date' ? window.start : window.end;
     } else {
@@ -73,7 +82,10 @@ export function searchTerms(search: string): string[] {
   const matches = search.match(/"[^"]*("|$)|((?<=[\t ",+])|^)[^\t ",+]+/g) ?? [];
   const terms = matches.map((term) => term.replace(/^"|"$/g, '').trim().toLowerCase()).filter((term) => term !== '');
   if (terms.length <= MAX_SEARCH_TERMS) return terms;
-  const phrase = search.replace(/[\r\n]/g, '').trim().toLowerCase();
+  const phrase = search
+    .replace(/[\r\n]/g, '')
+    .trim()
+    .toLowerCase();
   return phrase === '' ? [] : [phrase];
 }
 
@@ -151,11 +163,19 @@ export interface EventListPlan {
 export const DEFAULT_RADIUS_KM = 25;
 
 /** D13: the latitude and longitude filters come as a pair; the issue names the missing one. */
-export function coordinateIssue(params: Pick<EventListParams, 'geoloc_lat' | 'geoloc_lng'>): Record<string, FieldIssue> | null {
+export function coordinateIssue(
+  params: Pick<EventListParams, 'geoloc_lat' | 'geoloc_lng'>,
+): Record<string, FieldIssue> | null {
   const hasLat = params.geoloc_lat !== undefined;
   if (hasLat === (params.geoloc_lng !== undefined)) return null;
   const missing = hasLat ? 'geoloc_lng' : 'geoloc_lat';
-  return { [missing]: { code: 'rest_missing_coordinate', message: 'geoloc_lat and geoloc_lng must be sent together.', data: { param: missing } } };
+  return {
+    [missing]: {
+      code: 'rest_missing_coordinate',
+      message: 'geoloc_lat and geoloc_lng must be sent together.',
+      data: { param: missing },
+    },
+  };
 }
 
 const csv = (values: ReadonlyArray<string | number> | undefined) => values?.join(',');
@@ -169,9 +189,10 @@ export function planEventList(params: EventListParams, context: PlanContext): Ev
   const access = listStatusesAllowed(context.viewer, params.status);
   // Validation refused the statuses this caller may not ask for.
   const statuses = access.ok ? access.statuses : ['publish' as const];
-  const near = params.geoloc_lat !== undefined && params.geoloc_lng !== undefined
-    ? { lat: params.geoloc_lat, lng: params.geoloc_lng, radiusKm: params.geoloc_radius ?? DEFAULT_RADIUS_KM }
-    : undefined;
+  const near =
+    params.geoloc_lat !== undefined && params.geoloc_lng !== undefined
+      ? { lat: params.geoloc_lat, lng: params.geoloc_lng, radiusKm: params.geoloc_radius ?? DEFAULT_RADIUS_KM }
+      : undefined;
 
   const modified = modifiedBounds(params, context.siteZone, context.now);
   const dateValue = (param: DateParam) => dates.find((condition) => condition.param === param)?.value;
@@ -206,8 +227,8 @@ export function planEventList(params: EventListParams, context: PlanContext): Ev
     dates,
     searchTerms: params.search === undefined ? undefined : searchTerms(params.search),
     searchPassword: params.search === undefined ? undefined : params.password,
-    categoryIds: params.categories === undefined ? undefined : context.categoryIds ?? [],
-    tagIds: params.tags === undefined ? undefined : context.tagIds ?? [],
+    categoryIds: params.categories === undefined ? undefined : (context.categoryIds ?? []),
+    tagIds: params.tags === undefined ? undefined : (context.tagIds ?? []),
     venueIds: params.venue,
     organizerIds: params.organizer,
     featured: params.featured,

@@ -37,7 +37,12 @@ export type ScheduleResult = { ok: true; schedule: EventSchedule } | { ok: false
  * without dates keeps the wall-clock times and moves the instants. The end may equal the start but not precede it (D3,
  * compared after snapping, with the stored value of whichever date was not sent).
  */
-export function resolveSchedule(input: ScheduleInput, stored: StoredSchedule | null, siteZone: string, now: DateTime): ScheduleResult {
+export function resolveSchedule(
+  input: ScheduleInput,
+  stored: StoredSchedule | null,
+  siteZone: string,
+  now: DateTime,
+): ScheduleResult {
   const timezone = input.timezone === undefined ? stored?.timezone || siteZone : input.timezone.trim() || siteZone;
 
   const start = readLocal(input.start, stored?.startLocal, timezone, now);

@@ -8,8 +8,19 @@ import type { Trx } from '../../store/store.ts';
 import { incrementIcalSequence } from './store.ts';
 
 async function currentFields(trx: Trx, id: number): Promise<SequenceFields | undefined> {
-  return trx.selectFrom('posts').innerJoin('events', 'events.id', 'posts.id')
-    .select(['posts.title', 'posts.status', 'events.start_local', 'events.end_local', 'events.timezone', 'events.all_day', 'events.venue_id', 'events.recurrence'])
+  return trx
+    .selectFrom('posts')
+    .innerJoin('events', 'events.id', 'posts.id')
+    .select([
+      'posts.title',
+      'posts.status',
+      'events.start_local',
+      'events.end_local',
+      'events.timezone',
+      'events.all_day',
+      'events.venue_id',
+      'events.recurrence',
+    ])
     .where('posts.id', '=', id)
     .executeTakeFirst();
 }

@@ -32,7 +32,12 @@ export interface EventBundle {
  * `known`: posts of these events the caller already read (see loadEventRecords). The embedded terms come from the
  * snapshot the actor brings, if any (a request's context does: terms/embedded-cache.ts).
  */
-export async function loadEventBundle(db: Db, actor: Actor & TermReader, ids: readonly number[], known: readonly PostRow[] = []): Promise<EventBundle> {
+export async function loadEventBundle(
+  db: Db,
+  actor: Actor & TermReader,
+  ids: readonly number[],
+  known: readonly PostRow[] = [],
+): Promise<EventBundle> {
   const [records, organizerIds, terms] = await Promise.all([
     loadEventRecords(db, ids, known),
     loadOrganizerIds(db, ids),
@@ -40,7 +45,10 @@ export async function loadEventBundle(db: Db, actor: Actor & TermReader, ids: re
   ]);
   const venueIds = [...records.values()].flatMap(({ event }) => (event.venue_id === null ? [] : [event.venue_id]));
   const [images, venues, organizers] = await Promise.all([
-    loadImages(db, [...records.values()].map(({ post }) => post.image_id)),
+    loadImages(
+      db,
+      [...records.values()].map(({ post }) => post.image_id),
+    ),
     loadLinked(db, venueKind, venueIds),
     loadLinked(db, organizerKind, [...organizerIds.values()].flat()),
   ]);
@@ -54,7 +62,12 @@ const flag = (value: number) => value === 1;
  * D32 (superseding §10's "whatever their status"): an embedded venue or organizer is shown only to a viewer who could
  * open it by id; for anyone else it is left out as if it were not linked (`venue: []`, the organizer missing).
  */
-export function serializeEvent(ctx: Actor, bundle: EventBundle, id: number, options: { single: boolean }): Record<string, unknown> {
+export function serializeEvent(
+  ctx: Actor,
+  bundle: EventBundle,
+  id: number,
+  options: { single: boolean },
+): Record<string, unknown> {
   const { config } = ctx;
   const { post, event } = bundle.records.get(id)!;
   const head = postHead(config, post, ctx.now);
@@ -64,7 +77,9 @@ export function serializeEvent(ctx: Actor, bundle: EventBundle, id: number, opti
   const nowUtc = formatWp(ctx.now);
   const linked = (kind: LinkedPostKind, records: LinkedRecords, linkedId: number) => {
     const record = records.get(linkedId);
-    return record && canReadPost(ctx.viewer, kind.type, postLike(record.post), nowUtc) ? serializeLinked(ctx, kind, record, options) : undefined;
+    return record && canReadPost(ctx.viewer, kind.type, postLike(record.post), nowUtc)
+      ? serializeLinked(ctx, kind, record, options)
+      : undefined;
   };
   const venue = event.venue_id === null ? undefined : linked(venueKind, bundle.venues, event.venue_id);
   const organizers = (bundle.organizerIds.get(id) ?? [])
@@ -94,7 +109,10 @@ export function serializeEvent(ctx: Actor, bundle: EventBundle, id: number, opti
     utc_end_date_details: dateDetails(event.end_utc),
     timezone: event.timezone,
     timezone_abbr: event.timezone_abbr,
-    cost: formatCost(costs, event.currency_symbol, event.currency_position, { symbol: config.currencySymbol, position: config.currencyPosition }),
+    cost: formatCost(costs, event.currency_symbol, event.currency_position, {
+      symbol: config.currencySymbol,
+      position: config.currencyPosition,
+    }),
     cost_details: {
       currency_symbol: event.currency_symbol,
       currency_code: '',
@@ -114,12 +132,18 @@ export function serializeEvent(ctx: Actor, bundle: EventBundle, id: number, opti
     organizer: organizers,
     custom_fields: [],
     // D25: the series' RFC 5545 lines on each of its occurrences, the series' id, and the occurrence's original start.
-    recurrence: event.recurrence === '' ? [] : JSON.parse(event.recurrence) as string[],
+    recurrence: event.recurrence === '' ? [] : (JSON.parse(event.recurrence) as string[]),
     series_id: event.series_id,
     occurrence_start_utc: event.occurrence_start_utc,
   };
   if (options.single) {
-    object.json_ld = eventJsonLd(ctx, { record: bundle.records.get(id)!, url, costs: object.cost_details as { values: string[] }, venue, organizers });
+    object.json_ld = eventJsonLd(ctx, {
+      record: bundle.records.get(id)!,
+      url,
+      costs: object.cost_details as { values: string[] },
+      venue,
+      organizers,
+    });
   }
   return object;
 }
@@ -127,7 +151,13 @@ export function serializeEvent(ctx: Actor, bundle: EventBundle, id: number, opti
 /** §3.9, best effort: keys without data are left out. */
 function eventJsonLd(
   ctx: Actor,
-  input: { record: EventRecord; url: string; costs: { values: string[] }; venue?: Record<string, unknown>; organizers: Record<string, unknown>[] },
+  input: {
+    record: EventRecord;
+    url: string;
+    costs: { values: string[] };
+    venue?: Record<string, unknown>;
+    organizers: Record<string, unknown>[];
+  },
 ): Record<string, unknown> {
   const { post, event } = input.record;
   const ld: Record<string, unknown> = { '@context': 'http://schema.org', '@type': 'Event', name: post.title };

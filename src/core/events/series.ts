@@ -16,8 +16,20 @@ import { basicUtc, formatWp, parseWp, utcToLocal } from '../../domain/dates/stor
 import { timezoneAbbr } from '../../domain/dates/zones.ts';
 import { invalidField } from '../../domain/errors.ts';
 import {
-  CANCELLED, expandForMaterialising, extensionDue, materialiseHorizon, parseRecurrence, planSeriesSync, planSplit,
-  RECURRENCE_ERROR_CODE, type Materialised, type MaterialiseLimits, type OccurrenceTimes, type ParsedRecurrence, type PlannedSeries, type SeriesPlan,
+  CANCELLED,
+  expandForMaterialising,
+  extensionDue,
+  materialiseHorizon,
+  parseRecurrence,
+  planSeriesSync,
+  planSplit,
+  RECURRENCE_ERROR_CODE,
+  type Materialised,
+  type MaterialiseLimits,
+  type OccurrenceTimes,
+  type ParsedRecurrence,
+  type PlannedSeries,
+  type SeriesPlan,
   type SeriesStart,
 } from '../../domain/recurrence/index.ts';
 import { trashedSlug, untrashedSlug } from '../../domain/slugs.ts';
@@ -26,49 +38,104 @@ import type { EventsTable, PostsTable } from '../../store/schema.ts';
 import type { Db, Store, Trx } from '../../store/store.ts';
 import { rebuildOccurrences, refreshListing } from '../occurrences/store.ts';
 import { nowStamp } from '../posts/fields.ts';
-import { claimPost, createPosts, deletePostsForever, listedBefore, restorePosts, trashPosts } from '../posts/lifecycle.ts';
+import {
+  claimPost,
+  createPosts,
+  deletePostsForever,
+  listedBefore,
+  restorePosts,
+  trashPosts,
+} from '../posts/lifecycle.ts';
 import { deletePostRows, updatePosts } from '../posts/store.ts';
 import { copySeriesTerms } from '../terms/store.ts';
 import type { EventSchedule } from './schedule.ts';
 import {
-  copySeriesOrganizers, insertEventRows, setSeriesLines, updateEachEventRow, updateEventRow, updateEventRows, type EventRow,
+  copySeriesOrganizers,
+  insertEventRows,
+  setSeriesLines,
+  updateEachEventRow,
+  updateEventRow,
+  updateEventRows,
+  type EventRow,
 } from './store.ts';
 
 export { CANCELLED };
 
 /** What an exception may override, by the input fields that set it (D25 "Writing"). */
 const OVERRIDE_OF_INPUT: Record<string, string> = {
-  title: 'title', description: 'description', excerpt: 'excerpt', password: 'password', author: 'author', image: 'image',
-  status: 'status', date: 'date', date_utc: 'date', cost: 'cost', website: 'website', show_map: 'show_map',
-  show_map_link: 'show_map_link', hide_from_listings: 'hide_from_listings', sticky: 'sticky', featured: 'featured',
-  venue: 'venue', organizer: 'organizer', categories: 'categories', tags: 'tags',
-  start_date: 'dates', end_date: 'dates', all_day: 'dates', timezone: 'dates',
+  title: 'title',
+  description: 'description',
+  excerpt: 'excerpt',
+  password: 'password',
+  author: 'author',
+  image: 'image',
+  status: 'status',
+  date: 'date',
+  date_utc: 'date',
+  cost: 'cost',
+  website: 'website',
+  show_map: 'show_map',
+  show_map_link: 'show_map_link',
+  hide_from_listings: 'hide_from_listings',
+  sticky: 'sticky',
+  featured: 'featured',
+  venue: 'venue',
+  organizer: 'organizer',
+  categories: 'categories',
+  tags: 'tags',
+  start_date: 'dates',
+  end_date: 'dates',
+  all_day: 'dates',
+  timezone: 'dates',
 };
 
 /** The columns each override (or series-wide field) covers on the posts and events rows. */
 const POST_COLUMNS: Record<string, ReadonlyArray<keyof PostsTable>> = {
-  title: ['title'], description: ['content'], excerpt: ['excerpt'], password: ['password'], author: ['author_id'],
-  image: ['image_id'], status: ['status'], date: ['date_local', 'date_utc'],
+  title: ['title'],
+  description: ['content'],
+  excerpt: ['excerpt'],
+  password: ['password'],
+  author: ['author_id'],
+  image: ['image_id'],
+  status: ['status'],
+  date: ['date_local', 'date_utc'],
 };
 const EVENT_COLUMNS: Record<string, ReadonlyArray<keyof EventsTable>> = {
-  cost: ['cost_values', 'currency_symbol', 'currency_position'], website: ['website'], show_map: ['show_map'],
-  show_map_link: ['show_map_link'], hide_from_listings: ['hide_from_listings'], sticky: ['sticky'], featured: ['featured'],
+  cost: ['cost_values', 'currency_symbol', 'currency_position'],
+  website: ['website'],
+  show_map: ['show_map'],
+  show_map_link: ['show_map_link'],
+  hide_from_listings: ['hide_from_listings'],
+  sticky: ['sticky'],
+  featured: ['featured'],
   venue: ['venue_id'],
 };
 
 /** The overrides an occurrence write sets: one per field it sent. */
 export function overridesOf(input: Record<string, unknown>): string[] {
-  return [...new Set(Object.keys(input).flatMap((key) => (OVERRIDE_OF_INPUT[key] === undefined ? [] : [OVERRIDE_OF_INPUT[key]])))];
+  return [
+    ...new Set(
+      Object.keys(input).flatMap((key) => (OVERRIDE_OF_INPUT[key] === undefined ? [] : [OVERRIDE_OF_INPUT[key]])),
+    ),
+  ];
 }
 
-export const storedOverrides = (event: Pick<EventRow, 'overrides'>): string[] => (event.overrides === '' ? [] : JSON.parse(event.overrides) as string[]);
-export const storedRecurrence = (event: Pick<EventRow, 'recurrence'>): string[] => (event.recurrence === '' ? [] : JSON.parse(event.recurrence) as string[]);
+export const storedOverrides = (event: Pick<EventRow, 'overrides'>): string[] =>
+  event.overrides === '' ? [] : (JSON.parse(event.overrides) as string[]);
+export const storedRecurrence = (event: Pick<EventRow, 'recurrence'>): string[] =>
+  event.recurrence === '' ? [] : (JSON.parse(event.recurrence) as string[]);
 
 /** Is this row an occurrence of a series other than the series' own (first) one? */
-export const isOccurrence = (event: Pick<EventRow, 'id' | 'series_id'>) => event.series_id !== null && event.series_id !== event.id;
+export const isOccurrence = (event: Pick<EventRow, 'id' | 'series_id'>) =>
+  event.series_id !== null && event.series_id !== event.id;
 
-const seriesStart = (schedule: Pick<EventSchedule, 'timezone' | 'allDay' | 'startLocal' | 'endLocal'>): SeriesStart => ({
-  timezone: schedule.timezone, allDay: schedule.allDay, startLocal: schedule.startLocal, endLocal: schedule.endLocal,
+const seriesStart = (
+  schedule: Pick<EventSchedule, 'timezone' | 'allDay' | 'startLocal' | 'endLocal'>,
+): SeriesStart => ({
+  timezone: schedule.timezone,
+  allDay: schedule.allDay,
+  startLocal: schedule.startLocal,
+  endLocal: schedule.endLocal,
 });
 
 /** D25's 400 on `recurrence`: rest_invalid_param with details.recurrence.code rest_invalid_recurrence. */
@@ -116,13 +183,18 @@ const STORED_RULE_CEILING = 100_000;
 
 /** A series' own schedule, as its row stores it. */
 const storedScheduleOf = (series: EventRow) => ({
-  timezone: series.timezone, allDay: series.all_day === 1, startLocal: series.start_local, endLocal: series.end_local, startUtc: series.start_utc,
+  timezone: series.timezone,
+  allDay: series.all_day === 1,
+  startLocal: series.start_local,
+  endLocal: series.end_local,
+  startUtc: series.start_utc,
 });
 
 /** A series' stored lines, parsed (they were checked when written). */
 function parseStored(series: EventRow): ParsedRecurrence {
   const parsed = parseRecurrence(storedRecurrence(series), seriesStart(storedScheduleOf(series)));
-  if (!parsed.ok || parsed.recurrence === null) throw invalidRecurrence(parsed.ok ? 'recurrence: empty' : `${parsed.line}: ${parsed.message}`);
+  if (!parsed.ok || parsed.recurrence === null)
+    throw invalidRecurrence(parsed.ok ? 'recurrence: empty' : `${parsed.line}: ${parsed.message}`);
   return parsed.recurrence;
 }
 
@@ -131,16 +203,26 @@ function parseStored(series: EventRow): ParsedRecurrence {
  * horizon only, with STORED_RULE_CEILING: an open-ended series that outgrew the maximum as days passed, or a finite
  * rule stored before finite rules were materialised in full (which may hold far more), goes on as it was.
  */
-const storedLimitsFor = (actor: Actor, series: EventRow): MaterialiseLimits => ({ ...limitsFor(actor, series.start_utc), storedCeiling: STORED_RULE_CEILING });
+const storedLimitsFor = (actor: Actor, series: EventRow): MaterialiseLimits => ({
+  ...limitsFor(actor, series.start_utc),
+  storedCeiling: STORED_RULE_CEILING,
+});
 
 /** The occurrences of a series' stored rule, materialised. */
 const expandStored = (actor: Actor, series: EventRow) =>
-  materialised(expandForMaterialising(parseStored(series), seriesStart(storedScheduleOf(series)), storedLimitsFor(actor, series)));
+  materialised(
+    expandForMaterialising(parseStored(series), seriesStart(storedScheduleOf(series)), storedLimitsFor(actor, series)),
+  );
 
 /** The series' own row, as the plan sees it. */
-const plannedSeries = (series: EventRow): PlannedSeries => ({ timezone: series.timezone, allDay: series.all_day === 1, startUtc: series.start_utc });
+const plannedSeries = (series: EventRow): PlannedSeries => ({
+  timezone: series.timezone,
+  allDay: series.all_day === 1,
+  startUtc: series.start_utc,
+});
 
-const readSeries = (trx: Trx, seriesId: number) => trx.selectFrom('events').selectAll().where('id', '=', seriesId).executeTakeFirstOrThrow();
+const readSeries = (trx: Trx, seriesId: number) =>
+  trx.selectFrom('events').selectAll().where('id', '=', seriesId).executeTakeFirstOrThrow();
 
 interface SeriesMember {
   id: number;
@@ -159,20 +241,44 @@ interface SeriesMember {
 
 /** The series' occurrences other than its own row. */
 async function seriesMembers(trx: Trx, seriesId: number): Promise<SeriesMember[]> {
-  const rows = await trx.selectFrom('events').innerJoin('posts', 'posts.id', 'events.id')
-    .select(['events.id', 'events.occurrence_start_utc', 'events.overrides', 'posts.status', 'posts.author_id', 'posts.date_utc', 'posts.slug',
-      'events.start_local', 'events.end_local', 'events.all_day', 'events.timezone'])
-    .where('events.series_id', '=', seriesId).where('events.id', '!=', seriesId)
+  const rows = await trx
+    .selectFrom('events')
+    .innerJoin('posts', 'posts.id', 'events.id')
+    .select([
+      'events.id',
+      'events.occurrence_start_utc',
+      'events.overrides',
+      'posts.status',
+      'posts.author_id',
+      'posts.date_utc',
+      'posts.slug',
+      'events.start_local',
+      'events.end_local',
+      'events.all_day',
+      'events.timezone',
+    ])
+    .where('events.series_id', '=', seriesId)
+    .where('events.id', '!=', seriesId)
     .execute();
   return rows.map((row) => ({
-    id: row.id, occurrenceStartUtc: row.occurrence_start_utc ?? '', overrides: storedOverrides(row), status: row.status,
-    authorId: row.author_id, publishedUtc: row.date_utc, slug: row.slug, startLocal: row.start_local, endLocal: row.end_local, allDay: row.all_day === 1, timezone: row.timezone,
+    id: row.id,
+    occurrenceStartUtc: row.occurrence_start_utc ?? '',
+    overrides: storedOverrides(row),
+    status: row.status,
+    authorId: row.author_id,
+    publishedUtc: row.date_utc,
+    slug: row.slug,
+    startLocal: row.start_local,
+    endLocal: row.end_local,
+    allDay: row.all_day === 1,
+    timezone: row.timezone,
   }));
 }
 
 /** Members logged with who could list each before this write (read before it changed them). */
 function logMembers(trx: Trx, actor: Actor, members: readonly SeriesMember[], action: ChangeAction): void {
-  for (const member of members) recordChange(trx, { type: 'event', id: member.id, action, before: listedBefore(member, actor.now) });
+  for (const member of members)
+    recordChange(trx, { type: 'event', id: member.id, action, before: listedBefore(member, actor.now) });
 }
 
 /** What a series write did to its occurrences, for the answer and the change log (already logged). */
@@ -197,14 +303,23 @@ export async function syncSeries(trx: Trx, _store: Store, actor: Actor, seriesId
  * A plan applied to the series (`series` is its row as the new occurrences copy it) and logged: the series' horizon,
  * the members deleted, the members moved, the new occurrences. `members` are those the plan was made of.
  */
-async function applyPlan(trx: Trx, actor: Actor, series: EventRow, plan: SeriesPlan, members: readonly SeriesMember[]): Promise<SeriesOutcome> {
+async function applyPlan(
+  trx: Trx,
+  actor: Actor,
+  series: EventRow,
+  plan: SeriesPlan,
+  members: readonly SeriesMember[],
+): Promise<SeriesOutcome> {
   await updateEventRow(trx, series.id, { series_horizon_utc: plan.horizonUtc, occurrence_start_utc: series.start_utc });
   const deletedIds = new Set(plan.delete);
   const deleted = members.filter((member) => deletedIds.has(member.id));
   const updated = plan.move.map(({ id }) => id);
   // Deleted first, so that their slugs are free for the new occurrences; logged last, as a series write always was.
   await deletePostRows(trx, plan.delete);
-  await updateEachEventRow(trx, plan.move.map(({ id, times }) => ({ id, values: occurrenceDates(series, times) })));
+  await updateEachEventRow(
+    trx,
+    plan.move.map(({ id, times }) => ({ id, values: occurrenceDates(series, times) })),
+  );
   const created = await materialise(trx, actor, series, plan.create);
   await rebuildOccurrences(trx, updated);
   // New times change nobody's right to list an occurrence.
@@ -232,11 +347,14 @@ function occurrenceDates(series: EventRow, times: OccurrenceTimes): Updateable<E
  */
 function slugBases(seriesSlug: string, times: readonly OccurrenceTimes[]): string[] {
   const perDay = new Map<string, number>();
-  for (const { startLocal } of times) perDay.set(startLocal.slice(0, 10), (perDay.get(startLocal.slice(0, 10)) ?? 0) + 1);
+  for (const { startLocal } of times)
+    perDay.set(startLocal.slice(0, 10), (perDay.get(startLocal.slice(0, 10)) ?? 0) + 1);
   const base = untrashedSlug(seriesSlug);
   return times.map(({ startLocal }) => {
     const day = startLocal.slice(0, 10);
-    return perDay.get(day)! > 1 ? `${base}-${day}-${startLocal.slice(11, 13)}${startLocal.slice(14, 16)}` : `${base}-${day}`;
+    return perDay.get(day)! > 1
+      ? `${base}-${day}-${startLocal.slice(11, 13)}${startLocal.slice(14, 16)}`
+      : `${base}-${day}`;
   });
 }
 
@@ -244,23 +362,63 @@ function slugBases(seriesSlug: string, times: readonly OccurrenceTimes[]): strin
  * New occurrences of a series at `times`, copied from the series' rows (post, event, organizers, terms) in a few
  * statements whatever their number; logged as created. Their ids come from the shared post sequence (D1b).
  */
-async function materialise(trx: Trx, actor: Actor, series: EventRow, times: readonly OccurrenceTimes[]): Promise<number[]> {
+async function materialise(
+  trx: Trx,
+  actor: Actor,
+  series: EventRow,
+  times: readonly OccurrenceTimes[],
+): Promise<number[]> {
   if (times.length === 0) return [];
   const seriesId = series.id;
   const post = await trx.selectFrom('posts').selectAll().where('id', '=', seriesId).executeTakeFirstOrThrow();
   const stamp = nowStamp(actor.now, actor.config.siteTimezone);
   const trashed = post.status === 'trash';
-  const ids = await createPosts(trx, 'event', slugBases(post.slug, times).map((base) => ({
-    author_id: post.author_id, status: post.status, status_before_trash: post.status_before_trash, slugBase: trashed ? trashedSlug(base) : base,
-    title: post.title, content: post.content, excerpt: post.excerpt, password: post.password, image_id: post.image_id,
-    parent_id: post.parent_id, date_local: post.date_local, date_utc: post.date_utc, modified_local: stamp.local, modified_utc: stamp.utc,
-  })));
-  const { id: _id, series_id: _series, overrides: _overrides, series_horizon_utc: _horizon, occurrence_start_utc: _start, ...copied } = series;
-  await insertEventRows(trx, times.map((occurrence, index) => ({
-    ...copied, ...occurrenceDates(series, occurrence), id: ids[index], series_id: seriesId, occurrence_start_utc: occurrence.startUtc, overrides: '',
-    // D26: the series' UID and import digest name the series (its own row); an occurrence is found by its start.
-    ical_uid: null, ical_hash: null, ical_sequence: 0,
-  }) as Insertable<EventsTable>));
+  const ids = await createPosts(
+    trx,
+    'event',
+    slugBases(post.slug, times).map((base) => ({
+      author_id: post.author_id,
+      status: post.status,
+      status_before_trash: post.status_before_trash,
+      slugBase: trashed ? trashedSlug(base) : base,
+      title: post.title,
+      content: post.content,
+      excerpt: post.excerpt,
+      password: post.password,
+      image_id: post.image_id,
+      parent_id: post.parent_id,
+      date_local: post.date_local,
+      date_utc: post.date_utc,
+      modified_local: stamp.local,
+      modified_utc: stamp.utc,
+    })),
+  );
+  const {
+    id: _id,
+    series_id: _series,
+    overrides: _overrides,
+    series_horizon_utc: _horizon,
+    occurrence_start_utc: _start,
+    ...copied
+  } = series;
+  await insertEventRows(
+    trx,
+    times.map(
+      (occurrence, index) =>
+        ({
+          ...copied,
+          ...occurrenceDates(series, occurrence),
+          id: ids[index],
+          series_id: seriesId,
+          occurrence_start_utc: occurrence.startUtc,
+          overrides: '',
+          // D26: the series' UID and import digest name the series (its own row); an occurrence is found by its start.
+          ical_uid: null,
+          ical_hash: null,
+          ical_sequence: 0,
+        }) as Insertable<EventsTable>,
+    ),
+  );
   for (const chunk of chunks(ids)) {
     await copySeriesOrganizers(trx, seriesId, chunk);
     await copySeriesTerms(trx, seriesId, chunk, ['event_category', 'event_tag']);
@@ -274,7 +432,13 @@ async function materialise(trx: Trx, actor: Actor, series: EventRow, times: read
  * onto every occurrence that did not edit that field itself, with the series' lines; cancelled occurrences are left
  * alone. Logged as updated.
  */
-export async function copySeriesFields(trx: Trx, actor: Actor, seriesId: number, fields: readonly string[], alreadyLogged: ReadonlySet<number>): Promise<void> {
+export async function copySeriesFields(
+  trx: Trx,
+  actor: Actor,
+  seriesId: number,
+  fields: readonly string[],
+  alreadyLogged: ReadonlySet<number>,
+): Promise<void> {
   const members = (await seriesMembers(trx, seriesId)).filter((member) => !member.overrides.includes(CANCELLED));
   if (members.length === 0) return;
   const stamp = nowStamp(actor.now, actor.config.siteTimezone);
@@ -286,7 +450,12 @@ export async function copySeriesFields(trx: Trx, actor: Actor, seriesId: number,
     group.ids.push(member.id);
     groups.set(key, group);
   }
-  const series = await trx.selectFrom('posts').innerJoin('events', 'events.id', 'posts.id').selectAll().where('posts.id', '=', seriesId).executeTakeFirstOrThrow();
+  const series = await trx
+    .selectFrom('posts')
+    .innerJoin('events', 'events.id', 'posts.id')
+    .selectAll()
+    .where('posts.id', '=', seriesId)
+    .executeTakeFirstOrThrow();
   for (const { fields: copied, ids } of groups.values()) {
     const postSet: Record<string, unknown> = { modified_local: stamp.local, modified_utc: stamp.utc };
     const eventSet: Record<string, unknown> = { recurrence: series.recurrence };
@@ -304,9 +473,17 @@ export async function copySeriesFields(trx: Trx, actor: Actor, seriesId: number,
       ]);
     }
   }
-  await refreshListing(trx, members.map((member) => member.id));
+  await refreshListing(
+    trx,
+    members.map((member) => member.id),
+  );
   // The status, author or publication date copied may change who lists them.
-  logMembers(trx, actor, members.filter((member) => !alreadyLogged.has(member.id)), 'updated');
+  logMembers(
+    trx,
+    actor,
+    members.filter((member) => !alreadyLogged.has(member.id)),
+    'updated',
+  );
 }
 
 /**
@@ -316,19 +493,32 @@ export async function copySeriesFields(trx: Trx, actor: Actor, seriesId: number,
 export async function trashSeriesMembers(trx: Trx, actor: Actor, seriesId: number): Promise<void> {
   const members = (await seriesMembers(trx, seriesId)).filter((member) => member.status !== 'trash');
   await trashPosts(trx, actor, 'event', members);
-  await refreshListing(trx, members.map((member) => member.id));
+  await refreshListing(
+    trx,
+    members.map((member) => member.id),
+  );
 }
 
 /** The series restored with its row: every trashed occurrence but the cancelled ones takes the series' status. */
 export async function restoreSeriesMembers(trx: Trx, actor: Actor, seriesId: number, status: string): Promise<void> {
-  const members = (await seriesMembers(trx, seriesId)).filter((member) => member.status === 'trash' && !member.overrides.includes(CANCELLED));
+  const members = (await seriesMembers(trx, seriesId)).filter(
+    (member) => member.status === 'trash' && !member.overrides.includes(CANCELLED),
+  );
   await restorePosts(trx, actor, 'event', members, status);
-  await refreshListing(trx, members.map((member) => member.id));
+  await refreshListing(
+    trx,
+    members.map((member) => member.id),
+  );
 }
 
 /** Every id in the series, its own row first. */
 async function seriesIds(trx: Trx, seriesId: number): Promise<number[]> {
-  const rows = await trx.selectFrom('events').select('id').where('series_id', '=', seriesId).where('id', '!=', seriesId).execute();
+  const rows = await trx
+    .selectFrom('events')
+    .select('id')
+    .where('series_id', '=', seriesId)
+    .where('id', '!=', seriesId)
+    .execute();
   return [seriesId, ...rows.map((row) => row.id)];
 }
 
@@ -339,12 +529,18 @@ export async function deleteSeriesMembers(trx: Trx, actor: Actor, seriesId: numb
 
 /** The EXDATE value of an occurrence's original start: the UTC instant, or the day of an all-day series. */
 export function exdateLine(occurrenceStartUtc: string, series: Pick<EventRow, 'all_day' | 'timezone'>): string {
-  if (series.all_day === 1) return `EXDATE;VALUE=DATE:${utcToLocal(occurrenceStartUtc, series.timezone).slice(0, 10).replace(/-/g, '')}`;
+  if (series.all_day === 1)
+    return `EXDATE;VALUE=DATE:${utcToLocal(occurrenceStartUtc, series.timezone).slice(0, 10).replace(/-/g, '')}`;
   return `EXDATE:${basicUtc(occurrenceStartUtc)}`;
 }
 
 /** A series' lines with `line` added (cancel) or removed (restore of a cancelled occurrence), on every row of it. */
-export async function setExdate(trx: Trx, seriesId: number, occurrenceStartUtc: string, present: boolean): Promise<void> {
+export async function setExdate(
+  trx: Trx,
+  seriesId: number,
+  occurrenceStartUtc: string,
+  present: boolean,
+): Promise<void> {
   const series = await readSeries(trx, seriesId);
   const line = exdateLine(occurrenceStartUtc, series);
   const lines = storedRecurrence(series).filter((existing) => existing !== line);
@@ -365,13 +561,21 @@ export async function lockSeriesOf(trx: Trx, id: number): Promise<void> {
 }
 
 /** The occurrence's overrides with `added` (and without `removed`). */
-export async function setOverrides(trx: Trx, event: EventRow, added: readonly string[], removed: readonly string[] = []): Promise<void> {
-  const overrides = [...new Set([...storedOverrides(event), ...added])].filter((field) => !removed.includes(field)).sort();
+export async function setOverrides(
+  trx: Trx,
+  event: EventRow,
+  added: readonly string[],
+  removed: readonly string[] = [],
+): Promise<void> {
+  const overrides = [...new Set([...storedOverrides(event), ...added])]
+    .filter((field) => !removed.includes(field))
+    .sort();
   await updateEventRow(trx, event.id, { overrides: overrides.length === 0 ? '' : JSON.stringify(overrides) });
 }
 
 /** Logs an update of the series' own row when nothing else did (its rule changed without a post write). */
-const logSeriesRow = (trx: Trx, seriesId: number) => recordChange(trx, { type: 'event', id: seriesId, action: 'updated' });
+const logSeriesRow = (trx: Trx, seriesId: number) =>
+  recordChange(trx, { type: 'event', id: seriesId, action: 'updated' });
 
 /**
  * Open-ended series are materialised up to RECURRENCE_HORIZON_DAYS ahead; as days pass, each one whose horizon fell
@@ -380,12 +584,22 @@ const logSeriesRow = (trx: Trx, seriesId: number) => recordChange(trx, { type: '
  */
 export async function extendSeriesHorizons(store: Store, actor: Actor): Promise<number> {
   const due = extensionDue(nowUtc(actor), actor.config.recurrence.horizonDays);
-  const rows = await store.db.selectFrom('events').select('id').where('series_horizon_utc', 'is not', null).where('series_horizon_utc', '<', due).execute();
+  const rows = await store.db
+    .selectFrom('events')
+    .select('id')
+    .where('series_horizon_utc', 'is not', null)
+    .where('series_horizon_utc', '<', due)
+    .execute();
   let created = 0;
   for (const { id } of rows) {
     created += await store.transaction(async (trx) => {
-      if (!await claimPost(trx, id)) return 0;
-      const series = await trx.selectFrom('events').select('id').where('id', '=', id).where('series_horizon_utc', '<', due).executeTakeFirst();
+      if (!(await claimPost(trx, id))) return 0;
+      const series = await trx
+        .selectFrom('events')
+        .select('id')
+        .where('id', '=', id)
+        .where('series_horizon_utc', '<', due)
+        .executeTakeFirst();
       if (!series) return 0;
       // The rule expanded to the later horizon gives new starts past the previous one: the sync creates them.
       return (await syncSeries(trx, store, actor, id)).created.length;
@@ -403,23 +617,41 @@ export async function extendSeriesHorizons(store: Store, actor: Actor): Promise<
  * fields to the occurrence and makes it a series with the lines returned.
  */
 export async function splitSeries(
-  trx: Trx, _store: Store, actor: Actor, occurrence: EventRow, newStart: Pick<EventSchedule, 'timezone' | 'allDay' | 'startLocal'>,
+  trx: Trx,
+  _store: Store,
+  actor: Actor,
+  occurrence: EventRow,
+  newStart: Pick<EventSchedule, 'timezone' | 'allDay' | 'startLocal'>,
 ): Promise<string[]> {
   const seriesId = occurrence.series_id!;
   const series = await readSeries(trx, seriesId);
   const members = await seriesMembers(trx, seriesId);
   const plan = planSplit({
-    recurrence: parseStored(series), series: { ...seriesStart(storedScheduleOf(series)), startUtc: series.start_utc },
-    occurrence: { id: occurrence.id, occurrenceStartUtc: occurrence.occurrence_start_utc! }, newStart, members, limits: storedLimitsFor(actor, series),
+    recurrence: parseStored(series),
+    series: { ...seriesStart(storedScheduleOf(series)), startUtc: series.start_utc },
+    occurrence: { id: occurrence.id, occurrenceStartUtc: occurrence.occurrence_start_utc! },
+    newStart,
+    members,
+    limits: storedLimitsFor(actor, series),
   });
   if (!plan.ok) throw invalidRecurrence(plan.message);
 
   // The occurrence leaves the old series (the plan left it out of the members it deletes) to become the new series' row.
-  await updateEventRow(trx, plan.detached, { series_id: plan.detached, overrides: '', occurrence_start_utc: occurrence.start_utc });
+  await updateEventRow(trx, plan.detached, {
+    series_id: plan.detached,
+    overrides: '',
+    occurrence_start_utc: occurrence.start_utc,
+  });
   const recurrence = JSON.stringify(plan.before);
   await updateEventRow(trx, seriesId, { recurrence });
   const outcome = await applyPlan(trx, actor, { ...series, recurrence }, plan.beforeSplit, members);
-  await copySeriesFields(trx, actor, seriesId, [], new Set([...outcome.created, ...outcome.updated, ...outcome.deleted]));
+  await copySeriesFields(
+    trx,
+    actor,
+    seriesId,
+    [],
+    new Set([...outcome.created, ...outcome.updated, ...outcome.deleted]),
+  );
   logSeriesRow(trx, seriesId);
   return plan.following;
 }
@@ -431,9 +663,14 @@ export async function splitSeries(
 export async function seriesExceptionIds(db: Db, seriesIds: readonly number[]): Promise<Map<number, number[]>> {
   const exceptions = new Map<number, number[]>();
   if (seriesIds.length === 0) return exceptions;
-  const rows = await db.selectFrom('events').select(['id', 'series_id', 'overrides'])
-    .where('series_id', 'in', [...new Set(seriesIds)]).whereRef('id', '!=', 'series_id').where('overrides', '!=', '')
-    .orderBy('occurrence_start_utc').execute();
+  const rows = await db
+    .selectFrom('events')
+    .select(['id', 'series_id', 'overrides'])
+    .where('series_id', 'in', [...new Set(seriesIds)])
+    .whereRef('id', '!=', 'series_id')
+    .where('overrides', '!=', '')
+    .orderBy('occurrence_start_utc')
+    .execute();
   for (const row of rows) {
     if (storedOverrides(row).includes(CANCELLED)) continue;
     const list = exceptions.get(row.series_id!) ?? [];

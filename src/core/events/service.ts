@@ -15,19 +15,54 @@ import { createLinked, type Sent } from '../linked/service.ts';
 import { organizerKind } from '../organizers/kind.ts';
 import { rebuildOccurrences, refreshListing } from '../occurrences/store.ts';
 import { nowStamp, postChanges, publicationDate, type PublicationDate } from '../posts/fields.ts';
-import { claimForWrite, createPost, deletePostForever, trashClaimedPost, updatePostRow, type WriteOptions } from '../posts/lifecycle.ts';
+import {
+  claimForWrite,
+  createPost,
+  deletePostForever,
+  trashClaimedPost,
+  updatePostRow,
+  type WriteOptions,
+} from '../posts/lifecycle.ts';
 import type { PostRow } from '../posts/store.ts';
 import { countNewEvents, withTermCounts } from '../terms/counts.ts';
 import { resolveTermsForWrite, setEventTerms, type Taxonomy } from '../terms/service.ts';
 import { venueKind } from '../venues/kind.ts';
 import { followSequence, followTrash, icalColumns } from './sequence.ts';
 import type { LinkedInput } from '../linked/input.ts';
-import { isWpValue, resolveSchedule, type EventSchedule, type ScheduleResult, type StoredSchedule } from './schedule.ts';
 import {
-  CANCELLED, copySeriesFields, deleteSeriesMembers, expandSeries, invalidRecurrence, isOccurrence, lockSeriesOf, overridesOf, readRecurrence,
-  restoreSeriesMembers, setExdate, setOverrides, splitSeries, storedOverrides, storedRecurrence, syncSeries, trashSeriesMembers,
+  isWpValue,
+  resolveSchedule,
+  type EventSchedule,
+  type ScheduleResult,
+  type StoredSchedule,
+} from './schedule.ts';
+import {
+  CANCELLED,
+  copySeriesFields,
+  deleteSeriesMembers,
+  expandSeries,
+  invalidRecurrence,
+  isOccurrence,
+  lockSeriesOf,
+  overridesOf,
+  readRecurrence,
+  restoreSeriesMembers,
+  setExdate,
+  setOverrides,
+  splitSeries,
+  storedOverrides,
+  storedRecurrence,
+  syncSeries,
+  trashSeriesMembers,
 } from './series.ts';
-import { costColumns, insertEventRow, scheduleColumns, setOrganizers, updateEventRow, type EventRecord } from './store.ts';
+import {
+  costColumns,
+  insertEventRow,
+  scheduleColumns,
+  setOrganizers,
+  updateEventRow,
+  type EventRecord,
+} from './store.ts';
 import type { ParsedRecurrence } from '../../domain/recurrence/index.ts';
 
 /**
@@ -37,13 +72,20 @@ import type { ParsedRecurrence } from '../../domain/recurrence/index.ts';
 export type EventInput = Sent & { venue?: LinkedInput; organizer?: LinkedInput };
 
 const FLAGS = ['show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured'] as const;
-const TAXONOMY_PARAMS: ReadonlyArray<[param: 'categories' | 'tags', taxonomy: Taxonomy]> = [['categories', 'event_category'], ['tags', 'event_tag']];
+const TAXONOMY_PARAMS: ReadonlyArray<[param: 'categories' | 'tags', taxonomy: Taxonomy]> = [
+  ['categories', 'event_category'],
+  ['tags', 'event_tag'],
+];
 
 /** D3, and the rare date that reads in the site zone (validation) but not in the event's. */
 function scheduleOrThrow(result: ScheduleResult): EventSchedule {
   if (result.ok) return result.schedule;
   if (result.problem === 'range') {
-    throw invalidField('end_date', { code: 'rest_invalid_date_range', message: 'end_date must not be before start_date.', data: { param: 'end_date' } });
+    throw invalidField('end_date', {
+      code: 'rest_invalid_date_range',
+      message: 'end_date must not be before start_date.',
+      data: { param: 'end_date' },
+    });
   }
   throw invalidField(result.problem);
 }
@@ -65,15 +107,27 @@ function eventPublicationDate(sent: Sent, zone: string, actor: Actor): Publicati
 }
 
 const couldNotCreate = (kind: LinkedPostKind) =>
-  new DomainError('invalid', `could-not-create-${kind.type}`, `The ${kind.type} could not be created from the provided data`);
-const notFound = (id: number) => () => new DomainError('not_found', 'rest-event-not-found', `Event with ID ${id} does not exist.`);
+  new DomainError(
+    'invalid',
+    `could-not-create-${kind.type}`,
+    `The ${kind.type} could not be created from the provided data`,
+  );
+const notFound = (id: number) => () =>
+  new DomainError('not_found', 'rest-event-not-found', `Event with ID ${id} does not exist.`);
 const inTrash = () => new DomainError('gone', 'event-is-in-trash', 'The event is already trashed');
 
 /** The ids a `venue`/`organizer` field names, creating (or de-duplicating, D16) inline items. */
-async function linkedIds(trx: Trx, store: Store, actor: Actor, kind: LinkedPostKind, input: LinkedInput): Promise<number[]> {
+async function linkedIds(
+  trx: Trx,
+  store: Store,
+  actor: Actor,
+  kind: LinkedPostKind,
+  input: LinkedInput,
+): Promise<number[]> {
   if ('csv' in input) throw couldNotCreate(kind);
   const ids: number[] = [];
-  for (const ref of input.refs) ids.push('id' in ref ? ref.id : (await createLinked(trx, store, actor, kind, ref.fields)).id);
+  for (const ref of input.refs)
+    ids.push('id' in ref ? ref.id : (await createLinked(trx, store, actor, kind, ref.fields)).id);
   return ids;
 }
 
@@ -86,7 +140,11 @@ async function writeTerms(trx: Trx, store: Store, actor: Actor, eventId: number,
     if (sent[param] === undefined) continue;
     const result = await resolveTermsForWrite(trx, store, actor, taxonomy, termValues(sent[param]));
     if (!result.ok) {
-      throw invalidField(param, { code: 'rest_term_not_creatable', message: `"${result.name}" does not exist, and you are not allowed to create it.`, data: { param } });
+      throw invalidField(param, {
+        code: 'rest_term_not_creatable',
+        message: `"${result.name}" does not exist, and you are not allowed to create it.`,
+        data: { param },
+      });
     }
     await setEventTerms(trx, eventId, taxonomy, result.ids);
   }
@@ -107,7 +165,8 @@ async function insertEvent(trx: Trx, store: Store, actor: Actor, input: EventInp
   const recurrence = validRecurrence(actor, input.recurrence, schedule);
   // Linked items first: a CSV string of ids is refused before anything is written.
   const venueIds = input.venue === undefined ? [] : await linkedIds(trx, store, actor, venueKind, input.venue);
-  const organizerIds = input.organizer === undefined ? [] : await linkedIds(trx, store, actor, organizerKind, input.organizer);
+  const organizerIds =
+    input.organizer === undefined ? [] : await linkedIds(trx, store, actor, organizerKind, input.organizer);
 
   const title = sanitizeTitle(String(input.title));
   const post = await createPost(trx, actor, {
@@ -157,15 +216,18 @@ function validRecurrence(actor: Actor, input: unknown, schedule: EventSchedule):
   if (recurrence === null) return null;
   const { occurrences } = expandSeries(actor, recurrence, schedule);
   if (occurrences[0]?.startUtc !== schedule.startUtc) {
-    throw invalidRecurrence('The first occurrence is start_date and cannot be excluded: move start_date to the first occurrence instead.');
+    throw invalidRecurrence(
+      'The first occurrence is start_date and cannot be excluded: move start_date to the first occurrence instead.',
+    );
   }
   return recurrence;
 }
 
 /** The series columns of the series' own row (its id is the series'), or of a single event. */
-const seriesColumns = (id: number, recurrence: ParsedRecurrence | null | undefined, schedule: EventSchedule) => (recurrence
-  ? { series_id: id, recurrence: JSON.stringify(recurrence.lines), occurrence_start_utc: schedule.startUtc }
-  : { series_id: null, recurrence: '', occurrence_start_utc: null, series_horizon_utc: null });
+const seriesColumns = (id: number, recurrence: ParsedRecurrence | null | undefined, schedule: EventSchedule) =>
+  recurrence
+    ? { series_id: id, recurrence: JSON.stringify(recurrence.lines), occurrence_start_utc: schedule.startUtc }
+    : { series_id: null, recurrence: '', occurrence_start_utc: null, series_horizon_utc: null };
 
 /** POST /events: returns the new event's id. */
 export function createEvent(store: Store, actor: Actor, input: EventInput): Promise<number> {
@@ -178,8 +240,11 @@ export function createEvent(store: Store, actor: Actor, input: EventInput): Prom
  */
 function linkedItemGone(error: unknown): never {
   if (!isForeignKeyViolation(error)) throw error;
-  throw new DomainError('conflict', 'rest_linked_item_gone',
-    'A venue, organizer, category or tag this event links to was deleted while the request ran: nothing was written; send it again.');
+  throw new DomainError(
+    'conflict',
+    'rest_linked_item_gone',
+    'A venue, organizer, category or tag this event links to was deleted while the request ran: nothing was written; send it again.',
+  );
 }
 
 const storedSchedule = (record: EventRecord): StoredSchedule => ({
@@ -206,13 +271,15 @@ function writeExisting<T>(
   options: WriteOptions,
   write: (trx: Trx, row: PostRow) => Promise<T>,
 ): Promise<T> {
-  return store.transaction(async (trx) => {
-    await lockSeriesOf(trx, id);
-    const row = await claimFor(trx, actor, id, may, options);
-    const result = await withTermCounts(trx, [id], () => write(trx, row));
-    await refreshListing(trx, [id]);
-    return result;
-  }).catch(linkedItemGone);
+  return store
+    .transaction(async (trx) => {
+      await lockSeriesOf(trx, id);
+      const row = await claimFor(trx, actor, id, may, options);
+      const result = await withTermCounts(trx, [id], () => write(trx, row));
+      await refreshListing(trx, [id]);
+      return result;
+    })
+    .catch(linkedItemGone);
 }
 
 /** The event's row claimed for a write (posts/lifecycle.ts claimForWrite). */
@@ -224,7 +291,13 @@ const claimFor = (trx: Trx, actor: Actor, id: number, may: typeof canEditPost, o
  * (scaled back for contributors), a non-trash status restoring a trashed event; the UTC values always follow the
  * local ones and the zone.
  */
-export function updateEvent(store: Store, actor: Actor, id: number, input: EventInput, options: WriteOptions = {}): Promise<void> {
+export function updateEvent(
+  store: Store,
+  actor: Actor,
+  id: number,
+  input: EventInput,
+  options: WriteOptions = {},
+): Promise<void> {
   return writeExisting(store, actor, id, canEditPost, options, async (trx, post) => {
     // The post is the claimed row: only the event's own row is read again.
     const event = await trx.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
@@ -232,7 +305,8 @@ export function updateEvent(store: Store, actor: Actor, id: number, input: Event
       await updateOccurrence(trx, store, actor, { post, event }, input);
     } else {
       const { schedule, recurrence } = await applyUpdate(trx, store, actor, { post, event }, input);
-      if (event.series_id !== null || input.recurrence !== undefined) await updateSeries(trx, store, actor, { post, event }, input, schedule, recurrence);
+      if (event.series_id !== null || input.recurrence !== undefined)
+        await updateSeries(trx, store, actor, { post, event }, input, schedule, recurrence);
     }
     // D26: SEQUENCE follows the dates, title, venue and status (ical/sequence.ts).
     await followSequence(trx, id, { ...event, title: post.title, status: post.status });
@@ -244,7 +318,13 @@ export function updateEvent(store: Store, actor: Actor, id: number, input: Event
  * occurrences brought in line (syncSeries), the fields sent copied onto them, a trash or restore applied to all.
  */
 async function updateSeries(
-  trx: Trx, store: Store, actor: Actor, before: EventRecord, input: EventInput, schedule: EventSchedule, recurrence: ParsedRecurrence | null | undefined,
+  trx: Trx,
+  store: Store,
+  actor: Actor,
+  before: EventRecord,
+  input: EventInput,
+  schedule: EventSchedule,
+  recurrence: ParsedRecurrence | null | undefined,
 ): Promise<void> {
   const id = before.post.id;
   if (recurrence === null) {
@@ -264,7 +344,8 @@ async function updateSeries(
   const after = await trx.selectFrom('posts').select('status').where('id', '=', id).executeTakeFirstOrThrow();
   const fields = overridesOf(input).filter((field) => field !== 'dates' && field !== 'status');
   if (after.status === 'trash' && before.post.status !== 'trash') await trashSeriesMembers(trx, actor, id);
-  else if (before.post.status === 'trash' && after.status !== 'trash') await restoreSeriesMembers(trx, actor, id, after.status);
+  else if (before.post.status === 'trash' && after.status !== 'trash')
+    await restoreSeriesMembers(trx, actor, id, after.status);
   else if (input.status !== undefined) fields.push('status');
   await copySeriesFields(trx, actor, id, fields, logged);
 }
@@ -273,11 +354,19 @@ async function updateSeries(
  * D25: a write on one occurrence's id edits that occurrence alone (an exception: the fields it sent are kept through
  * later series edits); trashing it cancels it (its start becomes an EXDATE of the series), restoring it brings it back.
  */
-async function updateOccurrence(trx: Trx, store: Store, actor: Actor, record: EventRecord, input: EventInput): Promise<void> {
+async function updateOccurrence(
+  trx: Trx,
+  store: Store,
+  actor: Actor,
+  record: EventRecord,
+  input: EventInput,
+): Promise<void> {
   const seriesId = record.event.series_id!;
   if (input.scope === 'following') {
     // Where the occurrence will start: the rest of the rule moves with it (a 400 on bad dates before anything is written).
-    const newStart = scheduleOrThrow(resolveSchedule(scheduleInput(input), storedSchedule(record), actor.config.siteTimezone, actor.now));
+    const newStart = scheduleOrThrow(
+      resolveSchedule(scheduleInput(input), storedSchedule(record), actor.config.siteTimezone, actor.now),
+    );
     const lines = await splitSeries(trx, store, actor, record.event, newStart);
     const split = { post: record.post, event: { ...record.event, series_id: record.post.id, overrides: '' } };
     const splitInput = { ...input, recurrence: input.recurrence ?? lines };
@@ -286,12 +375,19 @@ async function updateOccurrence(trx: Trx, store: Store, actor: Actor, record: Ev
     return;
   }
   if (input.recurrence !== undefined) {
-    throw invalidRecurrence(`An occurrence has no rule of its own: change recurrence on the series (event ${seriesId}).`);
+    throw invalidRecurrence(
+      `An occurrence has no rule of its own: change recurrence on the series (event ${seriesId}).`,
+    );
   }
   await applyUpdate(trx, store, actor, record, input);
-  const after = await trx.selectFrom('posts').select('status').where('id', '=', record.post.id).executeTakeFirstOrThrow();
+  const after = await trx
+    .selectFrom('posts')
+    .select('status')
+    .where('id', '=', record.post.id)
+    .executeTakeFirstOrThrow();
   const cancelled = after.status === 'trash' && record.post.status !== 'trash';
-  const restored = record.post.status === 'trash' && after.status !== 'trash' && storedOverrides(record.event).includes(CANCELLED);
+  const restored =
+    record.post.status === 'trash' && after.status !== 'trash' && storedOverrides(record.event).includes(CANCELLED);
   const sent = overridesOf(input).filter((field) => field !== 'status' || (!cancelled && !restored));
   await setOverrides(trx, record.event, cancelled ? [...sent, CANCELLED] : sent, restored ? [CANCELLED] : []);
   if (cancelled || restored) await setExdate(trx, seriesId, record.event.occurrence_start_utc!, cancelled);
@@ -302,19 +398,30 @@ async function updateOccurrence(trx: Trx, store: Store, actor: Actor, record: Ev
  * {@link changedRecurrence}), checked before anything is written.
  */
 async function applyUpdate(
-  trx: Trx, store: Store, actor: Actor, record: EventRecord, input: EventInput,
+  trx: Trx,
+  store: Store,
+  actor: Actor,
+  record: EventRecord,
+  input: EventInput,
 ): Promise<{ schedule: EventSchedule; recurrence: ParsedRecurrence | null | undefined }> {
   const { post, event } = record;
   const siteZone = actor.config.siteTimezone;
   const schedule = scheduleOrThrow(resolveSchedule(scheduleInput(input), storedSchedule(record), siteZone, actor.now));
   const recurrence = isOccurrence(event) ? undefined : changedRecurrence(actor, input, event, schedule);
   const venueIds = input.venue === undefined ? undefined : await linkedIds(trx, store, actor, venueKind, input.venue);
-  const organizerIds = input.organizer === undefined ? undefined : await linkedIds(trx, store, actor, organizerKind, input.organizer);
+  const organizerIds =
+    input.organizer === undefined ? undefined : await linkedIds(trx, store, actor, organizerKind, input.organizer);
 
   const published = eventPublicationDate(input, schedule.timezone, actor);
   await updatePostRow(trx, actor, 'event', post, {
     changes: postChanges(
-      { title: input.title, content: input.description, excerpt: input.excerpt, author: input.author, password: input.password },
+      {
+        title: input.title,
+        content: input.description,
+        excerpt: input.excerpt,
+        author: input.author,
+        password: input.password,
+      },
       published,
       nowStamp(actor.now, siteZone),
     ),
@@ -340,7 +447,12 @@ async function applyUpdate(
  * D25: the rule a write of a series' own row (or of a single event) gives it: the one sent, else, when the series'
  * dates moved, its stored one read against the new dates; undefined when neither changes (nothing to expand again).
  */
-function changedRecurrence(actor: Actor, input: EventInput, event: EventRecord['event'], schedule: EventSchedule): ParsedRecurrence | null | undefined {
+function changedRecurrence(
+  actor: Actor,
+  input: EventInput,
+  event: EventRecord['event'],
+  schedule: EventSchedule,
+): ParsedRecurrence | null | undefined {
   if (input.recurrence !== undefined) return validRecurrence(actor, input.recurrence, schedule);
   if (event.series_id === null || sameSchedule(scheduleColumns(schedule), event)) return undefined;
   return validRecurrence(actor, storedRecurrence(event), schedule);
@@ -363,7 +475,13 @@ export function trashEvent(store: Store, actor: Actor, id: number, options: Writ
 }
 
 /** D18: gone for good, with its occurrences, links and term counts; `snapshot` reads what it was first. */
-export function deleteEvent<T>(store: Store, actor: Actor, id: number, snapshot: (trx: Trx) => Promise<T>, options: WriteOptions = {}): Promise<T> {
+export function deleteEvent<T>(
+  store: Store,
+  actor: Actor,
+  id: number,
+  snapshot: (trx: Trx) => Promise<T>,
+  options: WriteOptions = {},
+): Promise<T> {
   return store.transaction(async (trx) => {
     await lockSeriesOf(trx, id);
     const row = await claimFor(trx, actor, id, canDeletePost, options);

@@ -1,5 +1,14 @@
 // Event rows: batch reads, every write of `events` and `event_organizers`, and the list query (§4).
-import { sql, type Expression, type Insertable, type RawBuilder, type Selectable, type SelectQueryBuilder, type SqlBool, type Updateable } from 'kysely';
+import {
+  sql,
+  type Expression,
+  type Insertable,
+  type RawBuilder,
+  type Selectable,
+  type SelectQueryBuilder,
+  type SqlBool,
+  type Updateable,
+} from 'kysely';
 import { editScope, listVisibilityScope, POST_STATUSES } from '../../domain/access.ts';
 import { parseCost } from '../../domain/cost.ts';
 import { formatWp } from '../../domain/dates/stored-format.ts';
@@ -24,7 +33,11 @@ export interface EventRecord {
  * Posts and event rows of many events in two queries; ids that are not events are left out. Posts the caller already
  * read (`known`, e.g. the one a GET by id checked access on) are not read again.
  */
-export async function loadEventRecords(db: Db, ids: readonly number[], known: readonly PostRow[] = []): Promise<Map<number, EventRecord>> {
+export async function loadEventRecords(
+  db: Db,
+  ids: readonly number[],
+  known: readonly PostRow[] = [],
+): Promise<Map<number, EventRecord>> {
   const wanted = [...new Set(ids)];
   if (wanted.length === 0) return new Map();
   const knownPosts = known.filter((post) => post.type === 'event' && wanted.includes(post.id));
@@ -46,9 +59,12 @@ export async function loadEventRecords(db: Db, ids: readonly number[], known: re
 export async function loadOrganizerIds(db: Db, eventIds: readonly number[]): Promise<Map<number, number[]>> {
   const result = new Map<number, number[]>();
   if (eventIds.length === 0) return result;
-  const rows = await db.selectFrom('event_organizers').select(['event_id', 'organizer_id'])
+  const rows = await db
+    .selectFrom('event_organizers')
+    .select(['event_id', 'organizer_id'])
     .where('event_id', 'in', [...new Set(eventIds)])
-    .orderBy('event_id').orderBy('position')
+    .orderBy('event_id')
+    .orderBy('position')
     .execute();
   for (const row of rows) {
     const list = result.get(row.event_id) ?? [];
@@ -92,7 +108,11 @@ export async function updateEventRow(trx: Trx, id: number, changes: Updateable<E
 }
 
 /** The same `changes` on every event of `ids`, one statement per 500. */
-export async function updateEventRows(trx: Trx, ids: readonly number[], changes: Updateable<EventsTable>): Promise<void> {
+export async function updateEventRows(
+  trx: Trx,
+  ids: readonly number[],
+  changes: Updateable<EventsTable>,
+): Promise<void> {
   if (Object.keys(changes).length === 0) return;
   for (const chunk of chunks(ids)) await trx.updateTable('events').set(changes).where('id', 'in', chunk).execute();
 }
@@ -101,26 +121,48 @@ export async function updateEventRows(trx: Trx, ids: readonly number[], changes:
 const ROWS_PER_CASE = 100;
 
 /** Event rows that each get their own values (the same columns), in one `CASE id` statement per 100 rows. */
-export async function updateEachEventRow(trx: Trx, rows: ReadonlyArray<{ id: number; values: Updateable<EventsTable> }>): Promise<void> {
+export async function updateEachEventRow(
+  trx: Trx,
+  rows: ReadonlyArray<{ id: number; values: Updateable<EventsTable> }>,
+): Promise<void> {
   for (const chunk of chunks(rows, ROWS_PER_CASE)) {
     const set: Record<string, unknown> = {};
     for (const column of Object.keys(chunk[0].values) as Array<keyof EventsTable>) {
       // PostgreSQL types a CASE of parameters as text: integers are cast back.
       const type = typeof chunk[0].values[column] === 'number' ? sql.raw('integer') : sql.raw('text');
-      set[column] = sql`cast(case ${sql.ref('id')} ${sql.join(chunk.map(({ id, values }) => sql`when ${id} then ${values[column]}`), sql` `)} end as ${type})`;
+      set[column] = sql`cast(case ${sql.ref('id')} ${sql.join(
+        chunk.map(({ id, values }) => sql`when ${id} then ${values[column]}`),
+        sql` `,
+      )} end as ${type})`;
     }
-    await trx.updateTable('events').set(set).where('id', 'in', chunk.map(({ id }) => id)).execute();
+    await trx
+      .updateTable('events')
+      .set(set)
+      .where(
+        'id',
+        'in',
+        chunk.map(({ id }) => id),
+      )
+      .execute();
   }
 }
 
 /** A series' RFC 5545 lines, on every row of it (each occurrence shows its series' lines). */
 export async function setSeriesLines(trx: Trx, seriesId: number, lines: readonly string[]): Promise<void> {
-  await trx.updateTable('events').set({ recurrence: JSON.stringify(lines) }).where('series_id', '=', seriesId).execute();
+  await trx
+    .updateTable('events')
+    .set({ recurrence: JSON.stringify(lines) })
+    .where('series_id', '=', seriesId)
+    .execute();
 }
 
 /** D26: SEQUENCE + 1 (see events/sequence.ts for when). */
 export async function incrementIcalSequence(trx: Trx, id: number): Promise<void> {
-  await trx.updateTable('events').set((eb) => ({ ical_sequence: eb('ical_sequence', '+', 1) })).where('id', '=', id).execute();
+  await trx
+    .updateTable('events')
+    .set((eb) => ({ ical_sequence: eb('ical_sequence', '+', 1) }))
+    .where('id', '=', id)
+    .execute();
 }
 
 /** D26: the digest of the .ics unit an event was last imported from, in its own transaction. */
@@ -130,7 +172,9 @@ export async function setIcalHash(store: Store, id: number, digest: string): Pro
 
 /** A venue leaves every event that had it (trashed or deleted); those events are logged as updated. Answers their ids. */
 export async function removeVenueFromEvents(trx: Trx, venueId: number): Promise<number[]> {
-  const ids = (await trx.updateTable('events').set({ venue_id: null }).where('venue_id', '=', venueId).returning('id').execute()).map((row) => row.id);
+  const ids = (
+    await trx.updateTable('events').set({ venue_id: null }).where('venue_id', '=', venueId).returning('id').execute()
+  ).map((row) => row.id);
   recordChanges(trx, 'event', ids, 'updated');
   return ids;
 }
@@ -140,7 +184,8 @@ export async function setOrganizers(trx: Trx, eventId: number, organizerIds: num
   await trx.deleteFrom('event_organizers').where('event_id', '=', eventId).execute();
   const unique = [...new Set(organizerIds)];
   if (unique.length === 0) return;
-  await trx.insertInto('event_organizers')
+  await trx
+    .insertInto('event_organizers')
     .values(unique.map((organizerId, position) => ({ event_id: eventId, organizer_id: organizerId, position })))
     .execute();
 }
@@ -153,16 +198,27 @@ export async function insertOrganizerLinks(trx: Trx, rows: readonly Insertable<E
 /** The series' organizers, in its order, copied onto its occurrences `ids` (replacing theirs). */
 export async function copySeriesOrganizers(trx: Trx, seriesId: number, ids: readonly number[]): Promise<void> {
   await trx.deleteFrom('event_organizers').where('event_id', 'in', ids).execute();
-  await trx.insertInto('event_organizers').columns(['event_id', 'organizer_id', 'position'])
-    .expression((eb) => eb.selectFrom('events').crossJoin('event_organizers')
-      .select(['events.id', 'event_organizers.organizer_id', 'event_organizers.position'])
-      .where('event_organizers.event_id', '=', seriesId).where('events.id', 'in', ids))
+  await trx
+    .insertInto('event_organizers')
+    .columns(['event_id', 'organizer_id', 'position'])
+    .expression((eb) =>
+      eb
+        .selectFrom('events')
+        .crossJoin('event_organizers')
+        .select(['events.id', 'event_organizers.organizer_id', 'event_organizers.position'])
+        .where('event_organizers.event_id', '=', seriesId)
+        .where('events.id', 'in', ids),
+    )
     .execute();
 }
 
 /** An organizer leaves every event that had it (trashed or deleted); those events are logged as updated. Answers their ids. */
 export async function removeOrganizerFromEvents(trx: Trx, organizerId: number): Promise<number[]> {
-  const rows = await trx.deleteFrom('event_organizers').where('organizer_id', '=', organizerId).returning('event_id').execute();
+  const rows = await trx
+    .deleteFrom('event_organizers')
+    .where('organizer_id', '=', organizerId)
+    .returning('event_id')
+    .execute();
   const ids = [...new Set(rows.map((row) => row.event_id))];
   recordChanges(trx, 'event', ids, 'updated');
   return ids;
@@ -181,13 +237,26 @@ function venuesNear(db: Db, actor: Actor, near: NonNullable<EventListPlan['near'
   const limit = Math.sin(near.radiusKm / EARTH_RADIUS_KM / 2) ** 2;
   const haversine = sql<number>`power(sin((radians(geo_lat) - ${number(radians(near.lat))}) / 2), 2)
     + ${number(Math.cos(radians(near.lat)))} * cos(radians(geo_lat)) * power(sin((radians(geo_lng) - ${number(radians(near.lng))}) / 2), 2)`;
-  return onlyReadable(db, actor, 'venue', db.selectFrom('venues').select('id')
-    .where('geo_lat', 'is not', null).where('geo_lng', 'is not', null)
-    .where(haversine, '<=', number(limit)));
+  return onlyReadable(
+    db,
+    actor,
+    'venue',
+    db
+      .selectFrom('venues')
+      .select('id')
+      .where('geo_lat', 'is not', null)
+      .where('geo_lng', 'is not', null)
+      .where(haversine, '<=', number(limit)),
+  );
 }
 
 const venuesWithCoordinates = (db: Db, actor: Actor) =>
-  onlyReadable(db, actor, 'venue', db.selectFrom('venues').select('id').where('geo_lat', 'is not', null).where('geo_lng', 'is not', null));
+  onlyReadable(
+    db,
+    actor,
+    'venue',
+    db.selectFrom('venues').select('id').where('geo_lat', 'is not', null).where('geo_lng', 'is not', null),
+  );
 
 /**
  * D32: the venues or organizers the viewer could open by id (D19's list scope over every status), or undefined when
@@ -197,18 +266,32 @@ const venuesWithCoordinates = (db: Db, actor: Actor) =>
 function readableLinked(db: Db, actor: Actor, type: 'venue' | 'organizer', among?: readonly number[]) {
   if (listVisibilityScope(actor.viewer).scope === 'all') return undefined;
   // Among the ids a filter names, when it names some: those few rows by key, not every readable venue or organizer.
-  const posts = among === undefined ? db.selectFrom('posts') : db.selectFrom('posts').where('posts.id', 'in', among.length > 0 ? among : [0]);
-  return posts.select('posts.id').where('posts.type', '=', type)
+  const posts =
+    among === undefined
+      ? db.selectFrom('posts')
+      : db.selectFrom('posts').where('posts.id', 'in', among.length > 0 ? among : [0]);
+  return posts
+    .select('posts.id')
+    .where('posts.type', '=', type)
     .where((eb) => visibleInList(eb, actor.viewer, POST_STATUSES, formatWp(actor.now)));
 }
 
-function onlyReadable<Q extends SelectQueryBuilder<Database, 'venues', { id: number }>>(db: Db, actor: Actor, type: 'venue', query: Q): Q {
+function onlyReadable<Q extends SelectQueryBuilder<Database, 'venues', { id: number }>>(
+  db: Db,
+  actor: Actor,
+  type: 'venue',
+  query: Q,
+): Q {
   const readable = readableLinked(db, actor, type);
-  return readable === undefined ? query : query.where('venues.id', 'in', readable) as Q;
+  return readable === undefined ? query : (query.where('venues.id', 'in', readable) as Q);
 }
 
 /** Where event lists read status, publication date and author: the copies on `occurrences` (see refreshListing). */
-const OCCURRENCE_COLUMNS: StatusColumns = { status: 'occurrences.status', publishedUtc: 'occurrences.published_utc', author: 'occurrences.author_id' };
+const OCCURRENCE_COLUMNS: StatusColumns = {
+  status: 'occurrences.status',
+  publishedUtc: 'occurrences.published_utc',
+  author: 'occurrences.author_id',
+};
 
 /**
  * The filtered set of §4, before ordering and paging. Occurrences carry what every list filters and sorts on, so the
@@ -224,13 +307,18 @@ function filteredOccurrences(store: Store, actor: Actor, plan: EventListPlan) {
   // tables; the filters below refer to a table only when it was joined.
   let joined = db.selectFrom('occurrences') as unknown as ReturnType<typeof joinBoth>;
   if (needsPosts) joined = joined.crossJoin('posts').whereRef('posts.id', '=', 'occurrences.event_id') as typeof joined;
-  if (needsEvents) joined = joined.crossJoin('events').whereRef('events.id', '=', 'occurrences.event_id') as typeof joined;
+  if (needsEvents)
+    joined = joined.crossJoin('events').whereRef('events.id', '=', 'occurrences.event_id') as typeof joined;
   let query = joined
     .where('occurrences.hidden', '=', 0)
     .where((eb) => visibleInList(eb as never, actor.viewer, plan.statuses, nowUtc, OCCURRENCE_COLUMNS));
 
   for (const condition of plan.dates) {
-    query = query.where(condition.column === 'start' ? 'occurrences.start_local' : 'occurrences.end_local', condition.operator, condition.value);
+    query = query.where(
+      condition.column === 'start' ? 'occurrences.start_local' : 'occurrences.end_local',
+      condition.operator,
+      condition.value,
+    );
     // An event never ends before it starts (D3), so an upper bound on the end bounds the start too: the index range
     // on start_local then stops there instead of running to the last event.
     if (condition.column === 'end' && (condition.operator === '<=' || condition.operator === '<')) {
@@ -240,11 +328,18 @@ function filteredOccurrences(store: Store, actor: Actor, plan: EventListPlan) {
   if (plan.searchTerms !== undefined) {
     const terms = plan.searchTerms;
     const readable = protectedContentReadable(actor, plan.searchPassword);
-    query = query.where(terms.length === 0 ? sql<SqlBool>`1 = 0` : sql<SqlBool>`(${sql.join(terms.map((term) => {
-      const title = store.containsText(sql.ref('posts.title'), term);
-      const body = sql`(${store.containsText(sql.ref('posts.excerpt'), term)} or ${store.containsText(sql.ref('posts.content'), term)})`;
-      return readable === true ? sql`(${title} or ${body})` : sql`(${title} or (${readable} and ${body}))`;
-    }), sql` and `)})`);
+    query = query.where(
+      terms.length === 0
+        ? sql<SqlBool>`1 = 0`
+        : sql<SqlBool>`(${sql.join(
+            terms.map((term) => {
+              const title = store.containsText(sql.ref('posts.title'), term);
+              const body = sql`(${store.containsText(sql.ref('posts.excerpt'), term)} or ${store.containsText(sql.ref('posts.content'), term)})`;
+              return readable === true ? sql`(${title} or ${body})` : sql`(${title} or (${readable} and ${body}))`;
+            }),
+            sql` and `,
+          )})`,
+    );
     // D30: the search index narrows the candidates; the conditions above decide.
     const indexed = store.searchIndexFilter(sql.ref('occurrences.event_id'), terms);
     if (indexed !== undefined) query = query.where(indexed);
@@ -253,12 +348,21 @@ function filteredOccurrences(store: Store, actor: Actor, plan: EventListPlan) {
   // times faster on a million events) instead of probing once per occurrence in the window.
   for (const termIds of [plan.categoryIds, plan.tagIds]) {
     if (termIds === undefined) continue;
-    query = query.where('occurrences.event_id', 'in', db.selectFrom('event_terms').select('event_terms.event_id')
-      .where('event_terms.term_id', 'in', termIds.length > 0 ? termIds : [0]));
+    query = query.where(
+      'occurrences.event_id',
+      'in',
+      db
+        .selectFrom('event_terms')
+        .select('event_terms.event_id')
+        .where('event_terms.term_id', 'in', termIds.length > 0 ? termIds : [0]),
+    );
   }
   // The venue filters as the term filters: `IN (subquery)`, so that a venue's few events can drive the query.
   if (plan.venueIds !== undefined) {
-    let located = db.selectFrom('events').select('events.id').where('events.venue_id', 'in', plan.venueIds.length > 0 ? plan.venueIds : [0]);
+    let located = db
+      .selectFrom('events')
+      .select('events.id')
+      .where('events.venue_id', 'in', plan.venueIds.length > 0 ? plan.venueIds : [0]);
     const readable = readableLinked(db, actor, 'venue', plan.venueIds);
     if (readable !== undefined) located = located.where('events.venue_id', 'in', readable);
     query = query.where('occurrences.event_id', 'in', located);
@@ -266,7 +370,10 @@ function filteredOccurrences(store: Store, actor: Actor, plan: EventListPlan) {
   if (plan.organizerIds !== undefined) {
     const organizerIds = plan.organizerIds;
     const readable = readableLinked(db, actor, 'organizer', organizerIds);
-    let links = db.selectFrom('event_organizers').select('event_organizers.event_id').where('event_organizers.organizer_id', 'in', organizerIds);
+    let links = db
+      .selectFrom('event_organizers')
+      .select('event_organizers.event_id')
+      .where('event_organizers.organizer_id', 'in', organizerIds);
     if (readable !== undefined) links = links.where('event_organizers.organizer_id', 'in', readable);
     query = query.where('occurrences.event_id', 'in', links);
   }
@@ -281,11 +388,21 @@ function filteredOccurrences(store: Store, actor: Actor, plan: EventListPlan) {
   if (plan.modified?.before !== undefined) query = query.where('posts.modified_utc', '<=', plan.modified.before);
   if (plan.geoloc !== undefined) {
     // biome-ignore lint/suspicious/noExplicitAny: the builder of a query whose joins vary with the plan; only its call form is used
-    const located = (eb: (...args: any[]) => Expression<SqlBool>) => eb('events.venue_id', 'in', venuesWithCoordinates(db, actor));
-    query = query.where((eb) => (plan.geoloc ? located(eb) : eb.or([eb('events.venue_id', 'is', null), eb.not(located(eb))])));
+    const located = (eb: (...args: any[]) => Expression<SqlBool>) =>
+      eb('events.venue_id', 'in', venuesWithCoordinates(db, actor));
+    query = query.where((eb) =>
+      plan.geoloc ? located(eb) : eb.or([eb('events.venue_id', 'is', null), eb.not(located(eb))]),
+    );
   }
   if (plan.near !== undefined) {
-    query = query.where('occurrences.event_id', 'in', db.selectFrom('events').select('events.id').where('events.venue_id', 'in', venuesNear(db, actor, plan.near)));
+    query = query.where(
+      'occurrences.event_id',
+      'in',
+      db
+        .selectFrom('events')
+        .select('events.id')
+        .where('events.venue_id', 'in', venuesNear(db, actor, plan.near)),
+    );
   }
   return query;
 }
@@ -299,10 +416,13 @@ function protectedContentReadable(actor: Actor, password: string | undefined): R
   const scope = editScope(actor.viewer);
   if (scope.scope === 'all') return true;
   const conditions: RawBuilder<SqlBool>[] = [sql<SqlBool>`${sql.ref('posts.password')} = ''`];
-  if (password !== undefined && password !== '') conditions.push(sql<SqlBool>`${sql.ref('posts.password')} = ${password}`);
+  if (password !== undefined && password !== '')
+    conditions.push(sql<SqlBool>`${sql.ref('posts.password')} = ${password}`);
   if (scope.scope === 'own') {
     const statuses = scope.statuses === 'any' ? ['trash'] : ['trash', 'publish', 'future'];
-    conditions.push(sql<SqlBool>`(${sql.ref('posts.author_id')} = ${scope.authorId} and ${sql.ref('posts.status')} not in (${sql.join(statuses)}))`);
+    conditions.push(
+      sql<SqlBool>`(${sql.ref('posts.author_id')} = ${scope.authorId} and ${sql.ref('posts.status')} not in (${sql.join(statuses)}))`,
+    );
   }
   return sql<SqlBool>`(${sql.join(conditions, sql` or `)})`;
 }
@@ -318,18 +438,30 @@ export function eventListQueries(store: Store, actor: Actor, plan: EventListPlan
       .where('occurrences.series_id', 'is not', null)
       .select((eb) => [
         'occurrences.event_id as event_id',
-        sql<number>`row_number() over (partition by ${eb.ref('occurrences.series_id')} order by ${eb.ref('occurrences.start_local')}, ${eb.ref('occurrences.event_id')})`.as('rank'),
+        sql<number>`row_number() over (partition by ${eb.ref('occurrences.series_id')} order by ${eb.ref('occurrences.start_local')}, ${eb.ref('occurrences.event_id')})`.as(
+          'rank',
+        ),
       ]);
     const firstIds = store.db.selectFrom(firsts.as('ranked')).select('ranked.event_id').where('ranked.rank', '=', 1);
-    filtered = filtered.where((eb) => eb.or([eb('occurrences.series_id', 'is', null), eb('occurrences.event_id', 'in', firstIds)]));
+    filtered = filtered.where((eb) =>
+      eb.or([eb('occurrences.series_id', 'is', null), eb('occurrences.event_id', 'in', firstIds)]),
+    );
   }
   let page = filtered.select('occurrences.event_id as id');
   if (plan.order === 'start') page = page.orderBy('occurrences.start_local');
-  page = page.orderBy('occurrences.published_utc').orderBy('occurrences.event_id').limit(plan.perPage).offset((plan.page - 1) * plan.perPage);
+  page = page
+    .orderBy('occurrences.published_utc')
+    .orderBy('occurrences.event_id')
+    .limit(plan.perPage)
+    .offset((plan.page - 1) * plan.perPage);
   return { count: filtered.select((eb) => eb.fn.countAll<number | string>().as('total')), page };
 }
 
-export async function findEventPage(store: Store, actor: Actor, plan: EventListPlan): Promise<{ total: number; ids: number[] }> {
+export async function findEventPage(
+  store: Store,
+  actor: Actor,
+  plan: EventListPlan,
+): Promise<{ total: number; ids: number[] }> {
   const queries = eventListQueries(store, actor, plan);
   const [count, rows] = await Promise.all([queries.count.executeTakeFirstOrThrow(), queries.page.execute()]);
   return { total: Number(count.total), ids: rows.map((row) => row.id) };

@@ -16,7 +16,8 @@ export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const record = value as Record<string, unknown>;
-    const members = Object.keys(record).sort()
+    const members = Object.keys(record)
+      .sort()
       .filter((key) => record[key] !== undefined)
       .map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`);
     return `{${members.join(',')}}`;

@@ -89,35 +89,63 @@ export class IdempotencyKeys {
     // A row can vanish between the read and the claim (its attempt failed and gave the key back): look again.
     for (let attempt = 0; attempt < 5; attempt++) {
       const now = this.#clock();
-      const row = await this.#db.selectFrom('idempotency_keys')
+      const row = await this.#db
+        .selectFrom('idempotency_keys')
         .select(['request_hash', 'state', 'created_ms', 'status', 'headers', 'content_type', 'body', 'body_base64'])
-        .where('user_id', '=', scope.userId).where('route', '=', scope.route).where('key', '=', scope.key)
+        .where('user_id', '=', scope.userId)
+        .where('route', '=', scope.route)
+        .where('key', '=', scope.key)
         .executeTakeFirst();
       if (row && this.#isLive(row.state, Number(row.created_ms), now)) {
-        seen = row.state === 'running'
-          ? { state: 'running', requestHash: row.request_hash }
-          : {
-            state: 'done',
-            requestHash: row.request_hash,
-            answer: {
-              status: row.status!,
-              headers: JSON.parse(row.headers ?? '{}') as Record<string, string>,
-              type: row.content_type,
-              payload: row.body === null ? null : Number(row.body_base64) === 1 ? Buffer.from(row.body, 'base64') : row.body,
-            },
-          };
+        seen =
+          row.state === 'running'
+            ? { state: 'running', requestHash: row.request_hash }
+            : {
+                state: 'done',
+                requestHash: row.request_hash,
+                answer: {
+                  status: row.status!,
+                  headers: JSON.parse(row.headers ?? '{}') as Record<string, string>,
+                  type: row.content_type,
+                  payload:
+                    row.body === null
+                      ? null
+                      : Number(row.body_base64) === 1
+                        ? Buffer.from(row.body, 'base64')
+                        : row.body,
+                },
+              };
         return seen;
       }
       const claim = randomUUID();
-      const fresh = { request_hash: requestHash, state: 'running' as const, claim, created_ms: now, status: null, headers: null, content_type: null, body: null, body_base64: 0 };
-      const taken = await this.#db.insertInto('idempotency_keys')
+      const fresh = {
+        request_hash: requestHash,
+        state: 'running' as const,
+        claim,
+        created_ms: now,
+        status: null,
+        headers: null,
+        content_type: null,
+        body: null,
+        body_base64: 0,
+      };
+      const taken = await this.#db
+        .insertInto('idempotency_keys')
         .values({ ...byScope(scope), ...fresh })
-        .onConflict((conflict) => conflict.columns(['user_id', 'route', 'key'])
-          .doUpdateSet(fresh)
-          .where((eb) => eb.or([
-            eb('idempotency_keys.created_ms', '<=', now - this.#retentionMs),
-            eb.and([eb('idempotency_keys.state', '=', 'running'), eb('idempotency_keys.created_ms', '<=', now - this.#leaseMs)]),
-          ])))
+        .onConflict((conflict) =>
+          conflict
+            .columns(['user_id', 'route', 'key'])
+            .doUpdateSet(fresh)
+            .where((eb) =>
+              eb.or([
+                eb('idempotency_keys.created_ms', '<=', now - this.#retentionMs),
+                eb.and([
+                  eb('idempotency_keys.state', '=', 'running'),
+                  eb('idempotency_keys.created_ms', '<=', now - this.#leaseMs),
+                ]),
+              ]),
+            ),
+        )
         .returning('claim')
         .executeTakeFirst();
       if (taken?.claim === claim) {
@@ -132,16 +160,24 @@ export class IdempotencyKeys {
   /** Stores the answer of the attempt that holds `claim`; false when its claim was taken over meanwhile. */
   async complete(scope: KeyScope, claim: string, answer: StoredAnswer): Promise<boolean> {
     const binary = Buffer.isBuffer(answer.payload);
-    const result = await this.#db.updateTable('idempotency_keys')
+    const result = await this.#db
+      .updateTable('idempotency_keys')
       .set({
         state: 'done',
         status: answer.status,
         headers: JSON.stringify(answer.headers),
         content_type: answer.type,
-        body: answer.payload === null ? null : binary ? (answer.payload as Buffer).toString('base64') : (answer.payload as string),
+        body:
+          answer.payload === null
+            ? null
+            : binary
+              ? (answer.payload as Buffer).toString('base64')
+              : (answer.payload as string),
         body_base64: binary ? 1 : 0,
       })
-      .where('user_id', '=', scope.userId).where('route', '=', scope.route).where('key', '=', scope.key)
+      .where('user_id', '=', scope.userId)
+      .where('route', '=', scope.route)
+      .where('key', '=', scope.key)
       .where('claim', '=', claim)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
@@ -149,8 +185,11 @@ export class IdempotencyKeys {
 
   /** Gives the key back (the create failed): the next attempt with it runs afresh. */
   async release(scope: KeyScope, claim: string): Promise<void> {
-    await this.#db.deleteFrom('idempotency_keys')
-      .where('user_id', '=', scope.userId).where('route', '=', scope.route).where('key', '=', scope.key)
+    await this.#db
+      .deleteFrom('idempotency_keys')
+      .where('user_id', '=', scope.userId)
+      .where('route', '=', scope.route)
+      .where('key', '=', scope.key)
       .where('claim', '=', claim)
       .execute();
   }
@@ -160,12 +199,20 @@ export class IdempotencyKeys {
     const cutoff = this.#clock() - this.#retentionMs;
     let deleted = 0;
     for (;;) {
-      const result = await this.#db.deleteFrom('idempotency_keys')
-        .where(({ eb, refTuple, selectFrom }) => eb(refTuple('user_id', 'route', 'key'), 'in',
-          selectFrom('idempotency_keys').select(['user_id', 'route', 'key'])
-            .where('created_ms', '<=', cutoff)
-            .orderBy('created_ms').limit(ROWS_PER_PRUNE)
-            .$asTuple('user_id', 'route', 'key')))
+      const result = await this.#db
+        .deleteFrom('idempotency_keys')
+        .where(({ eb, refTuple, selectFrom }) =>
+          eb(
+            refTuple('user_id', 'route', 'key'),
+            'in',
+            selectFrom('idempotency_keys')
+              .select(['user_id', 'route', 'key'])
+              .where('created_ms', '<=', cutoff)
+              .orderBy('created_ms')
+              .limit(ROWS_PER_PRUNE)
+              .$asTuple('user_id', 'route', 'key'),
+          ),
+        )
         .executeTakeFirst();
       const count = Number(result.numDeletedRows);
       deleted += count;

@@ -40,17 +40,35 @@ function fileTitle(fileName: string): string {
 }
 
 /** The image id to store: an existing record, or a new one for a URL not seen before (nothing is downloaded). */
-export async function resolveImage(trx: Trx, input: ImageInput, authorId: number, at: PublicationDate): Promise<number | null> {
+export async function resolveImage(
+  trx: Trx,
+  input: ImageInput,
+  authorId: number,
+  at: PublicationDate,
+): Promise<number | null> {
   if ('clear' in input) return null;
   if ('id' in input) return input.id;
   const existing = await trx.selectFrom('images').select('id').where('url', '=', input.url).executeTakeFirst();
   if (existing) return existing.id;
   const fileName = new URL(input.url).pathname.split('/').pop() ?? '';
-  const post = await insertPost(trx, {
-    type: 'image', author_id: authorId, status: 'inherit', title: fileTitle(fileName),
-    date_local: at.local, date_utc: at.utc, modified_local: at.local, modified_utc: at.utc,
-  }, slugify(fileName.replace(/\.[^.]*$/, '')) || 'image');
-  await trx.insertInto('images').values({ id: post.id, url: input.url, extension: extensionOf(input.url), width: null, height: null }).execute();
+  const post = await insertPost(
+    trx,
+    {
+      type: 'image',
+      author_id: authorId,
+      status: 'inherit',
+      title: fileTitle(fileName),
+      date_local: at.local,
+      date_utc: at.utc,
+      modified_local: at.local,
+      modified_utc: at.utc,
+    },
+    slugify(fileName.replace(/\.[^.]*$/, '')) || 'image',
+  );
+  await trx
+    .insertInto('images')
+    .values({ id: post.id, url: input.url, extension: extensionOf(input.url), width: null, height: null })
+    .execute();
   return post.id;
 }
 

@@ -81,7 +81,11 @@ function schemaOptions(options: ArgOptions<never>): Record<string, unknown> {
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: the options of any argument type; `T` is the one built
-function build<T, O extends ArgOptions<any>>(schema: TSchema, options: O, coerce: (raw: unknown, name: string) => Coerced<T>): Arg<T, PresentIf<O>> {
+function build<T, O extends ArgOptions<any>>(
+  schema: TSchema,
+  options: O,
+  coerce: (raw: unknown, name: string) => Coerced<T>,
+): Arg<T, PresentIf<O>> {
   return {
     schema,
     required: options.required ?? false,
@@ -104,7 +108,9 @@ export function documentedSchema(spec: Arg): TSchema | false {
   const shown: Record<string, unknown> = {};
   if (description !== undefined) shown.description = description;
   if (fallback !== undefined) shown.default = fallback;
-  return Type.Unsafe(componentName(spec.openapi) === undefined ? { ...spec.openapi, ...shown } : { ...shown, allOf: [spec.openapi] });
+  return Type.Unsafe(
+    componentName(spec.openapi) === undefined ? { ...spec.openapi, ...shown } : { ...shown, allOf: [spec.openapi] },
+  );
 }
 
 /** An object whose properties are these arguments, as the OpenAPI document gives them (an inline venue…). */
@@ -128,13 +134,21 @@ const LONG_TEXT_FIELDS = new Set(['description', 'excerpt']);
 export function textLimitIssue(name: string, value: string): FieldIssue | undefined {
   if (name === 'slug') {
     return value.length > MAX_SLUG_LENGTH
-      ? { code: 'rest_too_long', message: `${name} must be at most ${MAX_SLUG_LENGTH} characters long.`, data: { param: name, max_length: MAX_SLUG_LENGTH } }
+      ? {
+          code: 'rest_too_long',
+          message: `${name} must be at most ${MAX_SLUG_LENGTH} characters long.`,
+          data: { param: name, max_length: MAX_SLUG_LENGTH },
+        }
       : undefined;
   }
   const max = LONG_TEXT_FIELDS.has(name) ? MAX_LONG_TEXT_BYTES : MAX_TEXT_BYTES;
   // UTF-8 takes at most 3 bytes per UTF-16 unit: most values need no counting at all.
   if (value.length * 3 <= max || Buffer.byteLength(value, 'utf8') <= max) return undefined;
-  return { code: 'rest_too_long', message: `${name} must be at most ${max / 1024} KiB (${max} bytes of UTF-8) long.`, data: { param: name, max_bytes: max } };
+  return {
+    code: 'rest_too_long',
+    message: `${name} must be at most ${max / 1024} KiB (${max} bytes of UTF-8) long.`,
+    data: { param: name, max_bytes: max },
+  };
 }
 
 /** How many items a list argument names (a CSV string, a scalar, or an array of those or of objects), without building it. */
@@ -144,21 +158,24 @@ function countListItems(raw: unknown): number {
     for (const item of raw.split(',')) if (item.trim() !== '') count++;
     return count;
   }
-  if (Array.isArray(raw)) return raw.reduce<number>((sum, item) => sum + (typeof item === 'string' ? countListItems(item) : 1), 0);
+  if (Array.isArray(raw))
+    return raw.reduce<number>((sum, item) => sum + (typeof item === 'string' ? countListItems(item) : 1), 0);
   return raw === undefined || raw === null ? 0 : 1;
 }
 
 /** D31: a list argument naming at most `max(config)` items (`rest_too_many_items` beyond). */
-export const maxItems = (max: (config: CommandContext['config']) => number, variable: string): Limit => (raw, ctx, name) => {
-  const limit = max(ctx.config);
-  const count = countListItems(raw);
-  if (count <= limit) return undefined;
-  return {
-    code: 'rest_too_many_items',
-    message: `${name} must list at most ${limit} items (${variable}), got ${count}.`,
-    data: { param: name, max_items: limit },
+export const maxItems =
+  (max: (config: CommandContext['config']) => number, variable: string): Limit =>
+  (raw, ctx, name) => {
+    const limit = max(ctx.config);
+    const count = countListItems(raw);
+    if (count <= limit) return undefined;
+    return {
+      code: 'rest_too_many_items',
+      message: `${name} must list at most ${limit} items (${variable}), got ${count}.`,
+      data: { param: name, max_items: limit },
+    };
   };
-};
 
 /** D31: the list filters (`include`, `exclude`, `venue`, `organizer`, `categories`, `tags`) name at most MAX_FILTER_IDS items. */
 const maxFilterIds = maxItems((config) => config.limits.filterIds, 'MAX_FILTER_IDS');
@@ -171,12 +188,17 @@ export function coerceBoolean(raw: unknown): boolean | undefined {
   if (raw === 1 || raw === 0) return raw === 1;
   if (typeof raw !== 'string') return undefined;
   switch (raw.trim().toLowerCase()) {
-    case 'true': case '1': return true;
-    case 'false': case '0': case '': return false;
-    default: return undefined;
+    case 'true':
+    case '1':
+      return true;
+    case 'false':
+    case '0':
+    case '':
+      return false;
+    default:
+      return undefined;
   }
 }
-
 
 export function coerceInteger(raw: unknown): number | undefined {
   if (typeof raw === 'number') return Number.isSafeInteger(raw) ? raw : undefined;
@@ -222,38 +244,61 @@ export const arg = {
   },
   /** A string read with `tribe_is_truthy` (`has_events`, `only_with_upcoming`, `strict_dates`); booleans and numbers too. */
   truthy<const O extends ArgOptions<boolean>>(options: O) {
-    return build<boolean, O>(Type.String(schemaOptions(options as ArgOptions<never>)), { openapi: TRUTHY_INPUT, ...options }, (raw, name) => {
-      const value = coerceTruthy(raw);
-      return value === undefined ? fail(name, 'string') : ok(value);
-    });
+    return build<boolean, O>(
+      Type.String(schemaOptions(options as ArgOptions<never>)),
+      { openapi: TRUTHY_INPUT, ...options },
+      (raw, name) => {
+        const value = coerceTruthy(raw);
+        return value === undefined ? fail(name, 'string') : ok(value);
+      },
+    );
   },
   string<const O extends ArgOptions<string>>(options: O) {
     return build<string, O>(Type.String(schemaOptions(options as ArgOptions<never>)), options, (raw, name) => {
       if (typeof raw !== 'string') return fail(name, 'string');
       if (options.maxLength !== undefined && raw.length > options.maxLength) {
-        return { ok: false, issue: { code: 'rest_too_long', message: `${name} must be at most ${options.maxLength} characters long.`, data: { param: name } } };
+        return {
+          ok: false,
+          issue: {
+            code: 'rest_too_long',
+            message: `${name} must be at most ${options.maxLength} characters long.`,
+            data: { param: name },
+          },
+        };
       }
       return ok(raw);
     });
   },
   /** Comma-separated or array list of integers; at most MAX_FILTER_IDS of them unless `limit` says otherwise (D31). */
   integerList<const O extends ArgOptions<number[]>>(options: O) {
-    return build<number[], O>(Type.Array(Type.Integer(), schemaOptions(options as ArgOptions<never>)), { limit: maxFilterIds, ...options }, (raw, name) => {
-      const items = toList(raw);
-      const values = items?.map(coerceInteger);
-      if (!values || values.some((value) => value === undefined)) return fail(name, 'array');
-      return ok(values as number[]);
-    });
+    return build<number[], O>(
+      Type.Array(Type.Integer(), schemaOptions(options as ArgOptions<never>)),
+      { limit: maxFilterIds, ...options },
+      (raw, name) => {
+        const items = toList(raw);
+        const values = items?.map(coerceInteger);
+        if (!values || values.some((value) => value === undefined)) return fail(name, 'array');
+        return ok(values as number[]);
+      },
+    );
   },
   /** Comma-separated or array list of strings (ids or slugs); at most MAX_FILTER_IDS of them unless `limit` says otherwise. */
   stringList<const O extends ArgOptions<string[]>>(options: O) {
-    return build<string[], O>(Type.Array(Type.String(), schemaOptions(options as ArgOptions<never>)), { limit: maxFilterIds, ...options }, (raw, name) => {
-      const items = toList(raw);
-      return items === undefined ? fail(name, 'array') : ok(items);
-    });
+    return build<string[], O>(
+      Type.Array(Type.String(), schemaOptions(options as ArgOptions<never>)),
+      { limit: maxFilterIds, ...options },
+      (raw, name) => {
+        const items = toList(raw);
+        return items === undefined ? fail(name, 'array') : ok(items);
+      },
+    );
   },
   /** Accepted as sent (a scalar, list or object); the validator and handler decide. */
   any<const O extends ArgOptions<unknown>>(options: O & { schema?: TSchema }) {
-    return build<unknown, O>(options.schema ?? Type.Unknown(schemaOptions(options as ArgOptions<never>)), options, (raw) => ok(raw));
+    return build<unknown, O>(
+      options.schema ?? Type.Unknown(schemaOptions(options as ArgOptions<never>)),
+      options,
+      (raw) => ok(raw),
+    );
   },
 };

@@ -10,7 +10,8 @@ import { hasParam, RepeatedValues, type ParamMap } from './params.ts';
 function someText(value: unknown, test: (text: string) => boolean): boolean {
   if (typeof value === 'string') return test(value);
   if (Array.isArray(value)) return value.some((item) => someText(item, test));
-  if (value !== null && typeof value === 'object') return Object.entries(value).some(([key, item]) => test(key) || someText(item, test));
+  if (value !== null && typeof value === 'object')
+    return Object.entries(value).some(([key, item]) => test(key) || someText(item, test));
   return false;
 }
 

@@ -13,4 +13,6 @@ export function component<T extends object>(name: string, schema: T): T {
 }
 
 export const componentName = (schema: unknown): string | undefined =>
-  schema !== null && typeof schema === 'object' ? ((schema as Record<symbol, unknown>)[COMPONENT] as string | undefined) : undefined;
+  schema !== null && typeof schema === 'object'
+    ? ((schema as Record<symbol, unknown>)[COMPONENT] as string | undefined)
+    : undefined;

@@ -8,8 +8,8 @@ export const nonEmptyString: Validator<string> = (value) => value.trim() !== '';
 export const positiveInteger: Validator<number> = (value) => value > 0;
 
 /** D8: every accepted date form, read in the site's zone (the value itself is parsed again where it is used). */
-export const isTime: Validator<unknown> = (value, ctx) => parseDateInput(value, ctx.config.siteTimezone, ctx.now) !== null;
-
+export const isTime: Validator<unknown> = (value, ctx) =>
+  parseDateInput(value, ctx.config.siteTimezone, ctx.now) !== null;
 
 /** Empty, or a valid absolute http(s) URL. */
 export const urlOrEmpty: Validator<string> = (value) => value.trim() === '' || isAbsoluteUrl(value.trim());

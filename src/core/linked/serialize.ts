@@ -13,26 +13,43 @@ export interface LinkedRecord {
 }
 
 /** Posts, meta rows and images for many ids in three queries, whatever their number. */
-export async function loadLinked(db: Db, kind: LinkedPostKind, ids: readonly number[]): Promise<Map<number, LinkedRecord & { image?: ImageRow }>> {
+export async function loadLinked(
+  db: Db,
+  kind: LinkedPostKind,
+  ids: readonly number[],
+): Promise<Map<number, LinkedRecord & { image?: ImageRow }>> {
   const wanted = [...new Set(ids)];
   if (wanted.length === 0) return new Map();
   const [posts, metas] = await Promise.all([
     loadPostsOfType(db, kind.type, wanted),
-    (db as Db).selectFrom(kind.metaTable as 'venues').selectAll().where('id', 'in', wanted).execute() as Promise<Meta[]>,
+    (db as Db)
+      .selectFrom(kind.metaTable as 'venues')
+      .selectAll()
+      .where('id', 'in', wanted)
+      .execute() as Promise<Meta[]>,
   ]);
-  const images = await loadImages(db, posts.map((post) => post.image_id));
+  const images = await loadImages(
+    db,
+    posts.map((post) => post.image_id),
+  );
   const metaById = new Map(metas.map((meta) => [meta.id as number, meta]));
   const records = new Map<number, LinkedRecord & { image?: ImageRow }>();
   for (const post of posts) {
     const meta = metaById.get(post.id);
-    if (meta) records.set(post.id, { post, meta, image: post.image_id === null ? undefined : images.get(post.image_id) });
+    if (meta)
+      records.set(post.id, { post, meta, image: post.image_id === null ? undefined : images.get(post.image_id) });
   }
   return records;
 }
 
 const isEmpty = (value: unknown) =>
-  value === '' || value === '0' || value === false || value === 0 || value === null || value === undefined
-  || (Array.isArray(value) && value.length === 0);
+  value === '' ||
+  value === '0' ||
+  value === false ||
+  value === 0 ||
+  value === null ||
+  value === undefined ||
+  (Array.isArray(value) && value.length === 0);
 
 /** §3.2/§3.3: empty values are dropped; `json_ld` only on single reads. */
 export function serializeLinked(
@@ -54,10 +71,14 @@ export function serializeLinked(
   };
   const object: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(full)) {
-    if (!isEmpty(value) || (kind.keepWhenEmpty.includes(key) && value !== null && value !== undefined)) object[key] = value;
+    if (!isEmpty(value) || (kind.keepWhenEmpty.includes(key) && value !== null && value !== undefined))
+      object[key] = value;
   }
   if (options.single) {
-    object.json_ld = kind.jsonLd({ name: post.title, description: escapeHtml(description), url: object.url as string }, meta);
+    object.json_ld = kind.jsonLd(
+      { name: post.title, description: escapeHtml(description), url: object.url as string },
+      meta,
+    );
   }
   Object.assign(object, kind.trailing(meta));
   const id = globalId(ctx.config, post.id);

@@ -11,7 +11,16 @@ import { slugify, trashedSlug } from '../../domain/slugs.ts';
 import { recordChanges } from '../change-log/log.ts';
 import type { Db, Store, Trx } from '../../store/store.ts';
 import { nowStamp, postChanges, postLike, publicationDate } from '../posts/fields.ts';
-import { claimExisting, claimForWrite, createPost, deletePostForever, trashClaimedPost, updatePostRow, type OnTrash, type WriteOptions } from '../posts/lifecycle.ts';
+import {
+  claimExisting,
+  claimForWrite,
+  createPost,
+  deletePostForever,
+  trashClaimedPost,
+  updatePostRow,
+  type OnTrash,
+  type WriteOptions,
+} from '../posts/lifecycle.ts';
 import type { PostRow, PostType } from '../posts/store.ts';
 import type { LinkedPostKind } from './kind.ts';
 import { insertMetaRow, updateMetaRow } from './store.ts';
@@ -27,15 +36,32 @@ const inTrash = (kind: LinkedPostKind) => () => new DomainError('gone', ...kind.
  * (both case-insensitive). D16: only items the caller may edit are candidates. Creates of one name take a lock on it
  * first, so that simultaneous creates find each other's item instead of each adding one.
  */
-async function findDuplicate(trx: Trx, store: Store, actor: Actor, kind: LinkedPostKind, name: string, content: string | undefined): Promise<PostRow | undefined> {
+async function findDuplicate(
+  trx: Trx,
+  store: Store,
+  actor: Actor,
+  kind: LinkedPostKind,
+  name: string,
+  content: string | undefined,
+): Promise<PostRow | undefined> {
   await store.lock(trx, `${kind.type}-name:${name.toLowerCase()}`);
   const nowUtc = formatWp(actor.now);
-  return (await duplicateCandidates(trx, store, kind.type, name, content).execute()).find((row) => canEditPost(actor.viewer, postLike(row), nowUtc));
+  return (await duplicateCandidates(trx, store, kind.type, name, content).execute()).find((row) =>
+    canEditPost(actor.viewer, postLike(row), nowUtc),
+  );
 }
 
 /** D31: the rows of one name, found through the `posts_type_lower_title` index (migration 0009), never a scan. */
-export function duplicateCandidates(db: Db, store: Pick<Store, 'lower'>, type: PostType, name: string, content: string | undefined) {
-  let query = db.selectFrom('posts').selectAll()
+export function duplicateCandidates(
+  db: Db,
+  store: Pick<Store, 'lower'>,
+  type: PostType,
+  name: string,
+  content: string | undefined,
+) {
+  let query = db
+    .selectFrom('posts')
+    .selectAll()
     .where('type', '=', type)
     .where('status', '!=', 'trash')
     .where(store.lower(sql.ref('title')), '=', name.toLowerCase())
@@ -46,12 +72,20 @@ export function duplicateCandidates(db: Db, store: Pick<Store, 'lower'>, type: P
 }
 
 /** A trashed or deleted item leaves its events (which are logged as updated: they no longer show it). */
-const unlinkFromEvents = (kind: LinkedPostKind): OnTrash => async (trx, row) => {
-  await kind.unlinkFromEvents(trx, row.id);
-};
+const unlinkFromEvents =
+  (kind: LinkedPostKind): OnTrash =>
+  async (trx, row) => {
+    await kind.unlinkFromEvents(trx, row.id);
+  };
 
 /** Creates the item, or reuses a duplicate and writes the sent fields onto it (`reused` tells which). */
-export async function createLinked(trx: Trx, store: Store, actor: Actor, kind: LinkedPostKind, sent: Sent): Promise<{ id: number; reused: boolean }> {
+export async function createLinked(
+  trx: Trx,
+  store: Store,
+  actor: Actor,
+  kind: LinkedPostKind,
+  sent: Sent,
+): Promise<{ id: number; reused: boolean }> {
   const name = sanitizeTitle(String(sent[kind.nameKey]));
   const content = sent.description === undefined ? undefined : sanitizeHtml(String(sent.description));
 
@@ -84,11 +118,22 @@ export async function createLinked(trx: Trx, store: Store, actor: Actor, kind: L
 async function updateLinked(trx: Trx, actor: Actor, kind: LinkedPostKind, row: PostRow, sent: Sent): Promise<void> {
   const published = publicationDate(sent, actor.config.siteTimezone, actor.now);
   const stamp = nowStamp(actor.now, actor.config.siteTimezone);
-  await updatePostRow(trx, actor, kind.type, row, {
-    changes: postChanges({ title: sent[kind.nameKey], content: sent.description, author: sent.author }, published, stamp),
-    status: sent.status as string | undefined,
-    image: sent.image,
-  }, unlinkFromEvents(kind));
+  await updatePostRow(
+    trx,
+    actor,
+    kind.type,
+    row,
+    {
+      changes: postChanges(
+        { title: sent[kind.nameKey], content: sent.description, author: sent.author },
+        published,
+        stamp,
+      ),
+      status: sent.status as string | undefined,
+      image: sent.image,
+    },
+    unlinkFromEvents(kind),
+  );
   await updateMetaRow(trx, kind.metaTable, row.id, kind.metaChanges(sent));
   await logEmbeddingEvents(trx, kind, row.id);
 }
@@ -98,27 +143,65 @@ async function updateLinked(trx: Trx, actor: Actor, kind: LinkedPostKind, row: P
  * (D24) or an ETag (D22) never keeps the old copy. A trashed item has left its events already (unlinkFromEvents).
  */
 async function logEmbeddingEvents(trx: Trx, kind: LinkedPostKind, id: number): Promise<void> {
-  const rows = kind.type === 'venue'
-    ? await trx.selectFrom('events').select('id as event_id').where('venue_id', '=', id).orderBy('id').execute()
-    : await trx.selectFrom('event_organizers').select('event_id').distinct().where('organizer_id', '=', id).orderBy('event_id').execute();
-  recordChanges(trx, 'event', rows.map((row) => row.event_id), 'updated');
+  const rows =
+    kind.type === 'venue'
+      ? await trx.selectFrom('events').select('id as event_id').where('venue_id', '=', id).orderBy('id').execute()
+      : await trx
+          .selectFrom('event_organizers')
+          .select('event_id')
+          .distinct()
+          .where('organizer_id', '=', id)
+          .orderBy('event_id')
+          .execute();
+  recordChanges(
+    trx,
+    'event',
+    rows.map((row) => row.event_id),
+    'updated',
+  );
 }
 
 /** POST /venues, /organizers: one item (or the reused duplicate). */
-export function createLinkedItem(store: Store, actor: Actor, kind: LinkedPostKind, sent: Sent): Promise<{ id: number; reused: boolean }> {
+export function createLinkedItem(
+  store: Store,
+  actor: Actor,
+  kind: LinkedPostKind,
+  sent: Sent,
+): Promise<{ id: number; reused: boolean }> {
   return store.transaction((trx) => createLinked(trx, store, actor, kind, sent));
 }
 
 /** The item's row claimed for a write (posts/lifecycle.ts claimForWrite). */
-const claimFor = (trx: Trx, actor: Actor, kind: LinkedPostKind, id: number, may: typeof canEditPost, options: WriteOptions) =>
-  claimForWrite(trx, actor, id, may, notFound(kind), options);
+const claimFor = (
+  trx: Trx,
+  actor: Actor,
+  kind: LinkedPostKind,
+  id: number,
+  may: typeof canEditPost,
+  options: WriteOptions,
+) => claimForWrite(trx, actor, id, may, notFound(kind), options);
 
-export function updateLinkedItem(store: Store, actor: Actor, kind: LinkedPostKind, id: number, sent: Sent, options: WriteOptions = {}): Promise<void> {
-  return store.transaction(async (trx) => updateLinked(trx, actor, kind, await claimFor(trx, actor, kind, id, canEditPost, options), sent));
+export function updateLinkedItem(
+  store: Store,
+  actor: Actor,
+  kind: LinkedPostKind,
+  id: number,
+  sent: Sent,
+  options: WriteOptions = {},
+): Promise<void> {
+  return store.transaction(async (trx) =>
+    updateLinked(trx, actor, kind, await claimFor(trx, actor, kind, id, canEditPost, options), sent),
+  );
 }
 
 /** §7.4: to the trash, leaving every event that referenced it; of two simultaneous trashes one is `gone` (410). */
-export function trashLinkedItem(store: Store, actor: Actor, kind: LinkedPostKind, id: number, options: WriteOptions = {}): Promise<void> {
+export function trashLinkedItem(
+  store: Store,
+  actor: Actor,
+  kind: LinkedPostKind,
+  id: number,
+  options: WriteOptions = {},
+): Promise<void> {
   return store.transaction(async (trx) => {
     const row = await claimFor(trx, actor, kind, id, canDeletePost, options);
     await trashClaimedPost(trx, actor, kind.type, row, inTrash(kind), unlinkFromEvents(kind));
@@ -127,7 +210,12 @@ export function trashLinkedItem(store: Store, actor: Actor, kind: LinkedPostKind
 
 /** D18: deleted for good; `snapshot` reads what it was, in the same transaction, before it goes. */
 export function deleteLinkedItem<T>(
-  store: Store, actor: Actor, kind: LinkedPostKind, id: number, snapshot: (trx: Trx) => Promise<T>, options: WriteOptions = {},
+  store: Store,
+  actor: Actor,
+  kind: LinkedPostKind,
+  id: number,
+  snapshot: (trx: Trx) => Promise<T>,
+  options: WriteOptions = {},
 ): Promise<T> {
   return store.transaction(async (trx) => {
     const row = await claimFor(trx, actor, kind, id, canDeletePost, options);

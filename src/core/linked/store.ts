@@ -8,16 +8,27 @@ export type MetaTable = 'venues' | 'organizers';
 
 /** The meta row of a new item, with its post's `id`. */
 export async function insertMetaRow(trx: Trx, table: MetaTable, row: Meta & { id: number }): Promise<void> {
-  await trx.insertInto(table as 'venues').values(row as never).execute();
+  await trx
+    .insertInto(table as 'venues')
+    .values(row as never)
+    .execute();
 }
 
 /** Meta rows of new items (the batch import), through the store's row writer: every row has the same columns. */
-export async function insertMetaRows(trx: Trx, table: MetaTable, rows: ReadonlyArray<Meta & { id: number }>): Promise<void> {
+export async function insertMetaRows(
+  trx: Trx,
+  table: MetaTable,
+  rows: ReadonlyArray<Meta & { id: number }>,
+): Promise<void> {
   await storeOf(trx).insertRows(trx, table as 'venues', rows as never);
 }
 
 /** The item's meta columns in `changes`; nothing when none is. */
 export async function updateMetaRow(trx: Trx, table: MetaTable, id: number, changes: Meta): Promise<void> {
   if (Object.keys(changes).length === 0) return;
-  await trx.updateTable(table as 'venues').set(changes as never).where('id', '=', id).execute();
+  await trx
+    .updateTable(table as 'venues')
+    .set(changes as never)
+    .where('id', '=', id)
+    .execute();
 }

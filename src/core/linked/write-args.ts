@@ -16,13 +16,21 @@ export const linkedFieldArgs = (kind: LinkedPostKind, nameRequired: boolean): Ar
   [kind.nameKey]: nameRequired
     ? arg.string({ description: `The ${kind.type} name.`, required: true, validate: nonEmptyString, maxLength: 1000 })
     : arg.string({ description: `The ${kind.type} name.`, validate: nonEmptyString, maxLength: 1000 }),
-  description: arg.any({ description: `The ${kind.type} description (HTML, sanitised).`, validate: stringOrEmpty, openapi: TEXT_INPUT }),
+  description: arg.any({
+    description: `The ${kind.type} description (HTML, sanitised).`,
+    validate: stringOrEmpty,
+    openapi: TEXT_INPUT,
+  }),
   ...FIELD_ARGS[kind.type],
   ...postWriteArgs,
   // D25: only events recur; a rule sent for a venue or an organizer is a mistake worth saying, not ignoring.
   recurrence: arg.any({
     description: `Refused: a ${kind.type} cannot recur (only events take recurrence).`,
-    validate: () => ({ code: 'rest_invalid_recurrence', message: `A ${kind.type} cannot recur: recurrence belongs to events.`, data: { status: 400 } }),
+    validate: () => ({
+      code: 'rest_invalid_recurrence',
+      message: `A ${kind.type} cannot recur: recurrence belongs to events.`,
+      data: { status: 400 },
+    }),
     openapi: false,
   }),
 });

@@ -44,12 +44,38 @@ function occurrenceRow(eventId: number, span: OccurrenceSpan, listing: ListingCo
 export async function rebuildOccurrences(trx: Trx, eventIds: readonly number[]): Promise<void> {
   for (const chunk of chunks(eventIds)) {
     await trx.deleteFrom('occurrences').where('event_id', 'in', chunk).execute();
-    await trx.insertInto('occurrences')
-      .columns(['event_id', 'start_local', 'end_local', 'start_utc', 'end_utc', 'status', 'published_utc', 'author_id', 'hidden', 'series_id'])
-      .expression((eb) => eb.selectFrom('posts').innerJoin('events', 'events.id', 'posts.id')
-        .select(['posts.id', 'events.start_local', 'events.end_local', 'events.start_utc', 'events.end_utc', 'posts.status',
-          'posts.date_utc', 'posts.author_id', 'events.hide_from_listings', 'events.series_id'])
-        .where('posts.id', 'in', chunk))
+    await trx
+      .insertInto('occurrences')
+      .columns([
+        'event_id',
+        'start_local',
+        'end_local',
+        'start_utc',
+        'end_utc',
+        'status',
+        'published_utc',
+        'author_id',
+        'hidden',
+        'series_id',
+      ])
+      .expression((eb) =>
+        eb
+          .selectFrom('posts')
+          .innerJoin('events', 'events.id', 'posts.id')
+          .select([
+            'posts.id',
+            'events.start_local',
+            'events.end_local',
+            'events.start_utc',
+            'events.end_utc',
+            'posts.status',
+            'posts.date_utc',
+            'posts.author_id',
+            'events.hide_from_listings',
+            'events.series_id',
+          ])
+          .where('posts.id', 'in', chunk),
+      )
       .execute();
   }
 }
@@ -57,12 +83,16 @@ export async function rebuildOccurrences(trx: Trx, eventIds: readonly number[]):
 /** Copies each event's status, publication date, author and hidden flag onto its occurrences. */
 export async function refreshListing(trx: Trx, eventIds: readonly number[]): Promise<void> {
   if (eventIds.length === 0) return;
-  await trx.updateTable('occurrences')
+  await trx
+    .updateTable('occurrences')
     .set((eb) => ({
       status: eb.selectFrom('posts').select('posts.status').whereRef('posts.id', '=', 'occurrences.event_id'),
       published_utc: eb.selectFrom('posts').select('posts.date_utc').whereRef('posts.id', '=', 'occurrences.event_id'),
       author_id: eb.selectFrom('posts').select('posts.author_id').whereRef('posts.id', '=', 'occurrences.event_id'),
-      hidden: eb.selectFrom('events').select('events.hide_from_listings').whereRef('events.id', '=', 'occurrences.event_id'),
+      hidden: eb
+        .selectFrom('events')
+        .select('events.hide_from_listings')
+        .whereRef('events.id', '=', 'occurrences.event_id'),
     }))
     .where('event_id', 'in', [...new Set(eventIds)])
     .execute();
@@ -74,7 +104,11 @@ export async function insertOccurrencesBulk(
   trx: Trx,
   occurrences: ReadonlyArray<{ eventId: number; span: OccurrenceSpan; listing: ListingCopy }>,
 ): Promise<void> {
-  await store.insertRows(trx, 'occurrences', occurrences.map(({ eventId, span, listing }) => occurrenceRow(eventId, span, listing)));
+  await store.insertRows(
+    trx,
+    'occurrences',
+    occurrences.map(({ eventId, span, listing }) => occurrenceRow(eventId, span, listing)),
+  );
 }
 
 /** A deleted user's events pass to their heir: the author copies follow (the posts were reassigned in `trx`). */

@@ -63,7 +63,11 @@ export const nowStamp = (now: DateTime, siteZone: string): PublicationDate => ({
  * kept as sent, even when they disagree (`post_date` and `post_date_gmt` are two columns); one alone gives the other
  * through the site's zone; neither means now. The values were validated already, so a parse failure cannot happen here.
  */
-export function publicationDate(input: { date?: unknown; date_utc?: unknown }, siteZone: string, now: DateTime): PublicationDate | undefined {
+export function publicationDate(
+  input: { date?: unknown; date_utc?: unknown },
+  siteZone: string,
+  now: DateTime,
+): PublicationDate | undefined {
   const utc = input.date_utc === undefined ? null : parseDateInput(input.date_utc, 'UTC', now);
   const local = input.date === undefined ? null : parseDateInput(input.date, siteZone, now);
   if (utc && local) return { utc: formatWp(utc), local: formatWp(local) };
@@ -100,7 +104,11 @@ export interface SentPostFields {
 }
 
 /** D2: the posts columns an update changes: only what was sent, sanitised; `modified` always advances. */
-export function postChanges(sent: SentPostFields, published: PublicationDate | undefined, stamp: PublicationDate): Updateable<PostsTable> {
+export function postChanges(
+  sent: SentPostFields,
+  published: PublicationDate | undefined,
+  stamp: PublicationDate,
+): Updateable<PostsTable> {
   const changes: Updateable<PostsTable> = { modified_local: stamp.local, modified_utc: stamp.utc };
   if (sent.title !== undefined) changes.title = sanitizeTitle(String(sent.title));
   if (sent.content !== undefined) changes.content = sanitizeHtml(String(sent.content));

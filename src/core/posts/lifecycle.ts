@@ -15,8 +15,20 @@ import type { Trx } from '../../store/store.ts';
 import { readImageInput, resolveImage } from '../images/images.ts';
 import { nowStamp, postLike, scheduleStatus, type PublicationDate } from './fields.ts';
 import {
-  changeSlug, deletePost, deletePostRows, insertPost, insertPosts, lockPost, restorePost, restorePostRows, trashPost, trashPostRows, updatePost,
-  type NewPost, type NewPostWithSlugBase, type PostRow,
+  changeSlug,
+  deletePost,
+  deletePostRows,
+  insertPost,
+  insertPosts,
+  lockPost,
+  restorePost,
+  restorePostRows,
+  trashPost,
+  trashPostRows,
+  updatePost,
+  type NewPost,
+  type NewPostWithSlugBase,
+  type PostRow,
 } from './store.ts';
 import type { Updateable } from 'kysely';
 import type { PostsTable } from '../../store/schema.ts';
@@ -33,7 +45,10 @@ export interface WriteOptions {
 }
 
 /** Who could list the item as `row` stands, for the change log (D24): read before a write changes it. */
-export const listedBefore = (post: PostLike, now: DateTime): ListedBefore => ({ status: effectiveStatus(post, formatWp(now)), authorId: post.authorId });
+export const listedBefore = (post: PostLike, now: DateTime): ListedBefore => ({
+  status: effectiveStatus(post, formatWp(now)),
+  authorId: post.authorId,
+});
 
 /** The current row, locked until the transaction ends; undefined when there is no such post (any more). */
 export async function claimPost(trx: Trx, id: number): Promise<PostRow | undefined> {
@@ -52,7 +67,12 @@ export async function claimExisting(trx: Trx, id: number, notFound: () => Error)
  * now is (it may have changed since the request read it), then the surface's precondition.
  */
 export async function claimForWrite(
-  trx: Trx, actor: Actor, id: number, may: (viewer: Viewer, post: PostLike, nowUtc: string) => boolean, notFound: () => Error, options: WriteOptions,
+  trx: Trx,
+  actor: Actor,
+  id: number,
+  may: (viewer: Viewer, post: PostLike, nowUtc: string) => boolean,
+  notFound: () => Error,
+  options: WriteOptions,
 ): Promise<PostRow> {
   const row = await claimExisting(trx, id, notFound);
   if (!may(actor.viewer, postLike(row), formatWp(actor.now))) throw notAllowed();
@@ -65,7 +85,8 @@ function requestedStatus(actor: Actor, status: string | undefined, publishedUtc:
   return scheduleStatus(scaleBackStatus(actor.viewer, status), publishedUtc, actor.now);
 }
 
-export interface NewPostInput extends Omit<NewPost, 'type' | 'date_local' | 'date_utc' | 'modified_local' | 'modified_utc' | 'status'> {
+export interface NewPostInput
+  extends Omit<NewPost, 'type' | 'date_local' | 'date_utc' | 'modified_local' | 'modified_utc' | 'status'> {
   type: LifecyclePostType;
   /** As sent (undefined: the default), scaled back and scheduled here. */
   status: string | undefined;
@@ -80,15 +101,19 @@ export async function createPost(trx: Trx, actor: Actor, input: NewPostInput): P
   const { type, status, published: sentPublished, slugBase, image, ...columns } = input;
   const stamp = nowStamp(actor.now, actor.config.siteTimezone);
   const published = sentPublished ?? stamp;
-  let row = await insertPost(trx, {
-    ...columns,
-    type,
-    status: requestedStatus(actor, status, published.utc),
-    date_local: published.local,
-    date_utc: published.utc,
-    modified_local: stamp.local,
-    modified_utc: stamp.utc,
-  }, slugBase);
+  let row = await insertPost(
+    trx,
+    {
+      ...columns,
+      type,
+      status: requestedStatus(actor, status, published.utc),
+      date_local: published.local,
+      date_utc: published.utc,
+      modified_local: stamp.local,
+      modified_utc: stamp.utc,
+    },
+    slugBase,
+  );
   const imageId = await writeImage(trx, actor, image, row.author_id);
   if (imageId) {
     await updatePost(trx, row.id, { image_id: imageId });
@@ -99,7 +124,12 @@ export async function createPost(trx: Trx, actor: Actor, input: NewPostInput): P
 }
 
 /** The image id an `image` field asks for: undefined when none was sent, null to clear it. */
-async function writeImage(trx: Trx, actor: Actor, image: unknown, authorId: number): Promise<number | null | undefined> {
+async function writeImage(
+  trx: Trx,
+  actor: Actor,
+  image: unknown,
+  authorId: number,
+): Promise<number | null | undefined> {
   if (image === undefined) return undefined;
   const input = readImageInput(image);
   // A URL adds an image record: media only those who may upload files add (every surface, not only the API's checks).
@@ -124,19 +154,30 @@ export type OnTrash = (trx: Trx, row: PostRow) => Promise<void>;
  * D2, a merge onto the claimed `row`: only what was sent changes; `modified` always advances; a trash status trashes,
  * a non-trash status restores a trashed item. Logged as updated, trashed or restored.
  */
-export async function updatePostRow(trx: Trx, actor: Actor, type: LifecyclePostType, row: PostRow, update: PostUpdate, onTrash?: OnTrash): Promise<void> {
+export async function updatePostRow(
+  trx: Trx,
+  actor: Actor,
+  type: LifecyclePostType,
+  row: PostRow,
+  update: PostUpdate,
+  onTrash?: OnTrash,
+): Promise<void> {
   const changes = { ...update.changes };
   const imageId = await writeImage(trx, actor, update.image, row.author_id);
   if (imageId !== undefined) changes.image_id = imageId;
   await updatePost(trx, row.id, changes);
 
-  const status = update.status === undefined
-    ? undefined
-    : requestedStatus(actor, update.status, (changes.date_utc as string | undefined) ?? row.date_utc);
+  const status =
+    update.status === undefined
+      ? undefined
+      : requestedStatus(actor, update.status, (changes.date_utc as string | undefined) ?? row.date_utc);
   const staysTrashed = row.status === 'trash' && (status === undefined || status === 'trash');
   let current: PostRow = row;
   if (update.slugBase !== undefined) {
-    current = { ...row, slug: await changeSlug(trx, row, staysTrashed ? trashedSlug(update.slugBase) : update.slugBase) };
+    current = {
+      ...row,
+      slug: await changeSlug(trx, row, staysTrashed ? trashedSlug(update.slugBase) : update.slugBase),
+    };
   }
   let action: ChangeAction = 'updated';
   if (status === 'trash' && row.status !== 'trash') {
@@ -156,7 +197,14 @@ export async function updatePostRow(trx: Trx, actor: Actor, type: LifecyclePostT
  * §5.4/§7.4: the claimed `row` to the trash with the `__trashed` slug. The claim waited for any concurrent write of
  * it, so of two simultaneous trashes exactly one succeeds and the other finds it trashed: `gone`.
  */
-export async function trashClaimedPost(trx: Trx, actor: Actor, type: LifecyclePostType, row: PostRow, gone: () => DomainError, onTrash?: OnTrash): Promise<void> {
+export async function trashClaimedPost(
+  trx: Trx,
+  actor: Actor,
+  type: LifecyclePostType,
+  row: PostRow,
+  gone: () => DomainError,
+  onTrash?: OnTrash,
+): Promise<void> {
   if (row.status === 'trash') throw gone();
   await trashPost(trx, row, nowStamp(actor.now, actor.config.siteTimezone));
   await onTrash?.(trx, row);
@@ -180,31 +228,60 @@ export interface PostOfMany extends PostLike {
 }
 
 /** Each post logged with who could list it before this write. */
-function logMany(trx: Trx, actor: Actor, type: LifecyclePostType, posts: readonly PostOfMany[], action: ChangeAction): void {
+function logMany(
+  trx: Trx,
+  actor: Actor,
+  type: LifecyclePostType,
+  posts: readonly PostOfMany[],
+  action: ChangeAction,
+): void {
   for (const post of posts) recordChange(trx, { type, id: post.id, action, before: listedBefore(post, actor.now) });
 }
 
 /** New posts of one kind, each with a unique slug (posts/store.ts insertPosts), logged as created; ids in input order. */
-export async function createPosts(trx: Trx, type: LifecyclePostType, posts: readonly NewPostWithSlugBase[]): Promise<number[]> {
+export async function createPosts(
+  trx: Trx,
+  type: LifecyclePostType,
+  posts: readonly NewPostWithSlugBase[],
+): Promise<number[]> {
   const ids = await insertPosts(trx, type, posts);
   recordChanges(trx, type, ids, 'created');
   return ids;
 }
 
 /** Posts to the trash with their `__trashed` slugs, each keeping its status to restore; logged as trashed. */
-export async function trashPosts(trx: Trx, actor: Actor, type: LifecyclePostType, posts: readonly PostOfMany[]): Promise<void> {
+export async function trashPosts(
+  trx: Trx,
+  actor: Actor,
+  type: LifecyclePostType,
+  posts: readonly PostOfMany[],
+): Promise<void> {
   await trashPostRows(trx, type, posts, nowStamp(actor.now, actor.config.siteTimezone));
   logMany(trx, actor, type, posts, 'trashed');
 }
 
 /** Trashed posts restored to `status` under free slugs without the `__trashed` suffix; logged as restored. */
-export async function restorePosts(trx: Trx, actor: Actor, type: LifecyclePostType, posts: readonly PostOfMany[], status: string): Promise<void> {
+export async function restorePosts(
+  trx: Trx,
+  actor: Actor,
+  type: LifecyclePostType,
+  posts: readonly PostOfMany[],
+  status: string,
+): Promise<void> {
   await restorePostRows(trx, type, posts, status, nowStamp(actor.now, actor.config.siteTimezone));
   logMany(trx, actor, type, posts, 'restored');
 }
 
 /** Posts gone for good (their own rows follow by cascade); logged as deleted. */
-export async function deletePostsForever(trx: Trx, actor: Actor, type: LifecyclePostType, posts: readonly PostOfMany[]): Promise<void> {
-  await deletePostRows(trx, posts.map((post) => post.id));
+export async function deletePostsForever(
+  trx: Trx,
+  actor: Actor,
+  type: LifecyclePostType,
+  posts: readonly PostOfMany[],
+): Promise<void> {
+  await deletePostRows(
+    trx,
+    posts.map((post) => post.id),
+  );
   logMany(trx, actor, type, posts, 'deleted');
 }

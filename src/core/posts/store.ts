@@ -45,11 +45,15 @@ export function renderedText(row: PostRow): RenderedText {
  */
 export async function loadPostsOfType(db: Db, type: PostType, ids: readonly number[]): Promise<PostRow[]> {
   const chunks: number[][] = [];
-  for (let start = 0; start < ids.length; start += POSTS_PER_READ) chunks.push(ids.slice(start, start + POSTS_PER_READ));
+  for (let start = 0; start < ids.length; start += POSTS_PER_READ)
+    chunks.push(ids.slice(start, start + POSTS_PER_READ));
   // The type is checked here rather than in SQL: SQLite, without statistics, would otherwise walk an index on `type`
   // (every event) instead of looking the ids up by key (measured: 0.7 ms for ten events at 10,000, growing with the table).
-  const rows = (await Promise.all(chunks.map((chunk) => db.selectFrom('posts').selectAll().where('id', 'in', chunk).execute())))
-    .flat().filter((row) => row.type === type);
+  const rows = (
+    await Promise.all(chunks.map((chunk) => db.selectFrom('posts').selectAll().where('id', 'in', chunk).execute()))
+  )
+    .flat()
+    .filter((row) => row.type === type);
   for (const row of rows) {
     renderedText(row);
     await yieldIfBusy('row');
@@ -88,8 +92,11 @@ async function takenSlugs(db: Db, type: PostType, base: string, exceptId?: numbe
   const probed = slugCandidates(base, PROBED_CANDIDATES);
   const taken = (await select().where('slug', 'in', probed).execute()).map((row) => row.slug);
   if (taken.length < probed.length) return taken;
-  return (await select().where((eb) => eb.or([eb('slug', '=', base), sql<boolean>`slug like ${`${escapeLike(base)}-%`} escape '\\'`])).execute())
-    .map((row) => row.slug);
+  return (
+    await select()
+      .where((eb) => eb.or([eb('slug', '=', base), sql<boolean>`slug like ${`${escapeLike(base)}-%`} escape '\\'`]))
+      .execute()
+  ).map((row) => row.slug);
 }
 
 /** Enough for as many concurrent writers of one slug as a database has connections. */
@@ -101,7 +108,12 @@ const MAX_SLUG_ATTEMPTS = 200;
  * concurrent writers whose rows are not visible yet), nor an earlier pick of the same call. One base is read with
  * {@link takenSlugs}; many with one query for all of them, then {@link takenSlugs} for each base in use or repeated.
  */
-async function freeSlugs(trx: Trx, type: PostType, bases: readonly string[], options: { exceptId?: number; lost?: readonly string[] } = {}): Promise<string[]> {
+async function freeSlugs(
+  trx: Trx,
+  type: PostType,
+  bases: readonly string[],
+  options: { exceptId?: number; lost?: readonly string[] } = {},
+): Promise<string[]> {
   const distinct = [...new Set(bases)];
   const taken = new Set(options.lost);
   if (distinct.length === 1) {
@@ -110,7 +122,13 @@ async function freeSlugs(trx: Trx, type: PostType, bases: readonly string[], opt
   }
   const colliding = new Set<string>();
   for (const chunk of chunks(distinct)) {
-    for (const row of await trx.selectFrom('posts').select('slug').where('type', '=', type).where('slug', 'in', chunk).execute()) colliding.add(row.slug);
+    for (const row of await trx
+      .selectFrom('posts')
+      .select('slug')
+      .where('type', '=', type)
+      .where('slug', 'in', chunk)
+      .execute())
+      colliding.add(row.slug);
   }
   const seen = new Set<string>();
   for (const base of bases) {
@@ -148,7 +166,9 @@ export async function insertPost(trx: Trx, values: NewPost, base: string): Promi
   const lost: string[] = [];
   for (let attempt = 0; attempt < MAX_SLUG_ATTEMPTS; attempt++) {
     const [slug] = await freeSlugs(trx, values.type, [base], { lost });
-    const row = await trx.insertInto('posts').values({ ...values, slug })
+    const row = await trx
+      .insertInto('posts')
+      .values({ ...values, slug })
       .onConflict((conflict) => conflict.columns(['type', 'slug']).doNothing())
       .returningAll()
       .executeTakeFirst();
@@ -170,7 +190,11 @@ export type NewPostWithSlugBase = Omit<NewPost, 'type'> & { slugBase: string };
 export async function insertPosts(trx: Trx, type: PostType, posts: readonly NewPostWithSlugBase[]): Promise<number[]> {
   if (posts.length === 0) return [];
   for (let attempt = 0; attempt < MAX_SLUG_ATTEMPTS; attempt++) {
-    const slugs = await freeSlugs(trx, type, posts.map((post) => post.slugBase));
+    const slugs = await freeSlugs(
+      trx,
+      type,
+      posts.map((post) => post.slugBase),
+    );
     const rows = posts.map(({ slugBase: _base, ...post }, index) => ({ ...post, type, slug: slugs[index] }));
     const inserted = await unlessSlugTaken(trx, () => storeOf(trx).insertRowsReturningIds(trx, 'posts', rows));
     if (inserted) return inserted.value;
@@ -184,7 +208,8 @@ export async function changeSlug(trx: Trx, row: Pick<PostRow, 'id' | 'type' | 's
   for (let attempt = 0; attempt < MAX_SLUG_ATTEMPTS; attempt++) {
     const [slug] = await freeSlugs(trx, row.type, [base], { exceptId: row.id, lost });
     if (slug === row.slug) return slug;
-    if (await unlessSlugTaken(trx, () => trx.updateTable('posts').set({ slug }).where('id', '=', row.id).execute())) return slug;
+    if (await unlessSlugTaken(trx, () => trx.updateTable('posts').set({ slug }).where('id', '=', row.id).execute()))
+      return slug;
     lost.push(slug);
   }
   throw new Error(`no free slug for "${base}" after ${MAX_SLUG_ATTEMPTS} attempts`);
@@ -197,14 +222,35 @@ const ROWS_PER_CASE = 100;
  * Each post's slug changed to a free one for its new `base` ({@link freeSlugs}): in one CASE statement per
  * {@link ROWS_PER_CASE} posts; a chunk a concurrent writer got in the way of goes one post at a time ({@link changeSlug}).
  */
-async function changeSlugs(trx: Trx, type: PostType, renames: ReadonlyArray<{ id: number; slug: string; base: string }>): Promise<void> {
+async function changeSlugs(
+  trx: Trx,
+  type: PostType,
+  renames: ReadonlyArray<{ id: number; slug: string; base: string }>,
+): Promise<void> {
   const wanted = renames.filter(({ slug, base }) => slug !== base);
-  const slugs = await freeSlugs(trx, type, wanted.map(({ base }) => base));
+  const slugs = await freeSlugs(
+    trx,
+    type,
+    wanted.map(({ base }) => base),
+  );
   const chosen = wanted.map((rename, index) => ({ ...rename, next: slugs[index] }));
   for (const chunk of chunks(chosen, ROWS_PER_CASE)) {
-    const written = await unlessSlugTaken(trx, () => trx.updateTable('posts')
-      .set({ slug: sql<string>`case ${sql.ref('id')} ${sql.join(chunk.map(({ id, next }) => sql`when ${id} then ${next}`), sql` `)} end` })
-      .where('id', 'in', chunk.map(({ id }) => id)).execute());
+    const written = await unlessSlugTaken(trx, () =>
+      trx
+        .updateTable('posts')
+        .set({
+          slug: sql<string>`case ${sql.ref('id')} ${sql.join(
+            chunk.map(({ id, next }) => sql`when ${id} then ${next}`),
+            sql` `,
+          )} end`,
+        })
+        .where(
+          'id',
+          'in',
+          chunk.map(({ id }) => id),
+        )
+        .execute(),
+    );
     if (written) continue;
     for (const { id, slug, base } of chunk) await changeSlug(trx, { id, type, slug }, base);
   }
@@ -226,7 +272,12 @@ export async function updatePosts(trx: Trx, ids: readonly number[], values: Upda
  * such post (any more). See posts/lifecycle.ts claimPost.
  */
 export async function lockPost(trx: Trx, id: number): Promise<PostRow | undefined> {
-  return trx.updateTable('posts').set((eb) => ({ id: eb.ref('id') })).where('id', '=', id).returningAll().executeTakeFirst();
+  return trx
+    .updateTable('posts')
+    .set((eb) => ({ id: eb.ref('id') }))
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
 }
 
 /** Trash keeps what the item was, so its owner's rights and a later restore can use it. */
@@ -241,13 +292,30 @@ export async function trashPost(trx: Trx, row: PostRow, modified: { local: strin
 }
 
 /** {@link trashPost} for many posts of one type: one statement per 500 for the status, few for the slugs. */
-export async function trashPostRows(trx: Trx, type: PostType, rows: ReadonlyArray<Pick<PostRow, 'id' | 'slug'>>, modified: { local: string; utc: string }): Promise<void> {
+export async function trashPostRows(
+  trx: Trx,
+  type: PostType,
+  rows: ReadonlyArray<Pick<PostRow, 'id' | 'slug'>>,
+  modified: { local: string; utc: string },
+): Promise<void> {
   for (const chunk of chunks(rows.map((row) => row.id))) {
     // The right-hand side reads the row as it was: each keeps its own status to restore.
-    await trx.updateTable('posts').set({ status: 'trash', status_before_trash: sql.ref('status'), modified_local: modified.local, modified_utc: modified.utc })
-      .where('id', 'in', chunk).execute();
+    await trx
+      .updateTable('posts')
+      .set({
+        status: 'trash',
+        status_before_trash: sql.ref('status'),
+        modified_local: modified.local,
+        modified_utc: modified.utc,
+      })
+      .where('id', 'in', chunk)
+      .execute();
   }
-  await changeSlugs(trx, type, rows.map((row) => ({ id: row.id, slug: row.slug, base: trashedSlug(row.slug) })));
+  await changeSlugs(
+    trx,
+    type,
+    rows.map((row) => ({ id: row.id, slug: row.slug, base: trashedSlug(row.slug) })),
+  );
 }
 
 /** D2: a non-trash status sent for a trashed item restores it under a free slug without the `__trashed` suffix. */
@@ -258,10 +326,22 @@ export async function restorePost(trx: Trx, row: PostRow, status: string): Promi
 
 /** {@link restorePost} for many posts of one type, all to `status`; `modified` advances too. */
 export async function restorePostRows(
-  trx: Trx, type: PostType, rows: ReadonlyArray<Pick<PostRow, 'id' | 'slug'>>, status: string, modified: { local: string; utc: string },
+  trx: Trx,
+  type: PostType,
+  rows: ReadonlyArray<Pick<PostRow, 'id' | 'slug'>>,
+  status: string,
+  modified: { local: string; utc: string },
 ): Promise<void> {
-  await updatePosts(trx, rows.map((row) => row.id), { status, status_before_trash: '', modified_local: modified.local, modified_utc: modified.utc });
-  await changeSlugs(trx, type, rows.map((row) => ({ id: row.id, slug: row.slug, base: untrashedSlug(row.slug) })));
+  await updatePosts(
+    trx,
+    rows.map((row) => row.id),
+    { status, status_before_trash: '', modified_local: modified.local, modified_utc: modified.utc },
+  );
+  await changeSlugs(
+    trx,
+    type,
+    rows.map((row) => ({ id: row.id, slug: row.slug, base: untrashedSlug(row.slug) })),
+  );
 }
 
 export async function deletePost(trx: Trx, id: number): Promise<void> {
@@ -275,6 +355,10 @@ export async function deletePostRows(trx: Trx, ids: readonly number[]): Promise<
 
 /** Every post of `fromAuthorId` passes to `toAuthorId` (a user deleted); answers what each was, for the change log. */
 export async function reassignPosts(trx: Trx, fromAuthorId: number, toAuthorId: number) {
-  return trx.updateTable('posts').set({ author_id: toAuthorId }).where('author_id', '=', fromAuthorId)
-    .returning(['id', 'type', 'status', 'date_utc']).execute();
+  return trx
+    .updateTable('posts')
+    .set({ author_id: toAuthorId })
+    .where('author_id', '=', fromAuthorId)
+    .returning(['id', 'type', 'status', 'date_utc'])
+    .execute();
 }

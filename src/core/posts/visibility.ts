@@ -14,10 +14,19 @@ export interface StatusColumns {
   author: string;
 }
 
-export const POST_COLUMNS: StatusColumns = { status: 'posts.status', publishedUtc: 'posts.date_utc', author: 'posts.author_id' };
+export const POST_COLUMNS: StatusColumns = {
+  status: 'posts.status',
+  publishedUtc: 'posts.date_utc',
+  author: 'posts.author_id',
+};
 
 /** Rows whose effective status (D17: a due `future` is `publish`) is one of `statuses`. */
-export function hasEffectiveStatus(eb: PostsScope, statuses: readonly PostStatus[], nowUtc: string, columns = POST_COLUMNS): Expression<SqlBool> {
+export function hasEffectiveStatus(
+  eb: PostsScope,
+  statuses: readonly PostStatus[],
+  nowUtc: string,
+  columns = POST_COLUMNS,
+): Expression<SqlBool> {
   const status = columns.status as 'posts.status';
   const publishedUtc = columns.publishedUtc as 'posts.date_utc';
   const conditions: Expression<SqlBool>[] = [];
@@ -34,7 +43,13 @@ export function hasEffectiveStatus(eb: PostsScope, statuses: readonly PostStatus
 }
 
 /** The status filter plus D19: a list shows a caller only what that caller could open by id. */
-export function visibleInList(eb: PostsScope, viewer: Viewer, statuses: readonly PostStatus[], nowUtc: string, columns = POST_COLUMNS): Expression<SqlBool> {
+export function visibleInList(
+  eb: PostsScope,
+  viewer: Viewer,
+  statuses: readonly PostStatus[],
+  nowUtc: string,
+  columns = POST_COLUMNS,
+): Expression<SqlBool> {
   const requested = hasEffectiveStatus(eb, statuses, nowUtc, columns);
   const scope = listVisibilityScope(viewer);
   switch (scope.scope) {
@@ -43,6 +58,12 @@ export function visibleInList(eb: PostsScope, viewer: Viewer, statuses: readonly
     case 'published-only':
       return eb.and([requested, hasEffectiveStatus(eb, ['publish'], nowUtc, columns)]);
     case 'published-or-own':
-      return eb.and([requested, eb.or([hasEffectiveStatus(eb, ['publish'], nowUtc, columns), eb(columns.author as 'posts.author_id', '=', scope.authorId)])]);
+      return eb.and([
+        requested,
+        eb.or([
+          hasEffectiveStatus(eb, ['publish'], nowUtc, columns),
+          eb(columns.author as 'posts.author_id', '=', scope.authorId),
+        ]),
+      ]);
   }
 }

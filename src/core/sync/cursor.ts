@@ -42,15 +42,24 @@ function isValidDate(text: string): boolean {
   const date = new Date(0);
   date.setUTCFullYear(year, month - 1, day);
   date.setUTCHours(hour, minute, second, 0);
-  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day
-    && date.getUTCHours() === hour && date.getUTCMinutes() === minute && date.getUTCSeconds() === second;
+  return (
+    date.getUTCFullYear() === year &&
+    date.getUTCMonth() === month - 1 &&
+    date.getUTCDate() === day &&
+    date.getUTCHours() === hour &&
+    date.getUTCMinutes() === minute &&
+    date.getUTCSeconds() === second
+  );
 }
 
 export function encodeCursor(cursor: SyncCursor): string {
   if (!Number.isSafeInteger(cursor.seq) || cursor.seq < 0) throw new RangeError(`encodeCursor: bad seq ${cursor.seq}`);
-  if (!Number.isSafeInteger(cursor.dueId) || cursor.dueId < 0 || cursor.dueId > LAST_ID) throw new RangeError(`encodeCursor: bad id ${cursor.dueId}`);
+  if (!Number.isSafeInteger(cursor.dueId) || cursor.dueId < 0 || cursor.dueId > LAST_ID)
+    throw new RangeError(`encodeCursor: bad id ${cursor.dueId}`);
   if (!isValidDate(cursor.dueAt)) throw new RangeError(`encodeCursor: bad date ${cursor.dueAt}`);
-  return Buffer.from(`${VERSION}.${cursor.seq}.${cursor.dueAt.replace(/\D/g, '')}.${cursor.dueId}`).toString('base64url');
+  return Buffer.from(`${VERSION}.${cursor.seq}.${cursor.dueAt.replace(/\D/g, '')}.${cursor.dueId}`).toString(
+    'base64url',
+  );
 }
 
 /** The cursor `text` stands for; null when it is not a cursor this service wrote (malformed, altered, another version). */
@@ -98,4 +107,5 @@ export function appendRefs(refs: readonly ItemRef[], more: readonly ItemRef[]): 
 /** `per_page` of `/changes`: 100 when not sent, larger values lowered to 1,000 (as lists lower theirs, D10). */
 export const CHANGES_PER_PAGE_DEFAULT = 100;
 export const CHANGES_PER_PAGE_MAX = 1000;
-export const changesPerPage = (requested: number | undefined) => Math.min(requested ?? CHANGES_PER_PAGE_DEFAULT, CHANGES_PER_PAGE_MAX);
+export const changesPerPage = (requested: number | undefined) =>
+  Math.min(requested ?? CHANGES_PER_PAGE_DEFAULT, CHANGES_PER_PAGE_MAX);

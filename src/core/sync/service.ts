@@ -27,7 +27,16 @@ import { visibleInList } from '../posts/visibility.ts';
 import { serializeTermsById } from '../terms/service.ts';
 import type { Taxonomy } from '../terms/taxonomies.ts';
 import { venueKind } from '../venues/kind.ts';
-import { appendRefs, coalesceRows, cursorAt, LAST_ID, START_CURSOR, type ItemRef, type SyncCursor, type SyncType } from './cursor.ts';
+import {
+  appendRefs,
+  coalesceRows,
+  cursorAt,
+  LAST_ID,
+  START_CURSOR,
+  type ItemRef,
+  type SyncCursor,
+  type SyncType,
+} from './cursor.ts';
 
 export type SyncEntry =
   | { type: SyncType; id: number; action: 'upsert'; item: Record<string, unknown> }
@@ -41,8 +50,12 @@ export interface SyncPage {
 }
 
 /** A cursor older than the retention, not ours, or ahead of this database: the client lists everything again. */
-export const cursorExpired = () => new DomainError('gone', 'rest_sync_cursor_expired',
-  'The sync cursor is expired or invalid: list every collection again and follow /changes from the X-Sync-Cursor of that list.');
+export const cursorExpired = () =>
+  new DomainError(
+    'gone',
+    'rest_sync_cursor_expired',
+    'The sync cursor is expired or invalid: list every collection again and follow /changes from the X-Sync-Cursor of that list.',
+  );
 
 /** Scheduled items a cursor may claim to have seen ahead of this service's clock (other processes' clocks drift). */
 const CLOCK_LEEWAY_MS = 60 * 60 * 1000;
@@ -62,7 +75,12 @@ export async function currentCursor(store: Store, actor: Actor): Promise<SyncCur
  * items that came due since the cursor, in (publication date, id) order. A constant number of queries whatever
  * `limit` is. Throws {@link cursorExpired} for a cursor this log cannot continue.
  */
-export async function readSyncPage(store: Store, actor: Actor, since: SyncCursor | null, limit: number): Promise<SyncPage> {
+export async function readSyncPage(
+  store: Store,
+  actor: Actor,
+  since: SyncCursor | null,
+  limit: number,
+): Promise<SyncPage> {
   const db = store.db;
   const from = since ?? START_CURSOR;
   const nowUtc = formatWp(actor.now);
@@ -91,11 +109,15 @@ export async function readSyncPage(store: Store, actor: Actor, since: SyncCursor
     const dueTaken = due.slice(0, room);
     hasMore = due.length > room;
     if (hasMore) {
-      if (dueTaken.length > 0) Object.assign(next, { dueAt: dueTaken[dueTaken.length - 1].date_utc, dueId: dueTaken[dueTaken.length - 1].id });
+      if (dueTaken.length > 0)
+        Object.assign(next, { dueAt: dueTaken[dueTaken.length - 1].date_utc, dueId: dueTaken[dueTaken.length - 1].id });
     } else {
       Object.assign(next, { dueAt: nowUtc, dueId: LAST_ID });
     }
-    refs = appendRefs(refs, dueTaken.map((row) => ({ type: row.type as SyncType, id: row.id })));
+    refs = appendRefs(
+      refs,
+      dueTaken.map((row) => ({ type: row.type as SyncType, id: row.id })),
+    );
     // Until it came due, an item was listed as the scheduled item it is stored as.
     for (const row of dueTaken) mayHold.note(`${row.type}:${row.id}`, { status: 'future', authorId: row.author_id });
   }
@@ -119,15 +141,17 @@ export async function readSyncPage(store: Store, actor: Actor, since: SyncCursor
  * position, up to `nowUtc`: they became `publish` without a write (D17). Served by the (status, date_utc) index.
  */
 function comeDue(store: Store, from: SyncCursor, nowUtc: string, limit: number) {
-  return store.db.selectFrom('posts').select(['id', 'type', 'date_utc', 'author_id'])
+  return store.db
+    .selectFrom('posts')
+    .select(['id', 'type', 'date_utc', 'author_id'])
     .where('status', '=', 'future')
     .where('date_utc', '<=', nowUtc)
-    .where((eb) => eb.or([
-      eb('date_utc', '>', from.dueAt),
-      eb.and([eb('date_utc', '=', from.dueAt), eb('id', '>', from.dueId)]),
-    ]))
+    .where((eb) =>
+      eb.or([eb('date_utc', '>', from.dueAt), eb.and([eb('date_utc', '=', from.dueAt), eb('id', '>', from.dueId)])]),
+    )
     .where('type', 'in', ['event', 'venue', 'organizer'])
-    .orderBy('date_utc').orderBy('id')
+    .orderBy('date_utc')
+    .orderBy('id')
     .limit(limit)
     .execute();
 }
@@ -152,9 +176,10 @@ class HeldItems {
   /** The item `key` was in state `before` (posts/visibility.ts visibleInList, for one remembered state). */
   note(key: string, before: ListedBefore): void {
     if (!(this.#statuses as readonly string[]).includes(before.status)) return;
-    const listed = this.#scope.scope === 'all'
-      || before.status === 'publish'
-      || (this.#scope.scope === 'published-or-own' && before.authorId === this.#scope.authorId);
+    const listed =
+      this.#scope.scope === 'all' ||
+      before.status === 'publish' ||
+      (this.#scope.scope === 'published-or-own' && before.authorId === this.#scope.authorId);
     if (listed) this.#keys.add(key);
   }
 
@@ -214,33 +239,50 @@ async function eventItems(store: Store, actor: Actor, ids: number[]): Promise<Ma
   for (const id of visible) {
     const record = bundle.records.get(id);
     if (!record) continue;
-    items.set(id, () => (record.post.password === ''
-      ? serializeEvent(actor, bundle, id, { single: true })
-      : blankProtectedFields(serializeEvent(actor, bundle, id, { single: false }))));
+    items.set(id, () =>
+      record.post.password === ''
+        ? serializeEvent(actor, bundle, id, { single: true })
+        : blankProtectedFields(serializeEvent(actor, bundle, id, { single: false })),
+    );
   }
   return items;
 }
 
 /** Venues or organizers the caller's full list would show (its statuses and D19 scope), as GET by id shows them. */
-async function linkedItems(store: Store, actor: Actor, kind: LinkedPostKind, ids: number[]): Promise<Map<number, LazyItem>> {
+async function linkedItems(
+  store: Store,
+  actor: Actor,
+  kind: LinkedPostKind,
+  ids: number[],
+): Promise<Map<number, LazyItem>> {
   const items = new Map<number, LazyItem>();
   if (ids.length === 0) return items;
   const nowUtc = formatWp(actor.now);
   const statuses = listedStatuses(actor);
-  const listed = await store.db.selectFrom('posts')
+  const listed = await store.db
+    .selectFrom('posts')
     .innerJoin(`${kind.metaTable} as meta` as 'venues as meta', 'meta.id', 'posts.id')
     .select('posts.id')
     .where('posts.type', '=', kind.type)
     .where('posts.id', 'in', ids)
     .where((eb) => visibleInList(eb as never, actor.viewer, statuses, nowUtc))
     .execute();
-  const records = await loadLinked(store.db, kind, listed.map((row) => row.id));
+  const records = await loadLinked(
+    store.db,
+    kind,
+    listed.map((row) => row.id),
+  );
   for (const [id, record] of records) items.set(id, () => serializeLinked(actor, kind, record, { single: true }));
   return items;
 }
 
 /** Categories and tags are public: every existing one is shown (as by `hide_empty=false` lists). */
-async function termItems(store: Store, actor: Actor, taxonomy: Taxonomy, ids: number[]): Promise<Map<number, LazyItem>> {
+async function termItems(
+  store: Store,
+  actor: Actor,
+  taxonomy: Taxonomy,
+  ids: number[],
+): Promise<Map<number, LazyItem>> {
   const items = new Map<number, LazyItem>();
   for (const [id, term] of await serializeTermsById(store.db, actor, taxonomy, ids)) items.set(id, () => term);
   return items;

@@ -14,7 +14,8 @@ type TermUsage = Map<number, { published: boolean; termIds: number[] }>;
 export async function eventTermUsage(db: Db, eventIds: readonly number[]): Promise<TermUsage> {
   const usage: TermUsage = new Map();
   if (eventIds.length === 0) return usage;
-  const rows = await db.selectFrom('posts')
+  const rows = await db
+    .selectFrom('posts')
     .innerJoin('events', 'events.id', 'posts.id')
     .leftJoin('event_terms', 'event_terms.event_id', 'posts.id')
     .select(['posts.id', 'posts.status', 'event_terms.term_id', 'events.series_id'])

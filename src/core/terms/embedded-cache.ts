@@ -39,7 +39,11 @@ export interface TermReader extends Pick<Actor, 'now' | 'config'> {
 }
 
 /** The embedded objects of `ids` (those that name a term); from the snapshot when `db` reads outside a transaction. */
-export async function embeddedTerms(db: Db, reader: TermReader, ids: readonly number[]): Promise<Map<number, EmbeddedTerm>> {
+export async function embeddedTerms(
+  db: Db,
+  reader: TermReader,
+  ids: readonly number[],
+): Promise<Map<number, EmbeddedTerm>> {
   const wanted = [...new Set(ids)];
   if (wanted.length === 0) return new Map();
   const snapshots = reader.caches?.embeddedTerms;
@@ -101,38 +105,62 @@ export class EmbeddedTermSnapshots {
     if (pending?.version === version) return pending.snapshot;
     const started = { version, snapshot: this.#refresh(kept, version, nowUtc) };
     this.#refreshing = started;
-    started.snapshot.finally(() => {
-      if (this.#refreshing === started) this.#refreshing = undefined;
-    }).catch(() => {});
+    started.snapshot
+      .finally(() => {
+        if (this.#refreshing === started) this.#refreshing = undefined;
+      })
+      .catch(() => {});
     return started.snapshot;
   }
 
   async #refresh(previous: Snapshot | undefined, version: string, nowUtc: string): Promise<Snapshot> {
     // Read after the version: a commit meanwhile only makes this snapshot newer than its version says, never older.
-    const next = await this.store.db.selectFrom('posts').select('date_utc as due')
-      .where('status', '=', 'future').where('date_utc', '>', nowUtc)
-      .orderBy('status').orderBy('date_utc').limit(1)
+    const next = await this.store.db
+      .selectFrom('posts')
+      .select('date_utc as due')
+      .where('status', '=', 'future')
+      .where('date_utc', '>', nowUtc)
+      .orderBy('status')
+      .orderBy('date_utc')
+      .limit(1)
       .executeTakeFirst();
     const earlier = new Map([...(previous?.earlier ?? []), ...(previous?.terms ?? [])]);
-    const snapshot: Snapshot = { version, from: nowUtc, until: next?.due ?? null, terms: new Map(), earlier: earlier.size > MAX_TERMS ? new Map() : earlier };
+    const snapshot: Snapshot = {
+      version,
+      from: nowUtc,
+      until: next?.due ?? null,
+      terms: new Map(),
+      earlier: earlier.size > MAX_TERMS ? new Map() : earlier,
+    };
     this.#kept = snapshot;
     return snapshot;
   }
 }
 
-const holdsAt = (snapshot: Snapshot, nowUtc: string) => snapshot.from <= nowUtc && (snapshot.until === null || nowUtc < snapshot.until);
+const holdsAt = (snapshot: Snapshot, nowUtc: string) =>
+  snapshot.from <= nowUtc && (snapshot.until === null || nowUtc < snapshot.until);
 
 const sameTerm = (a: EmbeddedTerm, b: EmbeddedTerm) =>
   a.count === b.count && (Object.keys(a.row) as (keyof TermRow)[]).every((column) => a.row[column] === b.row[column]);
 
-async function loadEmbeddedTerms(db: Db, reader: Pick<Actor, 'config'>, ids: readonly number[], nowUtc: string): Promise<Map<number, EmbeddedTerm>> {
+async function loadEmbeddedTerms(
+  db: Db,
+  reader: Pick<Actor, 'config'>,
+  ids: readonly number[],
+  nowUtc: string,
+): Promise<Map<number, EmbeddedTerm>> {
   if (ids.length === 0) return new Map();
   const [rows, counts] = await Promise.all([
     db.selectFrom('terms').selectAll().where('id', 'in', ids).execute(),
     publishedEventCounts(db, ids, nowUtc),
   ]);
-  return new Map(rows.map((row) => {
-    const count = counts.get(row.id) ?? 0;
-    return [row.id, { row, count, object: serializeEmbeddedTerm(reader.config, TAXONOMIES[row.taxonomy], row, count) }];
-  }));
+  return new Map(
+    rows.map((row) => {
+      const count = counts.get(row.id) ?? 0;
+      return [
+        row.id,
+        { row, count, object: serializeEmbeddedTerm(reader.config, TAXONOMIES[row.taxonomy], row, count) },
+      ];
+    }),
+  );
 }

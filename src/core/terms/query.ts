@@ -23,10 +23,18 @@ export type TermSortKey = 'id' | 'name' | 'slug' | 'count' | 'description' | 'te
 export function termSortKey(orderby: string | undefined, hasInclude: boolean): TermSortKey {
   const key = (orderby ?? 'name').toLowerCase();
   switch (key) {
-    case 'id': case 'term_id': return 'id';
-    case 'slug': case 'count': case 'description': case 'term_group': return key;
-    case 'include': return hasInclude ? 'include' : 'name';
-    default: return 'name';
+    case 'id':
+    case 'term_id':
+      return 'id';
+    case 'slug':
+    case 'count':
+    case 'description':
+    case 'term_group':
+      return key;
+    case 'include':
+      return hasInclude ? 'include' : 'name';
+    default:
+      return 'name';
   }
 }
 
@@ -38,22 +46,34 @@ export const termSortDirection = (order: string | undefined): 'asc' | 'desc' =>
  * One page of terms with their published-event counts, and the filtered total: two queries whatever the page size.
  * Every order ends with id ascending (D11). Text orders compare code points on both databases.
  */
-export async function queryTerms(store: Store, info: TaxonomyInfo, nowUtc: string, filters: TermListQuery): Promise<{ rows: Array<TermRow & { uses: number }>; total: number }> {
+export async function queryTerms(
+  store: Store,
+  info: TaxonomyInfo,
+  nowUtc: string,
+  filters: TermListQuery,
+): Promise<{ rows: Array<TermRow & { uses: number }>; total: number }> {
   const db = store.db;
   const textOrder = (expression: RawBuilder<string> | Expression<string>) => store.orderByCodePoint(expression);
 
-  let query = db.selectFrom('terms')
+  let query = db
+    .selectFrom('terms')
     .leftJoin(publishedUsage(db, nowUtc).as('usage'), 'usage.term_id', 'terms.id')
     .where('terms.taxonomy', '=', info.taxonomy);
   if (filters.search !== undefined) {
     const search = filters.search;
-    query = query.where(sql<SqlBool>`(${store.containsText(sql.ref('terms.name'), search)} or ${store.containsText(sql.ref('terms.slug'), search)})`);
+    query = query.where(
+      sql<SqlBool>`(${store.containsText(sql.ref('terms.name'), search)} or ${store.containsText(sql.ref('terms.slug'), search)})`,
+    );
   }
   if (filters.include !== undefined) query = query.where('terms.id', 'in', filters.include);
   if (filters.exclude !== undefined) query = query.where('terms.id', 'not in', filters.exclude);
   if (filters.parent !== undefined) query = query.where('terms.parent_id', '=', filters.parent);
   if (filters.eventId !== undefined) {
-    query = query.where('terms.id', 'in', db.selectFrom('event_terms').select('term_id').where('event_id', '=', filters.eventId));
+    query = query.where(
+      'terms.id',
+      'in',
+      db.selectFrom('event_terms').select('term_id').where('event_id', '=', filters.eventId),
+    );
   }
   if (filters.slug !== undefined) query = query.where('terms.slug', '=', filters.slug);
   if (filters.hideEmpty) {
@@ -72,7 +92,10 @@ export async function queryTerms(store: Store, info: TaxonomyInfo, nowUtc: strin
     slug: textOrder(sql.ref<string>('terms.slug')),
     description: textOrder(store.lower(sql.ref('terms.description'))),
     count: uses,
-    include: sql`case ${sql.join((filters.include ?? []).map((id, position) => sql`when ${sql.ref('terms.id')} = ${id} then ${sql.lit(position)}`), sql` `)} end`,
+    include: sql`case ${sql.join(
+      (filters.include ?? []).map((id, position) => sql`when ${sql.ref('terms.id')} = ${id} then ${sql.lit(position)}`),
+      sql` `,
+    )} end`,
   }[sortKey];
 
   let pageQuery = query.selectAll('terms').select(uses.as('uses'));
@@ -81,7 +104,10 @@ export async function queryTerms(store: Store, info: TaxonomyInfo, nowUtc: strin
 
   const [{ total }, rows] = await Promise.all([
     query.select((eb) => eb.fn.countAll<number | string>().as('total')).executeTakeFirstOrThrow(),
-    pageQuery.limit(filters.perPage).offset((filters.page - 1) * filters.perPage).execute(),
+    pageQuery
+      .limit(filters.perPage)
+      .offset((filters.page - 1) * filters.perPage)
+      .execute(),
   ]);
   return { rows: rows.map((row) => ({ ...row, uses: Number(row.uses) })), total: Number(total) };
 }

@@ -17,7 +17,13 @@ export function publicTermUrl(config: Config, info: TaxonomyInfo, row: TermRow, 
 }
 
 /** §3.4, the endpoint form, without WordPress's `_links` (D7); `parent` only for hierarchical taxonomies. */
-export function serializeTerm(config: Config, info: TaxonomyInfo, row: TermRow, count: number, hierarchy: Hierarchy): Record<string, unknown> {
+export function serializeTerm(
+  config: Config,
+  info: TaxonomyInfo,
+  row: TermRow,
+  count: number,
+  hierarchy: Hierarchy,
+): Record<string, unknown> {
   const term: Record<string, unknown> = {
     id: row.id,
     count,
@@ -34,7 +40,12 @@ export function serializeTerm(config: Config, info: TaxonomyInfo, row: TermRow, 
 }
 
 /** §3.5, the raw term row as embedded in an event; `term_taxonomy_id` is the term id. */
-export function serializeEmbeddedTerm(config: Config, info: TaxonomyInfo, row: TermRow, count: number): Record<string, unknown> {
+export function serializeEmbeddedTerm(
+  config: Config,
+  info: TaxonomyInfo,
+  row: TermRow,
+  count: number,
+): Record<string, unknown> {
   return {
     name: row.name,
     slug: row.slug,

@@ -11,8 +11,22 @@ import { isRowId, type Db, type Store, type Trx } from '../../store/store.ts';
 import { embeddedTerms, type TermReader } from './embedded-cache.ts';
 import { byName, serializeTerm } from './serialize.ts';
 import {
-  ancestorSlugs, chooseTermSlug, deleteTerm, findNameClash, findTerm, findTermsByNames, findTermsByRefs, insertTerm,
-  loadHierarchy, lockTaxonomy, publishedEventCounts, setTermSlug, updateTermRow, withDescendants, wouldCreateCycle, type TermRow,
+  ancestorSlugs,
+  chooseTermSlug,
+  deleteTerm,
+  findNameClash,
+  findTerm,
+  findTermsByNames,
+  findTermsByRefs,
+  insertTerm,
+  loadHierarchy,
+  lockTaxonomy,
+  publishedEventCounts,
+  setTermSlug,
+  updateTermRow,
+  withDescendants,
+  wouldCreateCycle,
+  type TermRow,
 } from './store.ts';
 import { TAXONOMIES, type Taxonomy, type TaxonomyInfo } from './taxonomies.ts';
 import type { WriteOptions } from '../posts/lifecycle.ts';
@@ -20,7 +34,6 @@ import type { WriteOptions } from '../posts/lifecycle.ts';
 export type { Taxonomy };
 // Event writes set an event's terms through the terms core; the statements are the terms repository's.
 export { setEventTerms } from './store.ts';
-
 
 // ---------------------------------------------------------------------------------------------------------------------
 // The change log (D21). A term's own create, update and delete are logged (its create and delete by the repository,
@@ -30,16 +43,25 @@ export { setEventTerms } from './store.ts';
 
 const changeType = (info: TaxonomyInfo) => (info.hierarchical ? 'category' : 'tag');
 
-const logTermUpdated = (trx: Trx, info: TaxonomyInfo, id: number) => recordChange(trx, { type: changeType(info), id, action: 'updated' });
+const logTermUpdated = (trx: Trx, info: TaxonomyInfo, id: number) =>
+  recordChange(trx, { type: changeType(info), id, action: 'updated' });
 
 /** Logs `ids` (other terms of the taxonomy whose representation changed) as updated, in id order. */
 const logTermsUpdated = (trx: Trx, info: TaxonomyInfo, ids: readonly number[]) =>
-  recordChanges(trx, changeType(info), [...ids].sort((a, b) => a - b), 'updated');
+  recordChanges(
+    trx,
+    changeType(info),
+    [...ids].sort((a, b) => a - b),
+    'updated',
+  );
 
 /** The events that carry one of `termIds`, in id order. */
 async function eventsCarrying(trx: Trx, termIds: readonly number[]): Promise<number[]> {
   if (termIds.length === 0) return [];
-  const rows = await trx.selectFrom('event_terms').select('event_id').distinct()
+  const rows = await trx
+    .selectFrom('event_terms')
+    .select('event_id')
+    .distinct()
     .where('term_id', 'in', [...new Set(termIds)])
     .orderBy('event_id')
     .execute();
@@ -85,7 +107,11 @@ type ResolvedTerms = { ok: true; ids: number[] } | { ok: false; name: string };
  * kept.
  */
 export async function resolveTermsForWrite(
-  trx: Trx, store: Store, actor: Actor, taxonomy: Taxonomy, values: Array<string | number>,
+  trx: Trx,
+  store: Store,
+  actor: Actor,
+  taxonomy: Taxonomy,
+  values: Array<string | number>,
 ): Promise<ResolvedTerms> {
   const info = TAXONOMIES[taxonomy];
   const refs = writeRefs(values);
@@ -109,7 +135,12 @@ export async function resolveTermsForWrite(
       if (name === '') return { ok: false, name: ref };
       let row = await findNameClash(store, trx, taxonomy, name, info.hierarchical ? 0 : undefined);
       if (!row) {
-        row = await insertTerm(trx, { taxonomy, name, description: '', parent_id: 0 }, slugify(name) || info.fallbackSlug, []);
+        row = await insertTerm(
+          trx,
+          { taxonomy, name, description: '', parent_id: 0 },
+          slugify(name) || info.fallbackSlug,
+          [],
+        );
       }
       byRef.set(ref, row);
     }
@@ -137,20 +168,33 @@ export async function resolveTermsForFilter(db: Db, taxonomy: Taxonomy, values: 
  * sorted by name (case-insensitive), categories and tags apart. Events without terms map to empty arrays.
  */
 export async function loadEmbeddedTerms(
-  db: Db, reader: TermReader, eventIds: readonly number[],
+  db: Db,
+  reader: TermReader,
+  eventIds: readonly number[],
 ): Promise<Map<number, { categories: Record<string, unknown>[]; tags: Record<string, unknown>[] }>> {
   const wanted = [...new Set(eventIds)];
   const stored = wanted.filter(isRowId);
-  const result = new Map(wanted.map((id) => [id, { categories: [] as Record<string, unknown>[], tags: [] as Record<string, unknown>[] }]));
+  const result = new Map(
+    wanted.map((id) => [id, { categories: [] as Record<string, unknown>[], tags: [] as Record<string, unknown>[] }]),
+  );
   if (stored.length === 0) return result;
-  const links = await db.selectFrom('event_terms').select(['event_id', 'term_id']).where('event_id', 'in', stored).execute();
-  const terms = await embeddedTerms(db, reader, links.map((link) => link.term_id));
+  const links = await db
+    .selectFrom('event_terms')
+    .select(['event_id', 'term_id'])
+    .where('event_id', 'in', stored)
+    .execute();
+  const terms = await embeddedTerms(
+    db,
+    reader,
+    links.map((link) => link.term_id),
+  );
   const embedded = links.flatMap((link) => {
     const term = terms.get(link.term_id);
     return term ? [{ eventId: link.event_id, ...term }] : [];
   });
   embedded.sort((a, b) => byName(a.row, b.row));
-  for (const { eventId, row, object } of embedded) result.get(eventId)![TAXONOMIES[row.taxonomy].collection].push(object);
+  for (const { eventId, row, object } of embedded)
+    result.get(eventId)![TAXONOMIES[row.taxonomy].collection].push(object);
   return result;
 }
 
@@ -159,21 +203,43 @@ export async function loadEmbeddedTerms(
 
 /** Categories or tags by id, each as GET by id shows it; ids that name none are left out (sync, webhooks). */
 export async function serializeTermsById(
-  db: Db, actor: Pick<Actor, 'now' | 'config'>, taxonomy: Taxonomy, ids: readonly number[],
+  db: Db,
+  actor: Pick<Actor, 'now' | 'config'>,
+  taxonomy: Taxonomy,
+  ids: readonly number[],
 ): Promise<Map<number, Record<string, unknown>>> {
   if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom('terms').selectAll().where('taxonomy', '=', taxonomy).where('id', 'in', [...ids]).execute();
+  const rows = await db
+    .selectFrom('terms')
+    .selectAll()
+    .where('taxonomy', '=', taxonomy)
+    .where('id', 'in', [...ids])
+    .execute();
   const serialized = await serializeTerms(db, actor, TAXONOMIES[taxonomy], rows);
   return new Map(rows.map((row, index) => [row.id, serialized[index]]));
 }
 
 /** The endpoint form (§3.4) of many terms of one taxonomy, in two queries whatever their number. */
 export async function serializeTerms(
-  db: Db, actor: Pick<Actor, 'now' | 'config'>, info: TaxonomyInfo, rows: readonly TermRow[], counts?: ReadonlyMap<number, number>,
+  db: Db,
+  actor: Pick<Actor, 'now' | 'config'>,
+  info: TaxonomyInfo,
+  rows: readonly TermRow[],
+  counts?: ReadonlyMap<number, number>,
 ): Promise<Record<string, unknown>[]> {
   const [usage, hierarchy] = await Promise.all([
-    counts ?? publishedEventCounts(db, rows.map((row) => row.id), formatWp(actor.now)),
-    info.hierarchical ? loadHierarchy(db, rows.map((row) => row.parent_id)) : new Map(),
+    counts ??
+      publishedEventCounts(
+        db,
+        rows.map((row) => row.id),
+        formatWp(actor.now),
+      ),
+    info.hierarchical
+      ? loadHierarchy(
+          db,
+          rows.map((row) => row.parent_id),
+        )
+      : new Map(),
   ]);
   return rows.map((row) => serializeTerm(actor.config, info, row, usage.get(row.id) ?? 0, hierarchy));
 }
@@ -188,23 +254,34 @@ export interface TermInput {
 
 /** §9.3: a name already used at the same level; the reference repeats the id in `additional_data`. */
 const termExists = (info: TaxonomyInfo, existingId: number) =>
-  new DomainError('invalid', 'term_exists', info.termExistsMessage, { term_id: existingId }, { additional_data: [existingId, existingId] });
+  new DomainError(
+    'invalid',
+    'term_exists',
+    info.termExistsMessage,
+    { term_id: existingId },
+    { additional_data: [existingId, existingId] },
+  );
 
 const emptyName = () => new DomainError('invalid', 'empty_term_name', 'A name is required for this term.');
 
 /** D7: 400 where the reference answers 500 with `data: null`. */
 const duplicateSlug = (slug: string) =>
-  new DomainError('invalid', 'duplicate_term_slug', `The slug &#8220;${slug}&#8221; is already in use by another term.`);
+  new DomainError(
+    'invalid',
+    'duplicate_term_slug',
+    `The slug &#8220;${slug}&#8221; is already in use by another term.`,
+  );
 
 /** §9.3: tags have no hierarchy. */
 export const notHierarchical = () =>
   new DomainError('invalid', 'rest_taxonomy_not_hierarchical', 'Cannot set parent term, taxonomy is not hierarchical.');
 
-const parentLoop = () => invalidField('parent', {
-  code: 'rest_term_parent_loop',
-  message: 'A category cannot be placed under itself or under one of its descendants.',
-  data: { param: 'parent' },
-});
+const parentLoop = () =>
+  invalidField('parent', {
+    code: 'rest_term_parent_loop',
+    message: 'A category cannot be placed under itself or under one of its descendants.',
+    data: { param: 'parent' },
+  });
 
 /** §1.5: author or above manage categories, editor or above tags; then a parent is refused on a flat taxonomy. */
 function checkWrite(actor: Actor, info: TaxonomyInfo, input: TermInput): void {
@@ -222,7 +299,12 @@ async function parentSlugsOf(trx: Trx, parentId: number): Promise<string[]> {
 }
 
 /** §9.3, in its own transaction: a name already used at the same level is refused; a taken slug is made unique. */
-export async function createTerm(store: Store, actor: Actor, info: TaxonomyInfo, input: TermInput & { name: string }): Promise<TermRow> {
+export async function createTerm(
+  store: Store,
+  actor: Actor,
+  info: TaxonomyInfo,
+  input: TermInput & { name: string },
+): Promise<TermRow> {
   checkWrite(actor, info, input);
   return store.transaction(async (trx) => {
     await lockTaxonomy(trx, store, info.taxonomy);
@@ -233,12 +315,17 @@ export async function createTerm(store: Store, actor: Actor, info: TaxonomyInfo,
     const clash = await findNameClash(store, trx, info.taxonomy, name, info.hierarchical ? parentId : undefined);
     if (clash) throw termExists(info, clash.id);
     const base = slugify(input.slug ?? '') || slugify(name) || info.fallbackSlug;
-    const row = await insertTerm(trx, {
-      taxonomy: info.taxonomy,
-      name,
-      description: input.description === undefined ? '' : sanitizeHtml(input.description),
-      parent_id: parentId,
-    }, base, await parentSlugsOf(trx, parentId));
+    const row = await insertTerm(
+      trx,
+      {
+        taxonomy: info.taxonomy,
+        name,
+        description: input.description === undefined ? '' : sanitizeHtml(input.description),
+        parent_id: parentId,
+      },
+      base,
+      await parentSlugsOf(trx, parentId),
+    );
     return row;
   });
 }
@@ -249,7 +336,12 @@ export async function createTerm(store: Store, actor: Actor, info: TaxonomyInfo,
  * `duplicate_term_slug` (D7). A term that is not there (any more) is an invalid `id`.
  */
 export async function updateTerm(
-  store: Store, actor: Actor, info: TaxonomyInfo, id: number, input: TermInput, options: WriteOptions = {},
+  store: Store,
+  actor: Actor,
+  info: TaxonomyInfo,
+  id: number,
+  input: TermInput,
+  options: WriteOptions = {},
 ): Promise<TermRow> {
   checkWrite(actor, info, input);
   return store.transaction(async (trx) => {
@@ -263,18 +355,32 @@ export async function updateTerm(
 
     if (parentId !== current.parent_id) {
       await requireParent(trx, info, parentId);
-      if (parentId !== 0 && await wouldCreateCycle(trx, current.id, parentId)) throw parentLoop();
+      if (parentId !== 0 && (await wouldCreateCycle(trx, current.id, parentId))) throw parentLoop();
     }
     if (input.name !== undefined || parentId !== current.parent_id) {
-      const clash = await findNameClash(store, trx, info.taxonomy, name, info.hierarchical ? parentId : undefined, current.id);
+      const clash = await findNameClash(
+        store,
+        trx,
+        info.taxonomy,
+        name,
+        info.hierarchical ? parentId : undefined,
+        current.id,
+      );
       if (clash) throw termExists(info, clash.id);
     }
 
     if (input.slug !== undefined) {
       const explicit = slugify(input.slug);
       // A slug that sanitises to nothing is read as "derive it from the name", as WordPress does.
-      const slug = explicit
-        || await chooseTermSlug(trx, info.taxonomy, slugify(name) || info.fallbackSlug, await parentSlugsOf(trx, parentId), current.slug);
+      const slug =
+        explicit ||
+        (await chooseTermSlug(
+          trx,
+          info.taxonomy,
+          slugify(name) || info.fallbackSlug,
+          await parentSlugsOf(trx, parentId),
+          current.slug,
+        ));
       if (!(await setTermSlug(trx, current, slug))) throw duplicateSlug(slug);
     }
     const changes: Partial<Pick<TermRow, 'name' | 'description' | 'parent_id'>> = {};
@@ -298,7 +404,13 @@ export async function updateTerm(
  * §9.5, in its own transaction: permanent; the term leaves every event and its children move up to its parent.
  * Answers the row as it was; a term that is not there (any more: a concurrent delete won) is an invalid `id`.
  */
-export async function removeTerm(store: Store, actor: Actor, info: TaxonomyInfo, id: number, options: WriteOptions = {}): Promise<TermRow> {
+export async function removeTerm(
+  store: Store,
+  actor: Actor,
+  info: TaxonomyInfo,
+  id: number,
+  options: WriteOptions = {},
+): Promise<TermRow> {
   checkWrite(actor, info, {});
   return store.transaction(async (trx) => {
     await lockTaxonomy(trx, store, info.taxonomy);
@@ -308,7 +420,14 @@ export async function removeTerm(store: Store, actor: Actor, info: TaxonomyInfo,
     // Its descendants' public URLs lose its slug; its children also get a new parent, and so do the events carrying them.
     const descendants = await descendantsOf(trx, info, current.id);
     const children = info.hierarchical
-      ? (await trx.selectFrom('terms').select('id').where('taxonomy', '=', info.taxonomy).where('parent_id', '=', current.id).execute()).map((row) => row.id)
+      ? (
+          await trx
+            .selectFrom('terms')
+            .select('id')
+            .where('taxonomy', '=', info.taxonomy)
+            .where('parent_id', '=', current.id)
+            .execute()
+        ).map((row) => row.id)
       : [];
     const carriers = await eventsCarrying(trx, [current.id, ...children]);
     await deleteTerm(trx, current);

@@ -1,6 +1,7 @@
 import { MAX_SLUG_LENGTH, uniqueSlug } from '../../domain/slugs.ts';
 
-const fit = (slug: string) => (slug.length > MAX_SLUG_LENGTH ? slug.slice(0, MAX_SLUG_LENGTH).replace(/-+$/, '') : slug);
+const fit = (slug: string) =>
+  slug.length > MAX_SLUG_LENGTH ? slug.slice(0, MAX_SLUG_LENGTH).replace(/-+$/, '') : slug;
 
 /**
  * WordPress `wp_unique_term_slug`: `base` when free; for a child category, then `base-<parent>`,

@@ -20,15 +20,21 @@ export async function findTerm(db: Db, taxonomy: Taxonomy, id: number): Promise<
 }
 
 /** Terms named by id (all-digit values) or by slug, in one query; each reference maps to its term when it exists. */
-export async function findTermsByRefs(db: Db, taxonomy: Taxonomy, refs: readonly string[]): Promise<Map<string, TermRow>> {
+export async function findTermsByRefs(
+  db: Db,
+  taxonomy: Taxonomy,
+  refs: readonly string[],
+): Promise<Map<string, TermRow>> {
   const ids = refs.filter(isNumeric).map(Number).filter(isRowId);
   const slugs = refs.filter((ref) => !isNumeric(ref));
   if (ids.length === 0 && slugs.length === 0) return new Map();
-  const rows = await db.selectFrom('terms').selectAll().where('taxonomy', '=', taxonomy)
-    .where((eb) => eb.or([
-      ...(ids.length > 0 ? [eb('id', 'in', ids)] : []),
-      ...(slugs.length > 0 ? [eb('slug', 'in', slugs)] : []),
-    ]))
+  const rows = await db
+    .selectFrom('terms')
+    .selectAll()
+    .where('taxonomy', '=', taxonomy)
+    .where((eb) =>
+      eb.or([...(ids.length > 0 ? [eb('id', 'in', ids)] : []), ...(slugs.length > 0 ? [eb('slug', 'in', slugs)] : [])]),
+    )
     .execute();
   const byId = new Map(rows.map((row) => [String(row.id), row]));
   const bySlug = new Map(rows.map((row) => [row.slug, row]));
@@ -41,7 +47,12 @@ export async function findTermsByRefs(db: Db, taxonomy: Taxonomy, refs: readonly
 }
 
 /** Terms whose name equals one of `names`, case-insensitively for every script (D11); keyed by the lowered name. */
-export async function findTermsByNames(store: Pick<Store, 'lower'>, db: Db, taxonomy: Taxonomy, names: readonly string[]): Promise<Map<string, TermRow>> {
+export async function findTermsByNames(
+  store: Pick<Store, 'lower'>,
+  db: Db,
+  taxonomy: Taxonomy,
+  names: readonly string[],
+): Promise<Map<string, TermRow>> {
   const lowered = [...new Set(names.map((name) => name.toLowerCase()))];
   if (lowered.length === 0) return new Map();
   const rows = await termsByLoweredNames(store, db, taxonomy, lowered).execute();
@@ -51,8 +62,16 @@ export async function findTermsByNames(store: Pick<Store, 'lower'>, db: Db, taxo
 }
 
 /** D31: through the `terms_taxonomy_lower_name` index (migration 0009), never a scan. */
-export const termsByLoweredNames = (store: Pick<Store, 'lower'>, db: Db, taxonomy: Taxonomy, lowered: readonly string[]) =>
-  db.selectFrom('terms').selectAll().where('taxonomy', '=', taxonomy)
+export const termsByLoweredNames = (
+  store: Pick<Store, 'lower'>,
+  db: Db,
+  taxonomy: Taxonomy,
+  lowered: readonly string[],
+) =>
+  db
+    .selectFrom('terms')
+    .selectAll()
+    .where('taxonomy', '=', taxonomy)
     .where(store.lower(sql.ref('name')), 'in', lowered)
     .orderBy('id');
 
@@ -61,9 +80,17 @@ export const termsByLoweredNames = (store: Pick<Store, 'lower'>, db: Db, taxonom
  * categories, anywhere for tags (`parentId` undefined).
  */
 export async function findNameClash(
-  store: Pick<Store, 'lower'>, db: Db, taxonomy: Taxonomy, name: string, parentId: number | undefined, exceptId?: number,
+  store: Pick<Store, 'lower'>,
+  db: Db,
+  taxonomy: Taxonomy,
+  name: string,
+  parentId: number | undefined,
+  exceptId?: number,
 ): Promise<TermRow | undefined> {
-  let query = db.selectFrom('terms').selectAll().where('taxonomy', '=', taxonomy)
+  let query = db
+    .selectFrom('terms')
+    .selectAll()
+    .where('taxonomy', '=', taxonomy)
     .where(store.lower(sql.ref('name')), '=', name.toLowerCase())
     .orderBy('id');
   if (parentId !== undefined) query = query.where('parent_id', '=', parentId);
@@ -78,24 +105,45 @@ export async function findNameClash(
 export function publishedUsage(db: Db, nowUtc: string) {
   // Started from the (few) scheduled posts, through their index: a join would let the planner walk every event_terms row.
   // D25: a series counts once, by its own row.
-  const dueEvents = db.selectFrom('posts').select('posts.id').where('posts.status', '=', 'future').where('posts.date_utc', '<=', nowUtc)
-    .where((eb) => eb.not(eb.exists(eb.selectFrom('events').select('events.id').whereRef('events.id', '=', 'posts.id')
-      .whereRef('events.series_id', '!=', 'events.id'))));
-  const due = db.selectFrom('event_terms')
+  const dueEvents = db
+    .selectFrom('posts')
+    .select('posts.id')
+    .where('posts.status', '=', 'future')
+    .where('posts.date_utc', '<=', nowUtc)
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('events')
+            .select('events.id')
+            .whereRef('events.id', '=', 'posts.id')
+            .whereRef('events.series_id', '!=', 'events.id'),
+        ),
+      ),
+    );
+  const due = db
+    .selectFrom('event_terms')
     .where('event_terms.event_id', 'in', dueEvents)
     .groupBy('event_terms.term_id')
     .select((eb) => ['event_terms.term_id', eb.fn.countAll<number | string>().as('due')]);
   const uses = sql<number | string>`terms.published_count + coalesce(due.due, 0)`;
-  return db.selectFrom('terms')
+  return db
+    .selectFrom('terms')
     .leftJoin(due.as('due'), 'due.term_id', 'terms.id')
     .select(['terms.id as term_id', uses.as('uses')])
     .where(uses, '>', 0);
 }
 
 /** §3.4 `count` for many terms in one query; terms nobody uses are absent (count 0). */
-export async function publishedEventCounts(db: Db, termIds: readonly number[], nowUtc: string): Promise<Map<number, number>> {
+export async function publishedEventCounts(
+  db: Db,
+  termIds: readonly number[],
+  nowUtc: string,
+): Promise<Map<number, number>> {
   if (termIds.length === 0) return new Map();
-  const rows = await publishedUsage(db, nowUtc).where('terms.id', 'in', [...new Set(termIds)]).execute();
+  const rows = await publishedUsage(db, nowUtc)
+    .where('terms.id', 'in', [...new Set(termIds)])
+    .execute();
   return new Map(rows.map((row) => [row.term_id, Number(row.uses)]));
 }
 
@@ -104,24 +152,43 @@ export async function publishedEventCounts(db: Db, termIds: readonly number[], n
  * or an ancestor of one that is (an empty parent of a used child stays listed with `hide_empty`).
  */
 export function usedOrAncestorOfUsed(db: Db, nowUtc: string) {
-  return db.withRecursive('used(id)', (qb) => qb.selectFrom(publishedUsage(db, nowUtc).as('usage'))
-    .select('usage.term_id as id')
-    .union((inner) => inner.selectFrom('terms').innerJoin('used', 'used.id', 'terms.id')
-      .where('terms.parent_id', '!=', 0)
-      .select('terms.parent_id as id')))
-    .selectFrom('used').select('used.id');
+  return db
+    .withRecursive('used(id)', (qb) =>
+      qb
+        .selectFrom(publishedUsage(db, nowUtc).as('usage'))
+        .select('usage.term_id as id')
+        .union((inner) =>
+          inner
+            .selectFrom('terms')
+            .innerJoin('used', 'used.id', 'terms.id')
+            .where('terms.parent_id', '!=', 0)
+            .select('terms.parent_id as id'),
+        ),
+    )
+    .selectFrom('used')
+    .select('used.id');
 }
 
 /** `ids` and all their ancestors, in one recursive query (`union` stops on a damaged, cyclic hierarchy). */
 export async function loadHierarchy(db: Db, ids: readonly number[]): Promise<Hierarchy> {
   const wanted = [...new Set(ids.filter((id) => id !== 0))];
   if (wanted.length === 0) return new Map();
-  const rows = await db.withRecursive('chain(id, slug, parent_id)', (qb) => qb.selectFrom('terms')
-    .where('id', 'in', wanted)
-    .select(['id', 'slug', 'parent_id'])
-    .union((inner) => inner.selectFrom('terms').innerJoin('chain', 'chain.parent_id', 'terms.id')
-      .select(['terms.id', 'terms.slug', 'terms.parent_id'])))
-    .selectFrom('chain').selectAll().execute();
+  const rows = await db
+    .withRecursive('chain(id, slug, parent_id)', (qb) =>
+      qb
+        .selectFrom('terms')
+        .where('id', 'in', wanted)
+        .select(['id', 'slug', 'parent_id'])
+        .union((inner) =>
+          inner
+            .selectFrom('terms')
+            .innerJoin('chain', 'chain.parent_id', 'terms.id')
+            .select(['terms.id', 'terms.slug', 'terms.parent_id']),
+        ),
+    )
+    .selectFrom('chain')
+    .selectAll()
+    .execute();
   return new Map(rows.map((row) => [Number(row.id), { slug: row.slug, parent_id: Number(row.parent_id) }]));
 }
 
@@ -153,11 +220,17 @@ export async function wouldCreateCycle(db: Db, id: number, candidateParent: numb
 export async function withDescendants(db: Db, ids: readonly number[]): Promise<number[]> {
   const wanted = [...new Set(ids)];
   if (wanted.length === 0) return [];
-  const rows = await db.withRecursive('tree(id)', (qb) => qb.selectFrom('terms')
-    .where('id', 'in', wanted)
-    .select('id')
-    .union((inner) => inner.selectFrom('terms').innerJoin('tree', 'tree.id', 'terms.parent_id').select('terms.id')))
-    .selectFrom('tree').select('tree.id').execute();
+  const rows = await db
+    .withRecursive('tree(id)', (qb) =>
+      qb
+        .selectFrom('terms')
+        .where('id', 'in', wanted)
+        .select('id')
+        .union((inner) => inner.selectFrom('terms').innerJoin('tree', 'tree.id', 'terms.parent_id').select('terms.id')),
+    )
+    .selectFrom('tree')
+    .select('tree.id')
+    .execute();
   return rows.map((row) => Number(row.id));
 }
 
@@ -173,10 +246,19 @@ export async function lockTaxonomy(trx: Trx, store: Pick<Store, 'lock'>, taxonom
  * The first free slug for `base` ({@link uniqueTermSlug}); `ownSlug` is the slug of the term being renamed, which
  * does not count as taken.
  */
-export async function chooseTermSlug(db: Db, taxonomy: Taxonomy, base: string, parentSlugs: readonly string[], ownSlug?: string): Promise<string> {
+export async function chooseTermSlug(
+  db: Db,
+  taxonomy: Taxonomy,
+  base: string,
+  parentSlugs: readonly string[],
+  ownSlug?: string,
+): Promise<string> {
   // Every candidate starts with the base (a numbered one with a shortened base when the base is very long).
   const prefix = base.slice(0, 180);
-  const rows = await db.selectFrom('terms').select('slug').where('taxonomy', '=', taxonomy)
+  const rows = await db
+    .selectFrom('terms')
+    .select('slug')
+    .where('taxonomy', '=', taxonomy)
     .where(sql<boolean>`slug like ${`${escapeLike(prefix)}%`} escape '\\'`)
     .execute();
   const taken = new Set(rows.map((row) => row.slug).filter((slug) => slug !== ownSlug));
@@ -197,10 +279,17 @@ const changeTypeOf = (taxonomy: Taxonomy) => (taxonomy === 'event_category' ? 'c
  * Inserts with the first free slug (§9.3), logged as created. The unique (taxonomy, slug) index decides races: a
  * concurrent writer that took the same candidate makes the insert do nothing, and the next candidate is tried.
  */
-export async function insertTerm(trx: Trx, values: NewTerm, base: string, parentSlugs: readonly string[]): Promise<TermRow> {
+export async function insertTerm(
+  trx: Trx,
+  values: NewTerm,
+  base: string,
+  parentSlugs: readonly string[],
+): Promise<TermRow> {
   for (let attempt = 0; attempt < MAX_SLUG_ATTEMPTS; attempt++) {
     const slug = await chooseTermSlug(trx, values.taxonomy, base, parentSlugs);
-    const row = await trx.insertInto('terms').values({ ...values, slug })
+    const row = await trx
+      .insertInto('terms')
+      .values({ ...values, slug })
       .onConflict((conflict) => conflict.columns(['taxonomy', 'slug']).doNothing())
       .returningAll()
       .executeTakeFirst();
@@ -216,14 +305,26 @@ export async function insertTerm(trx: Trx, values: NewTerm, base: string, parent
  * Terms of one taxonomy with the slugs given (the batch import: slugs already made unique), through the store's row
  * writer; logged as created. Answers their ids in input order.
  */
-export async function insertTerms(trx: Trx, taxonomy: Taxonomy, rows: ReadonlyArray<Omit<Insertable<TermsTable>, 'taxonomy'>>): Promise<number[]> {
-  const ids = await storeOf(trx).insertRowsReturningIds(trx, 'terms', rows.map((row) => ({ ...row, taxonomy })));
+export async function insertTerms(
+  trx: Trx,
+  taxonomy: Taxonomy,
+  rows: ReadonlyArray<Omit<Insertable<TermsTable>, 'taxonomy'>>,
+): Promise<number[]> {
+  const ids = await storeOf(trx).insertRowsReturningIds(
+    trx,
+    'terms',
+    rows.map((row) => ({ ...row, taxonomy })),
+  );
   recordChanges(trx, changeTypeOf(taxonomy), ids, 'created');
   return ids;
 }
 
 /** The name, description or parent of a term; nothing when none is given. */
-export async function updateTermRow(trx: Trx, id: number, changes: Updateable<Pick<TermsTable, 'name' | 'description' | 'parent_id'>>): Promise<void> {
+export async function updateTermRow(
+  trx: Trx,
+  id: number,
+  changes: Updateable<Pick<TermsTable, 'name' | 'description' | 'parent_id'>>,
+): Promise<void> {
   if (Object.keys(changes).length === 0) return;
   await trx.updateTable('terms').set(changes).where('id', '=', id).execute();
 }
@@ -231,22 +332,34 @@ export async function updateTermRow(trx: Trx, id: number, changes: Updateable<Pi
 /** Adds each delta to its term's published count, in term id order (two writes touching the same terms then lock them in the same order: no deadlock). */
 export async function addToPublishedCounts(trx: Trx, deltas: ReadonlyMap<number, number>): Promise<void> {
   for (const [termId, delta] of [...deltas].sort(([a], [b]) => a - b)) {
-    if (delta !== 0) await trx.updateTable('terms').set({ published_count: sql`published_count + ${delta}` }).where('id', '=', termId).execute();
+    if (delta !== 0)
+      await trx
+        .updateTable('terms')
+        .set({ published_count: sql`published_count + ${delta}` })
+        .where('id', '=', termId)
+        .execute();
   }
 }
 
 /** Replaces an event's terms of one taxonomy (ids of other taxonomies are ignored). */
 export async function setEventTerms(trx: Trx, eventId: number, taxonomy: Taxonomy, termIds: number[]): Promise<void> {
-  await trx.deleteFrom('event_terms').where('event_id', '=', eventId)
+  await trx
+    .deleteFrom('event_terms')
+    .where('event_id', '=', eventId)
     .where('term_id', 'in', trx.selectFrom('terms').select('id').where('taxonomy', '=', taxonomy))
     .execute();
   const wanted = [...new Set(termIds)].filter(isRowId);
   if (wanted.length === 0) return;
-  await trx.insertInto('event_terms').columns(['event_id', 'term_id'])
-    .expression(trx.selectFrom('terms')
-      .select([sql<number>`cast(${eventId} as integer)`.as('event_id'), 'id as term_id'])
-      .where('taxonomy', '=', taxonomy)
-      .where('id', 'in', wanted))
+  await trx
+    .insertInto('event_terms')
+    .columns(['event_id', 'term_id'])
+    .expression(
+      trx
+        .selectFrom('terms')
+        .select([sql<number>`cast(${eventId} as integer)`.as('event_id'), 'id as term_id'])
+        .where('taxonomy', '=', taxonomy)
+        .where('id', 'in', wanted),
+    )
     .execute();
 }
 
@@ -254,10 +367,18 @@ export async function setEventTerms(trx: Trx, eventId: number, taxonomy: Taxonom
  * The terms of new events (the batch import), through the store's row writer, with the counts of their terms: each
  * event says whether it is stored as published, so the counts need no read-back.
  */
-export async function insertNewEventTerms(trx: Trx, events: ReadonlyArray<{ eventId: number; published: boolean; termIds: readonly number[] }>): Promise<void> {
-  await storeOf(trx).insertRows(trx, 'event_terms', events.flatMap(({ eventId, termIds }) => termIds.map((termId) => ({ event_id: eventId, term_id: termId }))));
+export async function insertNewEventTerms(
+  trx: Trx,
+  events: ReadonlyArray<{ eventId: number; published: boolean; termIds: readonly number[] }>,
+): Promise<void> {
+  await storeOf(trx).insertRows(
+    trx,
+    'event_terms',
+    events.flatMap(({ eventId, termIds }) => termIds.map((termId) => ({ event_id: eventId, term_id: termId }))),
+  );
   const deltas = new Map<number, number>();
-  for (const { published, termIds } of events) if (published) for (const termId of termIds) deltas.set(termId, (deltas.get(termId) ?? 0) + 1);
+  for (const { published, termIds } of events)
+    if (published) for (const termId of termIds) deltas.set(termId, (deltas.get(termId) ?? 0) + 1);
   await addToPublishedCounts(trx, deltas);
 }
 
@@ -265,15 +386,27 @@ export async function insertNewEventTerms(trx: Trx, events: ReadonlyArray<{ even
  * The series' terms of `taxonomies` copied onto its occurrences `ids` (replacing theirs). No count changes: a series
  * counts once, by its own row (D25).
  */
-export async function copySeriesTerms(trx: Trx, seriesId: number, ids: readonly number[], taxonomies: readonly Taxonomy[]): Promise<void> {
+export async function copySeriesTerms(
+  trx: Trx,
+  seriesId: number,
+  ids: readonly number[],
+  taxonomies: readonly Taxonomy[],
+): Promise<void> {
   if (taxonomies.length === 0) return;
   const ofTaxonomies = trx.selectFrom('terms').select('terms.id').where('terms.taxonomy', 'in', taxonomies);
   await trx.deleteFrom('event_terms').where('event_id', 'in', ids).where('term_id', 'in', ofTaxonomies).execute();
-  await trx.insertInto('event_terms').columns(['event_id', 'term_id'])
-    .expression((eb) => eb.selectFrom('events').crossJoin('event_terms')
-      .select(['events.id', 'event_terms.term_id'])
-      .where('event_terms.event_id', '=', seriesId).where('events.id', 'in', ids)
-      .where('event_terms.term_id', 'in', ofTaxonomies))
+  await trx
+    .insertInto('event_terms')
+    .columns(['event_id', 'term_id'])
+    .expression((eb) =>
+      eb
+        .selectFrom('events')
+        .crossJoin('event_terms')
+        .select(['events.id', 'event_terms.term_id'])
+        .where('event_terms.event_id', '=', seriesId)
+        .where('events.id', 'in', ids)
+        .where('event_terms.term_id', 'in', ofTaxonomies),
+    )
     .execute();
 }
 
@@ -283,7 +416,12 @@ export async function copySeriesTerms(trx: Trx, seriesId: number, ids: readonly 
  */
 export async function setTermSlug(trx: Trx, row: TermRow, slug: string): Promise<boolean> {
   if (slug === row.slug) return true;
-  const holder = await trx.selectFrom('terms').select('id').where('taxonomy', '=', row.taxonomy).where('slug', '=', slug).executeTakeFirst();
+  const holder = await trx
+    .selectFrom('terms')
+    .select('id')
+    .where('taxonomy', '=', row.taxonomy)
+    .where('slug', '=', slug)
+    .executeTakeFirst();
   if (holder) return false;
   try {
     await trx.updateTable('terms').set({ slug }).where('id', '=', row.id).execute();
@@ -297,7 +435,12 @@ export async function setTermSlug(trx: Trx, row: TermRow, slug: string): Promise
 /** §9.5: permanent; the term leaves every event and its children move up to its parent. Logged as deleted. */
 export async function deleteTerm(trx: Trx, row: TermRow): Promise<void> {
   await trx.deleteFrom('event_terms').where('term_id', '=', row.id).execute();
-  await trx.updateTable('terms').set({ parent_id: row.parent_id }).where('taxonomy', '=', row.taxonomy).where('parent_id', '=', row.id).execute();
+  await trx
+    .updateTable('terms')
+    .set({ parent_id: row.parent_id })
+    .where('taxonomy', '=', row.taxonomy)
+    .where('parent_id', '=', row.id)
+    .execute();
   await trx.deleteFrom('terms').where('id', '=', row.id).execute();
   recordChange(trx, { type: changeTypeOf(row.taxonomy), id: row.id, action: 'deleted' });
 }

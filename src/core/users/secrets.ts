@@ -20,14 +20,17 @@ const FAST_SCHEME = 'hmac-sha256';
  * (ADMIN_PASSWORD, wrong human-typed passwords) are cheap.
  */
 export function setScryptCostForTests(N: number | null): void {
-  if (N !== null && (!Number.isInteger(N) || N < 2 || (N & (N - 1)) !== 0)) throw new Error('scrypt N must be a power of two ≥ 2');
+  if (N !== null && (!Number.isInteger(N) || N < 2 || (N & (N - 1)) !== 0))
+    throw new Error('scrypt N must be a power of two ≥ 2');
   scryptCost = N === null ? PRODUCTION_SCRYPT : { ...PRODUCTION_SCRYPT, N };
   dummySlowHash = undefined;
 }
 
 function derive(secret: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    scrypt(secret, salt, KEY_LENGTH, { ...options, maxmem: 64 * 1024 * 1024 }, (error, key) => (error ? reject(error) : resolve(key)));
+    scrypt(secret, salt, KEY_LENGTH, { ...options, maxmem: 64 * 1024 * 1024 }, (error, key) =>
+      error ? reject(error) : resolve(key),
+    );
   });
 }
 

@@ -27,7 +27,9 @@ export interface AppPasswordRow {
 const nowUtc = () => new Date().toISOString().slice(0, 19).replace('T', ' ');
 
 export async function findUserByLogin(db: Db, login: string): Promise<UserRow | undefined> {
-  return (await db.selectFrom('users').selectAll().where('login', '=', login).executeTakeFirst()) as UserRow | undefined;
+  return (await db.selectFrom('users').selectAll().where('login', '=', login).executeTakeFirst()) as
+    | UserRow
+    | undefined;
 }
 
 export async function findUserById(db: Db, id: number): Promise<UserRow | undefined> {
@@ -41,7 +43,8 @@ export async function countUsers(db: Db): Promise<number> {
 }
 
 export async function createUser(db: Db, login: string, role: Role, displayName = login): Promise<UserRow> {
-  return (await db.insertInto('users')
+  return (await db
+    .insertInto('users')
     .values({ login, role, display_name: displayName, created_utc: nowUtc() })
     .returningAll()
     .executeTakeFirstOrThrow()) as UserRow;
@@ -74,21 +77,35 @@ export async function deleteUser(store: Store, id: number, heirId: number): Prom
  * human-`chosen` one (ADMIN_PASSWORD) with scrypt. A secret that does not have the generated shape is always hashed
  * with scrypt, whatever it is called.
  */
-export async function createAppPassword(db: Db, userId: number, name: string, secret: string,
-  kind: 'generated' | 'chosen' = 'generated'): Promise<AppPasswordRow> {
-  const hash = kind === 'generated' && isGeneratedShape(secret) ? hashGeneratedSecret(secret) : await hashSecret(secret);
-  return (await db.insertInto('app_passwords')
+export async function createAppPassword(
+  db: Db,
+  userId: number,
+  name: string,
+  secret: string,
+  kind: 'generated' | 'chosen' = 'generated',
+): Promise<AppPasswordRow> {
+  const hash =
+    kind === 'generated' && isGeneratedShape(secret) ? hashGeneratedSecret(secret) : await hashSecret(secret);
+  return (await db
+    .insertInto('app_passwords')
     .values({ user_id: userId, name, hash, created_utc: nowUtc(), last_used_utc: null })
     .returningAll()
     .executeTakeFirstOrThrow()) as AppPasswordRow;
 }
 
 export async function listAppPasswords(db: Db, userId: number): Promise<AppPasswordRow[]> {
-  return (await db.selectFrom('app_passwords').selectAll().where('user_id', '=', userId).orderBy('id').execute()) as AppPasswordRow[];
+  return (await db
+    .selectFrom('app_passwords')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .orderBy('id')
+    .execute()) as AppPasswordRow[];
 }
 
 export async function findAppPassword(db: Db, id: number): Promise<AppPasswordRow | undefined> {
-  return (await db.selectFrom('app_passwords').selectAll().where('id', '=', id).executeTakeFirst()) as AppPasswordRow | undefined;
+  return (await db.selectFrom('app_passwords').selectAll().where('id', '=', id).executeTakeFirst()) as
+    | AppPasswordRow
+    | undefined;
 }
 
 export async function revokeAppPassword(db: Db, id: number): Promise<boolean> {
@@ -105,6 +122,11 @@ export async function touchAppPassword(db: Db, id: number, at: string): Promise<
  * process's upgrade meanwhile wins. True when this call replaced it.
  */
 export async function replaceAppPasswordHash(db: Db, id: number, previous: string, hash: string): Promise<boolean> {
-  const result = await db.updateTable('app_passwords').set({ hash }).where('id', '=', id).where('hash', '=', previous).executeTakeFirst();
+  const result = await db
+    .updateTable('app_passwords')
+    .set({ hash })
+    .where('id', '=', id)
+    .where('hash', '=', previous)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }

@@ -24,7 +24,21 @@ export const venueKind: LinkedPostKind = {
   collection: 'venues',
   nameKey: 'venue',
   metaTable: 'venues',
-  fieldNames: ['address', 'city', 'country', 'province', 'state', 'zip', 'phone', 'website', 'stateprovince', 'show_map', 'show_map_link', 'geo_lat', 'geo_lng'],
+  fieldNames: [
+    'address',
+    'city',
+    'country',
+    'province',
+    'state',
+    'zip',
+    'phone',
+    'website',
+    'stateprovince',
+    'show_map',
+    'show_map_link',
+    'geo_lat',
+    'geo_lng',
+  ],
   searchColumns: ['address', 'city', 'province', 'state', 'stateprovince', 'zip', 'phone'],
   keepWhenEmpty: ['geo_lat', 'geo_lng'],
 
@@ -32,12 +46,19 @@ export const venueKind: LinkedPostKind = {
     const text = sentText(sent, [...VENUE_TEXT_FIELDS, 'website']);
     const get = (name: string) => text[name] ?? '';
     return {
-      address: get('address'), city: get('city'), country: get('country'), province: get('province'), state: get('state'),
-      zip: get('zip'), phone: get('phone'), website: get('website'),
+      address: get('address'),
+      city: get('city'),
+      country: get('country'),
+      province: get('province'),
+      state: get('state'),
+      zip: get('zip'),
+      phone: get('phone'),
+      website: get('website'),
       stateprovince: text.stateprovince ?? deriveStateProvince(get('state'), get('province'), get('country')),
       show_map: sent.show_map === undefined ? 1 : flag(sent.show_map),
       show_map_link: sent.show_map_link === undefined ? 1 : flag(sent.show_map_link),
-      geo_lat: null, geo_lng: null,
+      geo_lat: null,
+      geo_lng: null,
       ...coordinates(sent),
     };
   },
@@ -50,9 +71,17 @@ export const venueKind: LinkedPostKind = {
   },
 
   fields: (meta) => ({
-    address: meta.address, city: meta.city, country: meta.country, province: meta.province, state: meta.state,
-    zip: meta.zip, phone: meta.phone, website: meta.website, stateprovince: meta.stateprovince,
-    geo_lat: meta.geo_lat, geo_lng: meta.geo_lng,
+    address: meta.address,
+    city: meta.city,
+    country: meta.country,
+    province: meta.province,
+    state: meta.state,
+    zip: meta.zip,
+    phone: meta.phone,
+    website: meta.website,
+    stateprovince: meta.stateprovince,
+    geo_lat: meta.geo_lat,
+    geo_lng: meta.geo_lng,
   }),
 
   fieldSchemas: {
@@ -66,7 +95,11 @@ export const venueKind: LinkedPostKind = {
     website: Type.String({ description: 'The venue website.' }),
     stateprovince: Type.String({ description: 'State or province, as shown on event pages.' }),
     geo_lat: Type.Number({ minimum: -90, maximum: 90, description: 'Latitude; present whenever stored, 0 included.' }),
-    geo_lng: Type.Number({ minimum: -180, maximum: 180, description: 'Longitude; present whenever stored, 0 included.' }),
+    geo_lng: Type.Number({
+      minimum: -180,
+      maximum: 180,
+      description: 'Longitude; present whenever stored, 0 included.',
+    }),
   },
 
   trailing: (meta) => ({ show_map: meta.show_map === 1, show_map_link: meta.show_map_link === 1 }),
@@ -90,7 +123,8 @@ export const venueKind: LinkedPostKind = {
     put(place, 'description', item.description);
     put(place, 'url', item.url);
     if (Object.keys(address).length > 1) place.address = address;
-    if (meta.geo_lat !== null && meta.geo_lng !== null) place.geo = { '@type': 'GeoCoordinates', latitude: meta.geo_lat, longitude: meta.geo_lng };
+    if (meta.geo_lat !== null && meta.geo_lng !== null)
+      place.geo = { '@type': 'GeoCoordinates', latitude: meta.geo_lat, longitude: meta.geo_lng };
     put(place, 'telephone', meta.phone);
     put(place, 'sameAs', meta.website);
     return place;

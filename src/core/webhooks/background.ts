@@ -27,10 +27,12 @@ function startWebhookThread(store: Store, log: FastifyBaseLogger): WebhookThread
     workerData: { env: { ...process.env }, activity: requestActivity.buffer },
   });
   let exited = false;
-  const exit = new Promise<void>((resolve) => thread.once('exit', () => {
-    exited = true;
-    resolve();
-  }));
+  const exit = new Promise<void>((resolve) =>
+    thread.once('exit', () => {
+      exited = true;
+      resolve();
+    }),
+  );
   let wakePending = false;
   const unsubscribe = onChangesCommitted(store, () => {
     // One message per burst of commits: the thread batches anyway.
@@ -44,7 +46,8 @@ function startWebhookThread(store: Store, log: FastifyBaseLogger): WebhookThread
   const ready = new Promise<void>((resolve, reject) => {
     thread.on('message', (message: { type: string; message?: string; fields?: Record<string, unknown> }) => {
       if (message.type === 'started') resolve();
-      else if (message.type === 'error') log.warn({ error: message.message }, 'webhook delivery worker: a run failed; tried again at the next wake-up');
+      else if (message.type === 'error')
+        log.warn({ error: message.message }, 'webhook delivery worker: a run failed; tried again at the next wake-up');
       else if (message.type === 'warn') log.warn(message.fields, message.message);
     });
     thread.once('error', (error) => {
@@ -68,7 +71,8 @@ function startWebhookThread(store: Store, log: FastifyBaseLogger): WebhookThread
 export function startWebhooks(store: Store, config: Config, log: FastifyBaseLogger): WebhookThread {
   if (store.writers === 'many') return startWebhookThread(store, log);
   const worker = new WebhookWorker(store, config, {
-    onError: (error) => log.warn({ err: error }, 'webhook delivery worker: a run failed; tried again at the next wake-up'),
+    onError: (error) =>
+      log.warn({ err: error }, 'webhook delivery worker: a run failed; tried again at the next wake-up'),
     log,
     busy: () => requestActivity.busy,
   });

@@ -9,7 +9,12 @@ const JITTER = 0.1;
  * When to try again after `failures` failed attempts (1 after the first), the first made at `firstAttemptMs`; null:
  * give up. `random` in [0, 1) gives the jitter.
  */
-export function nextAttemptAt(failures: number, firstAttemptMs: number, nowMs: number, random: () => number = Math.random): number | null {
+export function nextAttemptAt(
+  failures: number,
+  firstAttemptMs: number,
+  nowMs: number,
+  random: () => number = Math.random,
+): number | null {
   const base = failures <= RETRY_DELAYS_MS.length ? RETRY_DELAYS_MS[failures - 1] : LATER_RETRY_MS;
   const delay = Math.round(base * (1 - JITTER + 2 * JITTER * random()));
   const at = nowMs + delay;

@@ -40,61 +40,93 @@ export type Sender = (request: SendRequest) => Promise<SendResult>;
  * Connections are kept alive and reused between deliveries to the same receiver (a socket is checked once, when it
  * connects: the SSRF lookup runs then).
  */
-const agents = { 'http:': new http.Agent({ keepAlive: true, maxSockets: 16 }), 'https:': new https.Agent({ keepAlive: true, maxSockets: 16 }) };
+const agents = {
+  'http:': new http.Agent({ keepAlive: true, maxSockets: 16 }),
+  'https:': new https.Agent({ keepAlive: true, maxSockets: 16 }),
+};
 
-export const sendWebhook: Sender = (request) => new Promise((resolve) => {
-  const started = performance.now();
-  let settled = false;
-  const finish = (result: Omit<SendResult, 'durationMs'>) => {
-    if (settled) return;
-    settled = true;
-    clearTimeout(timer);
-    resolve({ ...result, durationMs: Math.round(performance.now() - started) });
-  };
-  let url: URL;
-  try {
-    url = new URL(request.url);
-  } catch {
-    return resolve({ ok: false, status: null, durationMs: 0, error: 'invalid URL', errorCode: 'ERR_INVALID_URL', body: '' });
-  }
-  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-  if (!request.allowPrivate && isIP(host) !== 0 && isBlockedAddress(host)) {
-    return resolve({ ok: false, status: null, durationMs: 0, error: `${host} is an address webhooks may not reach`, errorCode: BLOCKED_ADDRESS, body: '' });
-  }
-  const client = url.protocol === 'https:' ? https : http;
-  const req = client.request(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'user-agent': 'calendar-events-webhooks/1', ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
-    ...(request.allowPrivate ? {} : { lookup: safeLookup }),
-    agent: agents[url.protocol as 'http:' | 'https:'],
-    maxHeaderSize: MAX_ANSWER_HEADER_BYTES,
-  });
-  const timer = setTimeout(() => {
-    req.destroy(Object.assign(new Error(`no answer within ${request.timeoutMs} ms`), { code: 'ETIMEDOUT' }));
-  }, request.timeoutMs);
-  req.on('error', (error) => finish({ ok: false, status: null, error: error.message, errorCode: codeOf(error), body: '' }));
-  req.on('response', (res) => {
-    const chunks: Buffer[] = [];
-    let kept = 0;
-    const answered = () => {
-      const status = res.statusCode ?? 0;
-      const body = new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks)).replace(/\uFFFD$/, '');
-      const ok = status >= 200 && status < 300;
-      finish({ ok, status, error: ok ? '' : status >= 300 && status < 400 ? `redirect (${status}) not followed` : `answered ${status}`, body });
+export const sendWebhook: Sender = (request) =>
+  new Promise((resolve) => {
+    const started = performance.now();
+    let settled = false;
+    const finish = (result: Omit<SendResult, 'durationMs'>) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve({ ...result, durationMs: Math.round(performance.now() - started) });
     };
-    res.on('data', (chunk: Buffer) => {
-      const room = MAX_STORED_BODY_BYTES - kept;
-      chunks.push(chunk.subarray(0, room));
-      kept += Math.min(chunk.length, room);
-      // The status decided the outcome already: what the body says beyond what is kept is not read. A body that
-      // ends within the limit is read to its end instead, so that its connection can be reused.
-      if (chunk.length > room) {
-        answered();
-        res.destroy();
-      }
+    let url: URL;
+    try {
+      url = new URL(request.url);
+    } catch {
+      return resolve({
+        ok: false,
+        status: null,
+        durationMs: 0,
+        error: 'invalid URL',
+        errorCode: 'ERR_INVALID_URL',
+        body: '',
+      });
+    }
+    const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+    if (!request.allowPrivate && isIP(host) !== 0 && isBlockedAddress(host)) {
+      return resolve({
+        ok: false,
+        status: null,
+        durationMs: 0,
+        error: `${host} is an address webhooks may not reach`,
+        errorCode: BLOCKED_ADDRESS,
+        body: '',
+      });
+    }
+    const client = url.protocol === 'https:' ? https : http;
+    const req = client.request(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'calendar-events-webhooks/1',
+        ...request.headers,
+        'content-length': String(Buffer.byteLength(request.body)),
+      },
+      ...(request.allowPrivate ? {} : { lookup: safeLookup }),
+      agent: agents[url.protocol as 'http:' | 'https:'],
+      maxHeaderSize: MAX_ANSWER_HEADER_BYTES,
     });
-    res.on('error', (error) => finish({ ok: false, status: res.statusCode ?? null, error: error.message, errorCode: codeOf(error), body: '' }));
-    res.on('end', answered);
+    const timer = setTimeout(() => {
+      req.destroy(Object.assign(new Error(`no answer within ${request.timeoutMs} ms`), { code: 'ETIMEDOUT' }));
+    }, request.timeoutMs);
+    req.on('error', (error) =>
+      finish({ ok: false, status: null, error: error.message, errorCode: codeOf(error), body: '' }),
+    );
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      let kept = 0;
+      const answered = () => {
+        const status = res.statusCode ?? 0;
+        const body = new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks)).replace(/\uFFFD$/, '');
+        const ok = status >= 200 && status < 300;
+        finish({
+          ok,
+          status,
+          error: ok ? '' : status >= 300 && status < 400 ? `redirect (${status}) not followed` : `answered ${status}`,
+          body,
+        });
+      };
+      res.on('data', (chunk: Buffer) => {
+        const room = MAX_STORED_BODY_BYTES - kept;
+        chunks.push(chunk.subarray(0, room));
+        kept += Math.min(chunk.length, room);
+        // The status decided the outcome already: what the body says beyond what is kept is not read. A body that
+        // ends within the limit is read to its end instead, so that its connection can be reused.
+        if (chunk.length > room) {
+          answered();
+          res.destroy();
+        }
+      });
+      res.on('error', (error) =>
+        finish({ ok: false, status: res.statusCode ?? null, error: error.message, errorCode: codeOf(error), body: '' }),
+      );
+      res.on('end', answered);
+    });
+    req.end(request.body);
   });
-  req.end(request.body);
-});

@@ -11,7 +11,9 @@ import type { Selectable } from 'kysely';
 const ITEM_TYPES = ['event', 'venue', 'organizer', 'category', 'tag'] as const;
 const ACTIONS = ['created', 'updated', 'trashed', 'restored', 'deleted'] as const;
 /** Every event type a subscription may select, `*` aside. */
-export const EVENT_TYPES: readonly string[] = ITEM_TYPES.flatMap((type) => ACTIONS.map((action) => `${type}.${action}`));
+export const EVENT_TYPES: readonly string[] = ITEM_TYPES.flatMap((type) =>
+  ACTIONS.map((action) => `${type}.${action}`),
+);
 export const ALL_EVENTS = '*';
 
 type WebhookRow = Selectable<WebhooksTable>;
@@ -37,12 +39,15 @@ export const toSubscription = (row: WebhookRow): Subscription => ({
 });
 
 /** Whether a subscription selecting `events` wants `eventType`. */
-export const selects = (events: readonly string[], eventType: string) => events.includes(ALL_EVENTS) || events.includes(eventType);
+export const selects = (events: readonly string[], eventType: string) =>
+  events.includes(ALL_EVENTS) || events.includes(eventType);
 
 /** The first entry of `events` that is not an event type, if any. */
-export const unknownEventType = (events: readonly string[]) => events.find((event) => event !== ALL_EVENTS && !EVENT_TYPES.includes(event));
+export const unknownEventType = (events: readonly string[]) =>
+  events.find((event) => event !== ALL_EVENTS && !EVENT_TYPES.includes(event));
 
-export const findWebhook = (db: Db, id: number) => db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst();
+export const findWebhook = (db: Db, id: number) =>
+  db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst();
 
 export const listWebhooks = (db: Db) => db.selectFrom('webhooks').selectAll().orderBy('id').execute();
 
@@ -54,38 +59,56 @@ interface NewSubscription {
 }
 
 /** Creates a subscription; returns it with its secret (the only time the secret leaves the service). */
-export async function createWebhook(store: Store, input: NewSubscription, now: Date): Promise<{ row: WebhookRow; secret: string }> {
+export async function createWebhook(
+  store: Store,
+  input: NewSubscription,
+  now: Date,
+): Promise<{ row: WebhookRow; secret: string }> {
   const secret = generateSecret();
   const at = formatAt(now);
   const row = await store.transaction(async (trx) => {
     const cursor = await latestSeq(trx);
-    return trx.insertInto('webhooks').values({
-      url: input.url,
-      events: JSON.stringify([...new Set(input.events)]),
-      active: input.active ? 1 : 0,
-      description: input.description,
-      secret,
-      cursor,
-      created_utc: at,
-      modified_utc: at,
-    }).returningAll().executeTakeFirstOrThrow();
+    return trx
+      .insertInto('webhooks')
+      .values({
+        url: input.url,
+        events: JSON.stringify([...new Set(input.events)]),
+        active: input.active ? 1 : 0,
+        description: input.description,
+        secret,
+        cursor,
+        created_utc: at,
+        modified_utc: at,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
   });
   return { row, secret };
 }
 
-export async function updateWebhook(store: Store, id: number, input: Partial<NewSubscription>, now: Date): Promise<WebhookRow | undefined> {
+export async function updateWebhook(
+  store: Store,
+  id: number,
+  input: Partial<NewSubscription>,
+  now: Date,
+): Promise<WebhookRow | undefined> {
   return store.transaction(async (trx) => {
     const current = await findWebhook(trx, id);
     if (!current) return undefined;
     const resuming = input.active === true && current.active === 0;
-    return trx.updateTable('webhooks').set({
-      ...(input.url !== undefined ? { url: input.url } : {}),
-      ...(input.events !== undefined ? { events: JSON.stringify([...new Set(input.events)]) } : {}),
-      ...(input.active !== undefined ? { active: input.active ? 1 : 0 } : {}),
-      ...(input.description !== undefined ? { description: input.description } : {}),
-      ...(resuming ? { cursor: await latestSeq(trx) } : {}),
-      modified_utc: formatAt(now),
-    }).where('id', '=', id).returningAll().executeTakeFirst();
+    return trx
+      .updateTable('webhooks')
+      .set({
+        ...(input.url !== undefined ? { url: input.url } : {}),
+        ...(input.events !== undefined ? { events: JSON.stringify([...new Set(input.events)]) } : {}),
+        ...(input.active !== undefined ? { active: input.active ? 1 : 0 } : {}),
+        ...(input.description !== undefined ? { description: input.description } : {}),
+        ...(resuming ? { cursor: await latestSeq(trx) } : {}),
+        modified_utc: formatAt(now),
+      })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirst();
   });
 }
 

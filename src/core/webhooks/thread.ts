@@ -13,7 +13,11 @@ const config = loadConfig(data.env);
 const activity = new RequestActivity(data.activity);
 const store = await openStore(config.database);
 const worker = new WebhookWorker(store, config, {
-  onError: (error) => port.postMessage({ type: 'error', message: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
+  onError: (error) =>
+    port.postMessage({
+      type: 'error',
+      message: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    }),
   // The main thread's logger writes these, with the process's other lines.
   log: { warn: (fields, message) => port.postMessage({ type: 'warn', fields, message }) },
   // The main thread's requests: deliveries yield to them (worker.ts YIELD_FACTOR).

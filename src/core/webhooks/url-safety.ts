@@ -9,16 +9,35 @@ import { isAbsoluteUrl } from '../../domain/urls.ts';
 
 const blocked = new BlockList();
 for (const [network, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15],
-  ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) blocked.addSubnet(network, prefix, 'ipv4');
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  blocked.addSubnet(network, prefix, 'ipv4');
 for (const [network, prefix] of [
-  ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8], ['2001:db8::', 32], ['100::', 64],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['fec0::', 10],
+  ['ff00::', 8],
+  ['2001:db8::', 32],
+  ['100::', 64],
   // Local-use NAT64 (RFC 8215): its translator is inside the network whatever IPv4 address it is given, and the
   // operator's prefix length (which says where that address sits) cannot be known from here.
   ['64:ff9b:1::', 48],
-] as const) blocked.addSubnet(network, prefix, 'ipv6');
+] as const)
+  blocked.addSubnet(network, prefix, 'ipv6');
 
 /** The eight 16-bit groups of an IPv6 address (`isIP(address) === 6`), a zone index dropped. */
 function ipv6Groups(address: string): number[] {
@@ -53,7 +72,8 @@ export function embeddedIpv4Addresses(address: string): string[] {
   if (zeroFrom(0, 4) && groups[4] === 0xffff && groups[5] === 0) return [last32Bits];
   if (groups[0] === 0x64 && groups[1] === 0xff9b && zeroFrom(2, 6)) return [last32Bits];
   if (groups[0] === 0x2002) return [ipv4Of(groups[1], groups[2])];
-  if (groups[0] === 0x2001 && groups[1] === 0) return [ipv4Of(groups[2], groups[3]), ipv4Of(groups[6] ^ 0xffff, groups[7] ^ 0xffff)];
+  if (groups[0] === 0x2001 && groups[1] === 0)
+    return [ipv4Of(groups[2], groups[3]), ipv4Of(groups[6] ^ 0xffff, groups[7] ^ 0xffff)];
   return [];
 }
 
@@ -86,15 +106,22 @@ export function parseWebhookUrl(text: string): URL {
 
 export type Resolver = (hostname: string) => Promise<string[]>;
 
-const systemResolver: Resolver = (hostname) => new Promise((resolve, reject) => {
-  dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => (error ? reject(error) : resolve(addresses.map((entry) => entry.address))));
-});
+const systemResolver: Resolver = (hostname) =>
+  new Promise((resolve, reject) => {
+    dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) =>
+      error ? reject(error) : resolve(addresses.map((entry) => entry.address)),
+    );
+  });
 
 /**
  * Subscription-time check: the URL's scheme, then (unless `allowPrivate`) every address its host resolves to. Throws
  * UnsafeUrlError with a message for the client.
  */
-export async function checkWebhookUrl(text: string, allowPrivate: boolean, resolve: Resolver = systemResolver): Promise<URL> {
+export async function checkWebhookUrl(
+  text: string,
+  allowPrivate: boolean,
+  resolve: Resolver = systemResolver,
+): Promise<URL> {
   const url = parseWebhookUrl(text);
   if (allowPrivate) return url;
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
@@ -109,7 +136,10 @@ export async function checkWebhookUrl(text: string, allowPrivate: boolean, resol
   }
   if (addresses.length === 0) throw new UnsafeUrlError(`url's host ${host} does not resolve.`);
   const bad = addresses.find(isBlockedAddress);
-  if (bad !== undefined) throw new UnsafeUrlError(`url resolves to ${bad}, a loopback, private, link-local or reserved address, which webhooks may not reach.`);
+  if (bad !== undefined)
+    throw new UnsafeUrlError(
+      `url resolves to ${bad}, a loopback, private, link-local or reserved address, which webhooks may not reach.`,
+    );
   return url;
 }
 
@@ -122,8 +152,16 @@ export const safeLookup: LookupFunction = (hostname, options, callback) => {
     if (error) return callback(error, '', 0);
     const list = addresses as unknown as Array<{ address: string; family: number }>;
     const bad = list.find((entry) => isBlockedAddress(entry.address));
-    if (bad) return callback(Object.assign(new UnsafeUrlError(`${hostname} resolves to ${bad.address}, which webhooks may not reach`), { code: BLOCKED_ADDRESS }), '', 0);
-    if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: typeof list) => void)(null, list);
+    if (bad)
+      return callback(
+        Object.assign(new UnsafeUrlError(`${hostname} resolves to ${bad.address}, which webhooks may not reach`), {
+          code: BLOCKED_ADDRESS,
+        }),
+        '',
+        0,
+      );
+    if ((options as { all?: boolean }).all)
+      return (callback as unknown as (e: null, a: typeof list) => void)(null, list);
     callback(null, list[0].address, list[0].family);
   });
 };

@@ -137,7 +137,8 @@ export class WebhookWorker {
     this.send = options.send ?? sendWebhook;
     this.batchSize = options.batchSize ?? 100;
     this.batchDelayMs = options.batchDelayMs ?? 20;
-    this.onError = options.onError ?? ((error) => process.emitWarning(error instanceof Error ? error : new Error(String(error))));
+    this.onError =
+      options.onError ?? ((error) => process.emitWarning(error instanceof Error ? error : new Error(String(error))));
     this.log = options.log ?? UNREAD_LOG;
     this.busy = options.busy ?? (() => false);
     this.pause = options.pause ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
@@ -184,10 +185,14 @@ export class WebhookWorker {
     }
     if (this.scheduled) return;
     if (delayMs > 0) {
-      this.scheduled = setTimeout(() => this.detached(() => {
-        this.scheduled = undefined;
-        this.wake();
-      }), delayMs);
+      this.scheduled = setTimeout(
+        () =>
+          this.detached(() => {
+            this.scheduled = undefined;
+            this.wake();
+          }),
+        delayMs,
+      );
       return;
     }
     this.running = this.detached(async () => {
@@ -220,7 +225,8 @@ export class WebhookWorker {
         const started = performance.now();
         await this.record(await Promise.all(claimed.map((delivery) => this.attempt(delivery))));
         attempted += claimed.length;
-        if (this.busy() && !this.stopping) await this.pause(Math.min(MAX_YIELD_MS, (performance.now() - started) * YIELD_FACTOR));
+        if (this.busy() && !this.stopping)
+          await this.pause(Math.min(MAX_YIELD_MS, (performance.now() - started) * YIELD_FACTOR));
       }
       if (read < this.batchSize && claimed.length === 0) return attempted;
     }
@@ -237,10 +243,19 @@ export class WebhookWorker {
     const settledBefore = nowMs - this.config.changesRetentionDays * DAY_MS;
     let pruned = 0;
     for (;;) {
-      const result = await this.tx((trx) => trx.deleteFrom('webhook_deliveries')
-        .where('id', 'in', (eb) => eb.selectFrom('webhook_deliveries').select('id')
-          .where('status', 'in', ['succeeded', 'failed']).where('created_ms', '<', settledBefore).limit(PRUNE_BATCH))
-        .executeTakeFirst());
+      const result = await this.tx((trx) =>
+        trx
+          .deleteFrom('webhook_deliveries')
+          .where('id', 'in', (eb) =>
+            eb
+              .selectFrom('webhook_deliveries')
+              .select('id')
+              .where('status', 'in', ['succeeded', 'failed'])
+              .where('created_ms', '<', settledBefore)
+              .limit(PRUNE_BATCH),
+          )
+          .executeTakeFirst(),
+      );
       const deleted = Number(result.numDeletedRows);
       pruned += deleted;
       if (deleted < PRUNE_BATCH || this.stopping) return pruned;
@@ -269,11 +284,19 @@ export class WebhookWorker {
       order by e.seq limit 1), ${nowMs})`;
     await this.tx(async (trx) => {
       await this.store.lock(trx, 'webhooks:enqueue');
-      const subscriptions = await trx.selectFrom('webhooks').select(['id', 'events', 'cursor']).where('active', '=', 1).where('cursor', '<', last).execute();
+      const subscriptions = await trx
+        .selectFrom('webhooks')
+        .select(['id', 'events', 'cursor'])
+        .where('active', '=', 1)
+        .where('cursor', '<', last)
+        .execute();
       const rows = subscriptions.flatMap((subscription) => {
         const events = JSON.parse(subscription.events) as string[];
         return changes
-          .filter((change: CommittedChange) => change.seq > Number(subscription.cursor) && selects(events, `${change.type}.${change.action}`))
+          .filter(
+            (change: CommittedChange) =>
+              change.seq > Number(subscription.cursor) && selects(events, `${change.type}.${change.action}`),
+          )
           .map((change) => ({
             webhook_id: subscription.id,
             seq: change.seq,
@@ -291,10 +314,17 @@ export class WebhookWorker {
           }));
       });
       for (let start = 0; start < rows.length; start += 200) {
-        await trx.insertInto('webhook_deliveries').values(rows.slice(start, start + 200))
-          .onConflict((conflict) => conflict.columns(['webhook_id', 'seq']).doNothing()).execute();
+        await trx
+          .insertInto('webhook_deliveries')
+          .values(rows.slice(start, start + 200))
+          .onConflict((conflict) => conflict.columns(['webhook_id', 'seq']).doNothing())
+          .execute();
       }
-      await advanceCursors(trx, subscriptions.map((subscription) => subscription.id), last);
+      await advanceCursors(
+        trx,
+        subscriptions.map((subscription) => subscription.id),
+        last,
+      );
     });
     return changes.length;
   }
@@ -309,25 +339,39 @@ export class WebhookWorker {
     // Most wake-ups find nothing due: say so with one read, without a write transaction. Both reads go through the
     // (status, next_attempt_ms, seq) index and stop at the first row not due: a backlog waiting in retry backoff (a
     // dead receiver's) is never walked, which on SQLite would block the request thread on every wake-up.
-    const any = await this.store.db.selectFrom('webhook_deliveries').select('id')
-      .where('status', '=', 'pending').where('next_attempt_ms', '<=', nowMs).where('lease_until_ms', '<=', nowMs)
+    const any = await this.store.db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('status', '=', 'pending')
+      .where('next_attempt_ms', '<=', nowMs)
+      .where('lease_until_ms', '<=', nowMs)
       .where('webhook_id', 'in', (eb) => eb.selectFrom('webhooks').select('id').where('active', '=', 1))
-      .limit(1).executeTakeFirst();
+      .limit(1)
+      .executeTakeFirst();
     if (!any) return [];
     return this.tx(async (trx) => {
-      const due = await trx.selectFrom('webhook_deliveries as d').select('d.id')
+      const due = await trx
+        .selectFrom('webhook_deliveries as d')
+        .select('d.id')
         .where('d.status', '=', 'pending')
         .where('d.next_attempt_ms', '<=', nowMs)
         .where('d.lease_until_ms', '<=', nowMs)
         // A paused subscription's retries wait too (a subquery, so that the lock below takes no webhooks row).
         .where('d.webhook_id', 'in', (eb) => eb.selectFrom('webhooks').select('id').where('active', '=', 1))
         // One probe of the (webhook_id, item_type, item_id, status, seq) index per candidate.
-        .where(({ not, exists, selectFrom }) => not(exists(selectFrom('webhook_deliveries as e').select('e.id')
-          .whereRef('e.webhook_id', '=', 'd.webhook_id')
-          .whereRef('e.item_type', '=', 'd.item_type')
-          .whereRef('e.item_id', '=', 'd.item_id')
-          .where('e.status', '=', 'pending')
-          .whereRef('e.seq', '<', 'd.seq'))))
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('webhook_deliveries as e')
+                .select('e.id')
+                .whereRef('e.webhook_id', '=', 'd.webhook_id')
+                .whereRef('e.item_type', '=', 'd.item_type')
+                .whereRef('e.item_id', '=', 'd.item_id')
+                .where('e.status', '=', 'pending')
+                .whereRef('e.seq', '<', 'd.seq'),
+            ),
+          ),
+        )
         // The index's order, so that the walk stops at a batch: ordering by seq alone would make it sort every due
         // delivery after an outage, or walk the not-due ones in seq order.
         .orderBy('d.next_attempt_ms')
@@ -337,12 +381,42 @@ export class WebhookWorker {
         .execute();
       if (due.length === 0) return [];
       const ids = due.map((row) => Number(row.id));
-      await trx.updateTable('webhook_deliveries').set({ lease_until_ms: nowMs + this.leaseMs, lease_token: token })
-        .where('id', 'in', ids).where('status', '=', 'pending').where('lease_until_ms', '<=', nowMs).execute();
-      const rows = await trx.selectFrom('webhook_deliveries as d').innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
-        .select(['d.id', 'd.webhook_id', 'd.seq', 'd.item_type', 'd.item_id', 'd.msg_id', 'd.payload', 'd.attempts', 'd.created_ms', 'w.url', 'w.secret'])
-        .where('d.id', 'in', ids).where('d.lease_token', '=', token).orderBy('d.seq').execute();
-      return rows.map((row): Claimed => ({ ...row, id: Number(row.id), seq: Number(row.seq), created_ms: Number(row.created_ms), token }));
+      await trx
+        .updateTable('webhook_deliveries')
+        .set({ lease_until_ms: nowMs + this.leaseMs, lease_token: token })
+        .where('id', 'in', ids)
+        .where('status', '=', 'pending')
+        .where('lease_until_ms', '<=', nowMs)
+        .execute();
+      const rows = await trx
+        .selectFrom('webhook_deliveries as d')
+        .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
+        .select([
+          'd.id',
+          'd.webhook_id',
+          'd.seq',
+          'd.item_type',
+          'd.item_id',
+          'd.msg_id',
+          'd.payload',
+          'd.attempts',
+          'd.created_ms',
+          'w.url',
+          'w.secret',
+        ])
+        .where('d.id', 'in', ids)
+        .where('d.lease_token', '=', token)
+        .orderBy('d.seq')
+        .execute();
+      return rows.map(
+        (row): Claimed => ({
+          ...row,
+          id: Number(row.id),
+          seq: Number(row.seq),
+          created_ms: Number(row.created_ms),
+          token,
+        }),
+      );
     });
   }
 
@@ -378,48 +452,100 @@ export class WebhookWorker {
     await this.tx(async (trx) => {
       failures = [];
       const nowMs = this.now();
-      const held = new Set((await trx.selectFrom('webhook_deliveries').select('id')
-        .where('id', 'in', outcomes.map((outcome) => outcome.delivery.id)).where('lease_token', '=', token).execute()).map((row) => Number(row.id)));
+      const held = new Set(
+        (
+          await trx
+            .selectFrom('webhook_deliveries')
+            .select('id')
+            .where(
+              'id',
+              'in',
+              outcomes.map((outcome) => outcome.delivery.id),
+            )
+            .where('lease_token', '=', token)
+            .execute()
+        ).map((row) => Number(row.id)),
+      );
       const mine = outcomes.filter((outcome) => held.has(outcome.delivery.id));
       const succeeded = mine.filter((outcome) => outcome.result.ok);
       const settled = succeeded.map((outcome) => outcome.delivery.id);
       if (succeeded.length > 0) {
-        await trx.updateTable('webhook_deliveries')
-          .set({ status: 'succeeded', attempts: sql<number>`attempts + 1`, next_attempt_ms: nowMs, lease_until_ms: 0, lease_token: '' })
-          .where('id', 'in', settled).execute();
+        await trx
+          .updateTable('webhook_deliveries')
+          .set({
+            status: 'succeeded',
+            attempts: sql<number>`attempts + 1`,
+            next_attempt_ms: nowMs,
+            lease_until_ms: 0,
+            lease_token: '',
+          })
+          .where('id', 'in', settled)
+          .execute();
       }
       for (const outcome of mine) {
         const { delivery, result, endedMs } = outcome;
         if (result.ok) continue;
         const retryAt = nextAttemptAt(delivery.attempts + 1, delivery.created_ms, endedMs, this.random);
         failures.push({ outcome, retryAt });
-        await trx.updateTable('webhook_deliveries').set({
-          status: retryAt === null ? 'failed' : 'pending',
-          attempts: delivery.attempts + 1,
-          next_attempt_ms: retryAt ?? endedMs,
-          lease_until_ms: 0,
-          lease_token: '',
-        }).where('id', '=', delivery.id).execute();
+        await trx
+          .updateTable('webhook_deliveries')
+          .set({
+            status: retryAt === null ? 'failed' : 'pending',
+            attempts: delivery.attempts + 1,
+            next_attempt_ms: retryAt ?? endedMs,
+            lease_until_ms: 0,
+            lease_token: '',
+          })
+          .where('id', '=', delivery.id)
+          .execute();
         if (retryAt === null) {
           settled.push(delivery.id);
           continue;
         }
         // The item's later deliveries wait for this one (see enqueue): not due before its retry either.
-        await trx.updateTable('webhook_deliveries').set({ next_attempt_ms: retryAt })
-          .where('webhook_id', '=', delivery.webhook_id).where('item_type', '=', delivery.item_type).where('item_id', '=', delivery.item_id)
-          .where('status', '=', 'pending').where('seq', '>', delivery.seq).where('next_attempt_ms', '<', retryAt).execute();
+        await trx
+          .updateTable('webhook_deliveries')
+          .set({ next_attempt_ms: retryAt })
+          .where('webhook_id', '=', delivery.webhook_id)
+          .where('item_type', '=', delivery.item_type)
+          .where('item_id', '=', delivery.item_id)
+          .where('status', '=', 'pending')
+          .where('seq', '>', delivery.seq)
+          .where('next_attempt_ms', '<', retryAt)
+          .execute();
       }
       if (settled.length > 0) {
         // The first later pending delivery of each settled one's item no longer waits: due now, not at a retry time
         // it was given to wait behind a backoff that is over. Found by id only (the min is in the SET): a condition on
         // status or next_attempt_ms could make SQLite walk the backlog in the (status, next_attempt_ms, seq) index.
-        await trx.updateTable('webhook_deliveries')
-          .set((eb) => ({ next_attempt_ms: eb.case().when('next_attempt_ms', '>', nowMs).then(nowMs).else(eb.ref('next_attempt_ms')).end() }))
-          .where('id', 'in', (eb) => eb.selectFrom('webhook_deliveries as s')
-            .select((inner) => inner.selectFrom('webhook_deliveries as e').select('e.id')
-              .whereRef('e.webhook_id', '=', 's.webhook_id').whereRef('e.item_type', '=', 's.item_type').whereRef('e.item_id', '=', 's.item_id')
-              .where('e.status', '=', 'pending').whereRef('e.seq', '>', 's.seq').orderBy('e.seq').limit(1).as('next'))
-            .where('s.id', 'in', settled))
+        await trx
+          .updateTable('webhook_deliveries')
+          .set((eb) => ({
+            next_attempt_ms: eb
+              .case()
+              .when('next_attempt_ms', '>', nowMs)
+              .then(nowMs)
+              .else(eb.ref('next_attempt_ms'))
+              .end(),
+          }))
+          .where('id', 'in', (eb) =>
+            eb
+              .selectFrom('webhook_deliveries as s')
+              .select((inner) =>
+                inner
+                  .selectFrom('webhook_deliveries as e')
+                  .select('e.id')
+                  .whereRef('e.webhook_id', '=', 's.webhook_id')
+                  .whereRef('e.item_type', '=', 's.item_type')
+                  .whereRef('e.item_id', '=', 's.item_id')
+                  .where('e.status', '=', 'pending')
+                  .whereRef('e.seq', '>', 's.seq')
+                  .orderBy('e.seq')
+                  .limit(1)
+                  .as('next'),
+              )
+              .where('s.id', 'in', settled),
+          )
           .execute();
       }
       const rows = mine.map(({ delivery, result, startedMs }) => ({
@@ -433,7 +559,11 @@ export class WebhookWorker {
         error: result.error,
         response_body: result.body,
       }));
-      for (let start = 0; start < rows.length; start += 200) await trx.insertInto('webhook_attempts').values(rows.slice(start, start + 200)).execute();
+      for (let start = 0; start < rows.length; start += 200)
+        await trx
+          .insertInto('webhook_attempts')
+          .values(rows.slice(start, start + 200))
+          .execute();
     });
     for (const { outcome, retryAt } of failures) this.logFailure(outcome, retryAt);
   }
@@ -450,7 +580,10 @@ export class WebhookWorker {
       status: result.status,
       error_code: result.errorCode ?? null,
     };
-    this.log.warn({ ...fields, retry_at: retryAt === null ? null : new Date(retryAt).toISOString() }, 'webhook delivery attempt failed');
+    this.log.warn(
+      { ...fields, retry_at: retryAt === null ? null : new Date(retryAt).toISOString() },
+      'webhook delivery attempt failed',
+    );
     if (retryAt === null) this.log.warn(fields, 'webhook delivery given up');
   }
 }

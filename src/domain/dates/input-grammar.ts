@@ -50,7 +50,8 @@ function parseDateString(text: string, zone: Zone, now: DateTime): DateTime | nu
  * A date then a 12-hour time, as PHP's `strtotime` (and so the reference) reads them: `2018-01-01 4pm`,
  * `2018-01-01 4:30 pm`, `2018-01-01 4 PM`, `2018-01-01 4:30:15 p.m.`; `12am` is midnight and `12pm` noon.
  */
-const DATE_WITH_12_HOUR_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:t|\s+)(?:at\s+)?(\d{1,2})(?::(\d{2}))?(?::(\d{2}))?\s*([ap])\.?m\.?$/;
+const DATE_WITH_12_HOUR_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})(?:t|\s+)(?:at\s+)?(\d{1,2})(?::(\d{2}))?(?::(\d{2}))?\s*([ap])\.?m\.?$/;
 
 function parseDateWith12HourTime(text: string, zone: Zone): DateTime | null {
   const match = DATE_WITH_12_HOUR_TIME.exec(text);
@@ -58,10 +59,17 @@ function parseDateWith12HourTime(text: string, zone: Zone): DateTime | null {
   const [, year, month, day, hour, minute = '0', second = '0', meridiem] = match;
   const clockHour = Number(hour);
   if (clockHour < 1 || clockHour > 12 || Number(minute) > 59 || Number(second) > 59) return null;
-  return wallClock({
-    year: Number(year), month: Number(month), day: Number(day),
-    hour: (clockHour % 12) + (meridiem === 'p' ? 12 : 0), minute: Number(minute), second: Number(second),
-  }, zone);
+  return wallClock(
+    {
+      year: Number(year),
+      month: Number(month),
+      day: Number(day),
+      hour: (clockHour % 12) + (meridiem === 'p' ? 12 : 0),
+      minute: Number(minute),
+      second: Number(second),
+    },
+    zone,
+  );
 }
 
 const ABSOLUTE_PATTERN =

@@ -7,13 +7,7 @@ import { parseDateInput } from './input-grammar.ts';
 import { END_OF_DAY, formatWp, START_OF_DAY, type WpDateRange } from './stored-format.ts';
 import { requireZone } from './zones.ts';
 
-export type DateBoundKind =
-  | 'start_date'
-  | 'end_date'
-  | 'starts_before'
-  | 'starts_after'
-  | 'ends_before'
-  | 'ends_after';
+export type DateBoundKind = 'start_date' | 'end_date' | 'starts_before' | 'starts_after' | 'ends_before' | 'ends_after';
 
 /**
  * The date window of `GET /events` without date parameters, in `siteZone`: from the start of the

@@ -21,8 +21,15 @@ function utcBound(input: unknown, siteZone: string, now: DateTime): string | und
   return parsed === null ? undefined : formatWp(parsed.toUTC());
 }
 
-export function modifiedBounds(params: { modified_after?: unknown; modified_before?: unknown }, siteZone: string, now: DateTime): ModifiedBounds {
-  return { after: utcBound(params.modified_after, siteZone, now), before: utcBound(params.modified_before, siteZone, now) };
+export function modifiedBounds(
+  params: { modified_after?: unknown; modified_before?: unknown },
+  siteZone: string,
+  now: DateTime,
+): ModifiedBounds {
+  return {
+    after: utcBound(params.modified_after, siteZone, now),
+    before: utcBound(params.modified_before, siteZone, now),
+  };
 }
 
 const asInstant = (bound: string | undefined) => (bound === undefined ? undefined : `${bound.replace(' ', 'T')}Z`);

@@ -63,7 +63,13 @@ function wallClockMillis(wp: string, zone: Zone): number {
   check.setUTCHours(hour, minute, second, 0);
   const asUtc = check.getTime();
   // Date.UTC rolls 2024-02-30 over into March; a value that does not survive the round trip is impossible.
-  if (year < 1 || check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day || hour > 23) {
+  if (
+    year < 1 ||
+    check.getUTCFullYear() !== year ||
+    check.getUTCMonth() !== month - 1 ||
+    check.getUTCDate() !== day ||
+    hour > 23
+  ) {
     throw new RangeError(`Invalid date: ${JSON.stringify(wp)}`);
   }
   return wallClockInstant(asUtc, zone);

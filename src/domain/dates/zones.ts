@@ -181,7 +181,9 @@ function signedOffsetMinutes(sign: string, hours: number, minutes: number): numb
 const abbreviations = new Map<string, string>();
 
 function letterAbbreviation(dt: DateTime): string {
-  return remembered(abbreviations, `${dt.zoneName}|${offsetAt(dt.zone, dt.toMillis())}`, () => letterAbbreviationUncached(dt));
+  return remembered(abbreviations, `${dt.zoneName}|${offsetAt(dt.zone, dt.toMillis())}`, () =>
+    letterAbbreviationUncached(dt),
+  );
 }
 
 function letterAbbreviationUncached(dt: DateTime): string {

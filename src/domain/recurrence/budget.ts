@@ -47,7 +47,13 @@ export class Budget {
   walkingFinite = false;
   readonly work: ExpansionWork;
 
-  constructor(main: number, lookahead: number, finite: number, lookaheadFrom: number, work: ExpansionWork = { examined: 0 }) {
+  constructor(
+    main: number,
+    lookahead: number,
+    finite: number,
+    lookaheadFrom: number,
+    work: ExpansionWork = { examined: 0 },
+  ) {
     this.main = main;
     this.lookahead = lookahead;
     this.finite = finite;

@@ -65,9 +65,15 @@ export function weekdayOfDays(days: number): number {
 
 export function isValidCivil(year: number, month: number, day: number): boolean {
   return (
-    Number.isInteger(year) && year >= MIN_YEAR && year <= MAX_YEAR &&
-    Number.isInteger(month) && month >= 1 && month <= 12 &&
-    Number.isInteger(day) && day >= 1 && day <= daysInMonth(year, month)
+    Number.isInteger(year) &&
+    year >= MIN_YEAR &&
+    year <= MAX_YEAR &&
+    Number.isInteger(month) &&
+    month >= 1 &&
+    month <= 12 &&
+    Number.isInteger(day) &&
+    day >= 1 &&
+    day <= daysInMonth(year, month)
   );
 }
 

@@ -8,9 +8,7 @@ import type { DateValue } from './types.ts';
 
 const VALUE_PATTERN = /^(\d{4})(\d{2})(\d{2})(?:T(\d{2})(\d{2})(\d{2})(Z)?)?$/;
 
-export type RawDateValue =
-  | { kind: 'date'; days: number }
-  | { kind: 'date-time'; seconds: number; utc: boolean };
+export type RawDateValue = { kind: 'date'; days: number } | { kind: 'date-time'; seconds: number; utc: boolean };
 
 /** Reads one value; a string saying what is wrong when it is not a valid DATE or DATE-TIME. */
 export function readDateValue(text: string): RawDateValue | string {
@@ -21,7 +19,11 @@ export function readDateValue(text: string): RawDateValue | string {
   if (match[4] === undefined) return { kind: 'date', days: daysFromCivil(year, month, day) };
   const [hour, minute, second] = [match[4], match[5], match[6]].map(Number);
   if (hour > 23 || minute > 59 || second > 59) return `"${text}" is not a valid time`;
-  return { kind: 'date-time', seconds: floatingSeconds({ year, month, day, hour, minute, second }), utc: match[7] === 'Z' };
+  return {
+    kind: 'date-time',
+    seconds: floatingSeconds({ year, month, day, hour, minute, second }),
+    utc: match[7] === 'Z',
+  };
 }
 
 /** A raw value read in `zone` (a TZID) when it is a floating date-time, else as it is. */

@@ -13,11 +13,26 @@ import type { Zone } from 'luxon';
 import { wallClockInstant } from '../dates/wall-clock.ts';
 import { offsetAt } from '../dates/zone-offsets.ts';
 import { requireZone } from '../dates/zones.ts';
-import { Budget, BudgetExhausted, DEFAULT_EXPANSION_BUDGET, DEFAULT_FINITE_BUDGET, DEFAULT_LOOKAHEAD_BUDGET, type ExpansionWork } from './budget.ts';
+import {
+  Budget,
+  BudgetExhausted,
+  DEFAULT_EXPANSION_BUDGET,
+  DEFAULT_FINITE_BUDGET,
+  DEFAULT_LOOKAHEAD_BUDGET,
+  type ExpansionWork,
+} from './budget.ts';
 import { formatFloating, requireFloating, SECONDS_PER_DAY } from './civil.ts';
 import { tooCostlyMessage, tooManyInAllMessage, tooManyMessage } from './messages.ts';
 import { ruleStarts, type UntilTest } from './rule-iterator.ts';
-import type { DateValue, Expansion, ExpansionOptions, OccurrenceTimes, ParsedRecurrence, RuleSpec, SeriesStart } from './types.ts';
+import type {
+  DateValue,
+  Expansion,
+  ExpansionOptions,
+  OccurrenceTimes,
+  ParsedRecurrence,
+  RuleSpec,
+  SeriesStart,
+} from './types.ts';
 
 /** How far past the horizon, in wall-clock time, a start can still be before it (zone offsets and gaps stay within this). */
 const HORIZON_MARGIN_SECONDS = 2 * SECONDS_PER_DAY;
@@ -51,7 +66,11 @@ export function expandRecurrence(
   const horizonLocal = toLocal(horizon, zone);
   const bound = horizonLocal + HORIZON_MARGIN_SECONDS;
   const budget = new Budget(
-    limits.budget ?? DEFAULT_EXPANSION_BUDGET, limits.lookahead ?? DEFAULT_LOOKAHEAD_BUDGET, limits.finite ?? DEFAULT_FINITE_BUDGET, bound, limits.work,
+    limits.budget ?? DEFAULT_EXPANSION_BUDGET,
+    limits.lookahead ?? DEFAULT_LOOKAHEAD_BUDGET,
+    limits.finite ?? DEFAULT_FINITE_BUDGET,
+    bound,
+    limits.work,
   );
   const completeFinite = options.completeFiniteRules ?? false;
 
@@ -82,7 +101,10 @@ export function expandRecurrence(
   const tooMany = (start: Start): Expansion => ({
     ok: false,
     reason: 'too_many',
-    message: start.instant > horizon ? tooManyInAllMessage(options.maxOccurrences) : tooManyMessage(options.maxOccurrences, options.horizonUtc),
+    message:
+      start.instant > horizon
+        ? tooManyInAllMessage(options.maxOccurrences)
+        : tooManyMessage(options.maxOccurrences, options.horizonUtc),
   });
 
   // DTSTART is always the first occurrence, even past the horizon, unless an EXDATE removes it.
@@ -103,22 +125,29 @@ export function expandRecurrence(
       }
     } catch (error) {
       if (!(error instanceof BudgetExhausted)) throw error;
-      if (!error.lookahead) return { ok: false, reason: 'too_many', message: tooCostlyMessage(ruleLines[index] ?? 'RRULE') };
+      if (!error.lookahead)
+        return { ok: false, reason: 'too_many', message: tooCostlyMessage(ruleLines[index] ?? 'RRULE') };
       complete = false; // it may continue: finding out would cost too much
     }
   }
 
   for (const value of recurrence.rdates) {
-    const nominal = value.kind === 'date' ? value.days * SECONDS_PER_DAY : value.kind === 'floating' ? value.seconds : null;
-    const start = nominal !== null
-      ? { nominal, instant: wallClockInstant(nominal * 1000, zone) }
-      : { nominal: toLocal(instantOfValue(value, zone), zone), instant: instantOfValue(value, zone) };
+    const nominal =
+      value.kind === 'date' ? value.days * SECONDS_PER_DAY : value.kind === 'floating' ? value.seconds : null;
+    const start =
+      nominal !== null
+        ? { nominal, instant: wallClockInstant(nominal * 1000, zone) }
+        : { nominal: toLocal(instantOfValue(value, zone), zone), instant: instantOfValue(value, zone) };
     if (!add(start, completeFinite)) return tooMany(start);
   }
 
   const starts = [...kept.values()].filter((start) => listed.has(start.instant));
   starts.sort((a, b) => a.instant - b.instant);
-  return { ok: true, occurrences: starts.map((start) => occurrenceTimes(start, duration, series.allDay, zone)), complete };
+  return {
+    ok: true,
+    occurrences: starts.map((start) => occurrenceTimes(start, duration, series.allDay, zone)),
+    complete,
+  };
 }
 
 /** The UTC starts of an expansion, in order (empty for an error). */

@@ -23,17 +23,30 @@ export function parseRecurrence(input: unknown, series: SeriesStart): Recurrence
   requireZone(series.timezone);
   let lines: string[];
   if (typeof input === 'string') {
-    lines = input.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== '');
+    lines = input
+      .split(/\r?\n/)
+      .map((line) => line.trim())
+      .filter((line) => line !== '');
   } else if (Array.isArray(input)) {
     const notString = input.findIndex((line) => typeof line !== 'string');
-    if (notString >= 0) return refuse(JSON.stringify(input[notString]) ?? String(input[notString]), `line ${notString + 1} is not a string`);
+    if (notString >= 0)
+      return refuse(
+        JSON.stringify(input[notString]) ?? String(input[notString]),
+        `line ${notString + 1} is not a string`,
+      );
     lines = (input as string[]).map((line) => line.trim());
   } else {
-    return refuse(describeValue(input), 'recurrence must be an array of RRULE, RDATE and EXDATE lines, or [] / "" for a single event');
+    return refuse(
+      describeValue(input),
+      'recurrence must be an array of RRULE, RDATE and EXDATE lines, or [] / "" for a single event',
+    );
   }
   if (lines.length === 0) return { ok: true, recurrence: null };
   if (lines.length > MAX_RECURRENCE_LINES) {
-    return refuse(lines[MAX_RECURRENCE_LINES], `recurrence has ${lines.length} lines; at most ${MAX_RECURRENCE_LINES} are allowed`);
+    return refuse(
+      lines[MAX_RECURRENCE_LINES],
+      `recurrence has ${lines.length} lines; at most ${MAX_RECURRENCE_LINES} are allowed`,
+    );
   }
 
   const normalised: string[] = [];
@@ -42,11 +55,15 @@ export function parseRecurrence(input: unknown, series: SeriesStart): Recurrence
   const exdates: DateValue[] = [];
   for (const line of lines) {
     if (line.length > MAX_RECURRENCE_LINE_LENGTH) {
-      return refuse(`${line.slice(0, 60)}…`, `the line is ${line.length} characters long; at most ${MAX_RECURRENCE_LINE_LENGTH} are allowed`);
+      return refuse(
+        `${line.slice(0, 60)}…`,
+        `the line is ${line.length} characters long; at most ${MAX_RECURRENCE_LINE_LENGTH} are allowed`,
+      );
     }
     if (line === '') return refuse(line, 'empty line');
     const match = LINE_PATTERN.exec(line);
-    if (!match) return refuse(line, 'not an RFC 5545 line (NAME[;PARAM=VALUE]:VALUE), such as RRULE:FREQ=WEEKLY;BYDAY=MO');
+    if (!match)
+      return refuse(line, 'not an RFC 5545 line (NAME[;PARAM=VALUE]:VALUE), such as RRULE:FREQ=WEEKLY;BYDAY=MO');
     const property = match[1].toUpperCase();
     const params = readParams(match[2]);
     const value = match[3].trim();
@@ -66,7 +83,10 @@ export function parseRecurrence(input: unknown, series: SeriesStart): Recurrence
     } else if (property === 'EXRULE') {
       return refuse(line, 'EXRULE is not supported (RFC 5545 deprecated it): list the dates to leave out with EXDATE');
     } else {
-      return refuse(line, `unknown property ${property}: only RRULE, RDATE and EXDATE lines are accepted (the start and end dates give DTSTART)`);
+      return refuse(
+        line,
+        `unknown property ${property}: only RRULE, RDATE and EXDATE lines are accepted (the start and end dates give DTSTART)`,
+      );
     }
   }
   return { ok: true, recurrence: { lines: normalised, rules, rdates, exdates } };
@@ -161,7 +181,9 @@ function parseDateList(
   if (kinds.size > 1) return 'dates and date-times cannot be mixed in one line';
   const kind = raws[0].kind === 'date' ? 'DATE' : 'DATE-TIME';
   if (valueType !== null && valueType !== kind) {
-    return valueType === 'DATE' ? 'VALUE=DATE takes dates (YYYYMMDD)' : 'VALUE=DATE-TIME takes date-times (YYYYMMDDTHHMMSS)';
+    return valueType === 'DATE'
+      ? 'VALUE=DATE takes dates (YYYYMMDD)'
+      : 'VALUE=DATE-TIME takes date-times (YYYYMMDDTHHMMSS)';
   }
   if (kind === 'DATE' && tzid !== null) return 'TZID does not apply to dates (VALUE=DATE)';
   if (kind === 'DATE-TIME' && tzid !== null && raws.some((raw) => raw.kind === 'date-time' && raw.utc)) {
@@ -178,6 +200,9 @@ function parseDateList(
   // A TZID holding ":", ";" or "," (`+05:30`) is quoted, so that the normalised line reads back the same.
   const tzidText = tzid === null ? '' : /[:;,]/.test(tzid) ? `;TZID="${tzid}"` : `;TZID=${tzid}`;
   const paramText = tzidText + (kind === 'DATE' ? ';VALUE=DATE' : '');
-  const valuesText = valueText.split(',').map((item) => item.trim().toUpperCase()).join(',');
+  const valuesText = valueText
+    .split(',')
+    .map((item) => item.trim().toUpperCase())
+    .join(',');
   return { values, normalised: `${property}${paramText}:${valuesText}` };
 }

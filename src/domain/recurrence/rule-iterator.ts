@@ -14,7 +14,14 @@
  */
 import type { Budget } from './budget.ts';
 import {
-  civilFromDays, civilFromFloating, daysFromCivil, daysInMonth, daysInYear, MAX_YEAR, SECONDS_PER_DAY, weekdayOfDays,
+  civilFromDays,
+  civilFromFloating,
+  daysFromCivil,
+  daysInMonth,
+  daysInYear,
+  MAX_YEAR,
+  SECONDS_PER_DAY,
+  weekdayOfDays,
   type CivilDate,
 } from './civil.ts';
 import type { RuleSpec, WeekdayNum } from './types.ts';
@@ -34,7 +41,12 @@ interface Filters {
   wkst: number;
 }
 
-export function* ruleStarts(rule: RuleSpec, dtstart: number, pastUntil: UntilTest | null, budget: Budget): Generator<number, void, void> {
+export function* ruleStarts(
+  rule: RuleSpec,
+  dtstart: number,
+  pastUntil: UntilTest | null,
+  budget: Budget,
+): Generator<number, void, void> {
   const start = civilFromFloating(dtstart);
   const startDay = Math.floor(dtstart / SECONDS_PER_DAY);
   const filters = buildFilters(rule, start, startDay);
@@ -90,7 +102,10 @@ export function* ruleStarts(rule: RuleSpec, dtstart: number, pastUntil: UntilTes
     }
   }
 
-  const times = new TimesOfDay([rule.byHour ?? [start.hour], rule.byMinute ?? [start.minute], rule.bySecond ?? [start.second]], [3600, 60, 1]);
+  const times = new TimesOfDay(
+    [rule.byHour ?? [start.hour], rule.byMinute ?? [start.minute], rule.bySecond ?? [start.second]],
+    [3600, 60, 1],
+  );
   switch (rule.freq) {
     case 'YEARLY': {
       for (let year = start.year; year <= MAX_YEAR; year += rule.interval) {
@@ -118,7 +133,11 @@ export function* ruleStarts(rule: RuleSpec, dtstart: number, pastUntil: UntilTes
       }
     }
     case 'WEEKLY': {
-      for (let weekStart = startDay - ((weekdayOfDays(startDay) - rule.wkst + 7) % 7); ; weekStart += 7 * rule.interval) {
+      for (
+        let weekStart = startDay - ((weekdayOfDays(startDay) - rule.wkst + 7) % 7);
+        ;
+        weekStart += 7 * rule.interval
+      ) {
         if (periodPastUntil(weekStart * SECONDS_PER_DAY)) return;
         const days: number[] = [];
         for (let day = weekStart; day < weekStart + 7; day++) {
@@ -192,7 +211,8 @@ function dayMatches(days: number, civil: CivilDate, filters: Filters, budget: Bu
     const fromEnd = civil.day - daysInMonth(civil.year, civil.month) - 1;
     if (!filters.monthDays.positive.has(civil.day) && !filters.monthDays.negative.has(fromEnd)) return false;
   }
-  const yearDay = filters.yearDays !== null || filters.ordinalScope === 'year' ? days - daysFromCivil(civil.year, 1, 1) + 1 : 0;
+  const yearDay =
+    filters.yearDays !== null || filters.ordinalScope === 'year' ? days - daysFromCivil(civil.year, 1, 1) + 1 : 0;
   if (filters.yearDays !== null) {
     const fromEnd = yearDay - daysInYear(civil.year) - 1;
     if (!filters.yearDays.positive.has(yearDay) && !filters.yearDays.negative.has(fromEnd)) return false;
@@ -211,12 +231,15 @@ function dayMatches(days: number, civil: CivilDate, filters: Filters, budget: Bu
 /** 1FR: the first Friday of the month (MONTHLY, or YEARLY with BYMONTH) or of the year; -1FR the last. */
 function matchesOrdinal(weekday: number, civil: CivilDate, yearDay: number, filters: Filters): boolean {
   if (filters.ordinals === null) return false;
-  const [position, length] = filters.ordinalScope === 'month'
-    ? [civil.day, daysInMonth(civil.year, civil.month)]
-    : [yearDay, daysInYear(civil.year)];
+  const [position, length] =
+    filters.ordinalScope === 'month'
+      ? [civil.day, daysInMonth(civil.year, civil.month)]
+      : [yearDay, daysInYear(civil.year)];
   const fromStart = Math.floor((position - 1) / 7) + 1;
   const fromEnd = -(Math.floor((length - position) / 7) + 1);
-  return filters.ordinals.some((ordinal) => ordinal.weekday === weekday && (ordinal.n === fromStart || ordinal.n === fromEnd));
+  return filters.ordinals.some(
+    (ordinal) => ordinal.weekday === weekday && (ordinal.n === fromStart || ordinal.n === fromEnd),
+  );
 }
 
 /**
@@ -280,11 +303,18 @@ class TimesOfDay {
  * the first period has any) are passed over by search, not one by one: a rule of every second starting late in its
  * year would otherwise look at millions of them.
  */
-function* selectPositions(days: number[], times: TimesOfDay, unit: number, setPos: number[] | null, from: number): Generator<number, void, void> {
+function* selectPositions(
+  days: number[],
+  times: TimesOfDay,
+  unit: number,
+  setPos: number[] | null,
+  from: number,
+): Generator<number, void, void> {
   if (setPos === null) {
     for (const day of days) {
       const base = day * unit;
-      for (let index = base >= from ? 0 : times.firstAtOrAfter(from - base); index < times.length; index++) yield base + times.at(index);
+      for (let index = base >= from ? 0 : times.firstAtOrAfter(from - base); index < times.length; index++)
+        yield base + times.at(index);
     }
     return;
   }
@@ -292,7 +322,8 @@ function* selectPositions(days: number[], times: TimesOfDay, unit: number, setPo
   const chosen = new Set<number>();
   for (const position of setPos) {
     const index = position > 0 ? position - 1 : total + position;
-    if (index >= 0 && index < total) chosen.add(days[Math.floor(index / times.length)] * unit + times.at(index % times.length));
+    if (index >= 0 && index < total)
+      chosen.add(days[Math.floor(index / times.length)] * unit + times.at(index % times.length));
   }
   yield* [...chosen].sort((a, b) => a - b);
 }

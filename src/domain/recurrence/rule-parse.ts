@@ -13,8 +13,20 @@ export interface ParsedRule {
 
 const FREQUENCIES: readonly string[] = ['YEARLY', 'MONTHLY', 'WEEKLY', 'DAILY', 'HOURLY'];
 const KNOWN_PARTS = new Set([
-  'FREQ', 'INTERVAL', 'COUNT', 'UNTIL', 'BYSECOND', 'BYMINUTE', 'BYHOUR', 'BYDAY', 'BYMONTHDAY', 'BYYEARDAY',
-  'BYWEEKNO', 'BYMONTH', 'BYSETPOS', 'WKST',
+  'FREQ',
+  'INTERVAL',
+  'COUNT',
+  'UNTIL',
+  'BYSECOND',
+  'BYMINUTE',
+  'BYHOUR',
+  'BYDAY',
+  'BYMONTHDAY',
+  'BYYEARDAY',
+  'BYWEEKNO',
+  'BYMONTH',
+  'BYSETPOS',
+  'WKST',
 ]);
 
 /** Signed integer lists: part → [smallest, largest, whether negatives (and never 0) are allowed]. */
@@ -48,8 +60,10 @@ export function parseRule(value: string): ParsedRule | string {
 
   const freqText = parts.get('FREQ');
   if (freqText === undefined) return 'FREQ is required';
-  if (freqText === 'SECONDLY' || freqText === 'MINUTELY') return `FREQ=${freqText} is not supported: the shortest frequency is HOURLY`;
-  if (!FREQUENCIES.includes(freqText)) return `FREQ=${freqText} is not a frequency (YEARLY, MONTHLY, WEEKLY, DAILY or HOURLY)`;
+  if (freqText === 'SECONDLY' || freqText === 'MINUTELY')
+    return `FREQ=${freqText} is not supported: the shortest frequency is HOURLY`;
+  if (!FREQUENCIES.includes(freqText))
+    return `FREQ=${freqText} is not a frequency (YEARLY, MONTHLY, WEEKLY, DAILY or HOURLY)`;
   const freq = freqText as Frequency;
 
   const interval = readPositive(parts.get('INTERVAL'), 'INTERVAL', 1);
@@ -115,32 +129,53 @@ function checkCombination(rule: RuleSpec): string | null {
     if (rule.freq !== 'MONTHLY' && rule.freq !== 'YEARLY') {
       return `BYDAY with an ordinal (such as 1MO or -1FR) is only valid with FREQ=MONTHLY or YEARLY, not ${rule.freq}`;
     }
-    if (rule.freq === 'YEARLY' && rule.byWeekNo !== null) return 'BYDAY with an ordinal cannot be used together with BYWEEKNO';
+    if (rule.freq === 'YEARLY' && rule.byWeekNo !== null)
+      return 'BYDAY with an ordinal cannot be used together with BYWEEKNO';
     const limit = rule.freq === 'MONTHLY' || rule.byMonth !== null ? 5 : 53;
     const beyond = rule.byDay.find((day) => Math.abs(day.n) > limit);
     if (beyond) return `BYDAY ordinal ${beyond.n} is beyond ${limit}, the most a ${limit === 5 ? 'month' : 'year'} has`;
   }
   if (rule.bySetPos !== null) {
-    const others = [rule.bySecond, rule.byMinute, rule.byHour, rule.byDay, rule.byMonthDay, rule.byYearDay, rule.byWeekNo, rule.byMonth];
+    const others = [
+      rule.bySecond,
+      rule.byMinute,
+      rule.byHour,
+      rule.byDay,
+      rule.byMonthDay,
+      rule.byYearDay,
+      rule.byWeekNo,
+      rule.byMonth,
+    ];
     if (others.every((list) => list === null)) return 'BYSETPOS needs another BYxxx part to select from';
   }
   return null;
 }
 
-function readPositive<T extends number | null>(text: string | undefined, name: string, fallback: T): number | T | string {
+function readPositive<T extends number | null>(
+  text: string | undefined,
+  name: string,
+  fallback: T,
+): number | T | string {
   if (text === undefined) return fallback;
   if (!/^\d{1,9}$/.test(text) || Number(text) < 1) return `${name}=${text} is not a positive whole number`;
   return Number(text);
 }
 
-function readIntegerList(text: string | undefined, name: string, min: number, max: number, signed: boolean): number[] | null | string {
+function readIntegerList(
+  text: string | undefined,
+  name: string,
+  min: number,
+  max: number,
+  signed: boolean,
+): number[] | null | string {
   if (text === undefined) return null;
   const values = new Set<number>();
   for (const item of text.split(',')) {
     const match = /^([+-]?)(\d{1,3})$/.exec(item);
     const magnitude = match ? Number(match[2]) : NaN;
     const negative = match?.[1] === '-';
-    const valid = match !== null && magnitude >= min && magnitude <= max && (signed || !negative) && (!signed || magnitude !== 0);
+    const valid =
+      match !== null && magnitude >= min && magnitude <= max && (signed || !negative) && (!signed || magnitude !== 0);
     if (!valid) {
       const range = signed ? `${min} to ${max} or -${max} to -${min}` : `${min} to ${max}`;
       return `${name}=${text}: "${item}" is not a valid value (${range})`;

@@ -81,7 +81,9 @@ export type Materialised = ({ ok: true } & MaterialisedRule) | { ok: false; mess
  * begins in three years still has its first two years of occurrences).
  */
 export function materialiseHorizon(nowUtc: string, seriesStartUtc: string, horizonDays: number): string {
-  return formatFloating(Math.max(requireFloating(nowUtc), requireFloating(seriesStartUtc)) + horizonDays * SECONDS_PER_DAY);
+  return formatFloating(
+    Math.max(requireFloating(nowUtc), requireFloating(seriesStartUtc)) + horizonDays * SECONDS_PER_DAY,
+  );
 }
 
 /** Series materialised only up to before this are due to be extended: their horizon fell more than a day behind. */
@@ -93,10 +95,17 @@ export function extensionDue(nowUtc: string, horizonDays: number): string {
  * The occurrences to materialise of a rule: every one of its finite rules (COUNT or UNTIL) and extra dates (RDATE),
  * however far ahead, those of open-ended rules up to the horizon; and that horizon when the series goes on.
  */
-export function expandForMaterialising(recurrence: ParsedRecurrence, series: SeriesStart, limits: MaterialiseLimits): Materialised {
+export function expandForMaterialising(
+  recurrence: ParsedRecurrence,
+  series: SeriesStart,
+  limits: MaterialiseLimits,
+): Materialised {
   const { horizonUtc, maxOccurrences, storedCeiling } = limits;
   const whole = expandRecurrence(recurrence, series, { horizonUtc, maxOccurrences, completeFiniteRules: true });
-  const expansion = whole.ok || storedCeiling === undefined ? whole : expandRecurrence(recurrence, series, { horizonUtc, maxOccurrences: storedCeiling });
+  const expansion =
+    whole.ok || storedCeiling === undefined
+      ? whole
+      : expandRecurrence(recurrence, series, { horizonUtc, maxOccurrences: storedCeiling });
   if (!expansion.ok) return { ok: false, message: expansion.message };
   return { ok: true, occurrences: expansion.occurrences, horizonUtc: expansion.complete ? null : horizonUtc };
 }
@@ -113,9 +122,14 @@ export function expandForMaterialising(recurrence: ParsedRecurrence, series: Ser
  * nothing else in a series materialised up to it (a series stored before finite rules were materialised in full may
  * lack starts before it: they are filled in too).
  */
-export function planSeriesSync(series: PlannedSeries, rule: MaterialisedRule, members: readonly SeriesMemberState[]): SeriesPlan {
+export function planSeriesSync(
+  series: PlannedSeries,
+  rule: MaterialisedRule,
+  members: readonly SeriesMemberState[],
+): SeriesPlan {
   const byStart = new Map<string, SeriesMemberState>();
-  for (const member of members) if (!byStart.has(member.occurrenceStartUtc)) byStart.set(member.occurrenceStartUtc, member);
+  for (const member of members)
+    if (!byStart.has(member.occurrenceStartUtc)) byStart.set(member.occurrenceStartUtc, member);
   const plan: SeriesPlan = { horizonUtc: rule.horizonUtc, create: [], move: [], delete: [], keep: [] };
   const inSeries = new Set<number>();
   for (const times of rule.occurrences) {
@@ -155,16 +169,16 @@ export interface SplitPlanInput {
 
 export type SplitPlan =
   | {
-    ok: true;
-    /** The lines of the series before the split (it ends just before the occurrence). */
-    before: string[];
-    /** The lines of the series from the split, whose own row is the occurrence: its other occurrences are all new. */
-    following: string[];
-    /** The occurrence, which leaves the series to become the series from the split (keeping its id). */
-    detached: number;
-    /** The series before the split: its members from the split on leave it (deleted; cancelled ones stay as they are). */
-    beforeSplit: SeriesPlan;
-  }
+      ok: true;
+      /** The lines of the series before the split (it ends just before the occurrence). */
+      before: string[];
+      /** The lines of the series from the split, whose own row is the occurrence: its other occurrences are all new. */
+      following: string[];
+      /** The occurrence, which leaves the series to become the series from the split (keeping its id). */
+      detached: number;
+      /** The series before the split: its members from the split on leave it (deleted; cancelled ones stay as they are). */
+      beforeSplit: SeriesPlan;
+    }
   | { ok: false; message: string };
 
 /**
@@ -182,11 +196,20 @@ export function planSplit(input: SplitPlanInput): SplitPlan {
   const rule = expandForMaterialising(parsed.recurrence, series, limits);
   if (!rule.ok) return rule;
   const remaining = members.filter((member) => member.id !== occurrence.id);
-  return { ok: true, before: split.before, following: split.following, detached: occurrence.id, beforeSplit: planSeriesSync(series, rule, remaining) };
+  return {
+    ok: true,
+    before: split.before,
+    following: split.following,
+    detached: occurrence.id,
+    beforeSplit: planSeriesSync(series, rule, remaining),
+  };
 }
 
 const isCancelled = (member: SeriesMemberState) => member.overrides.includes(CANCELLED);
 const followsSeriesDates = (member: SeriesMemberState) => !isCancelled(member) && !member.overrides.includes(DATES);
 
 const datesDiffer = (member: SeriesMemberState, series: PlannedSeries, times: OccurrenceTimes) =>
-  member.startLocal !== times.startLocal || member.endLocal !== times.endLocal || member.timezone !== series.timezone || member.allDay !== series.allDay;
+  member.startLocal !== times.startLocal ||
+  member.endLocal !== times.endLocal ||
+  member.timezone !== series.timezone ||
+  member.allDay !== series.allDay;

@@ -32,9 +32,7 @@ export interface SeriesSplit {
   newStart: Pick<SeriesStart, 'timezone' | 'allDay' | 'startLocal'>;
 }
 
-export type SplitResult =
-  | { ok: true; before: string[]; following: string[] }
-  | { ok: false; message: string };
+export type SplitResult = { ok: true; before: string[]; following: string[] } | { ok: false; message: string };
 
 /** Values per regenerated EXDATE line: 50 UTC date-times are 850 characters, under the line limit (parse.ts). */
 const VALUES_PER_LINE = 50;
@@ -47,7 +45,8 @@ export function splitRecurrence(split: SeriesSplit, limits: { budget?: number } 
   const splitInstant = requireFloating(split.occurrenceStartUtc) * 1000;
   const splitLocal = toLocal(splitInstant, oldZone);
   // An all-day series moves by whole days, from the midnight of its day (one in a DST gap reads 01:00).
-  const wallClock = (local: number, allDay: boolean) => (allDay ? Math.floor(local / SECONDS_PER_DAY) * SECONDS_PER_DAY : local);
+  const wallClock = (local: number, allDay: boolean) =>
+    allDay ? Math.floor(local / SECONDS_PER_DAY) * SECONDS_PER_DAY : local;
   const move = wallClock(requireFloating(newStart.startLocal), newStart.allDay) - wallClock(splitLocal, series.allDay);
   const moved = move !== 0 || newStart.timezone !== series.timezone || newStart.allDay !== series.allDay;
 
@@ -96,7 +95,10 @@ export function splitRecurrence(split: SeriesSplit, limits: { budget?: number } 
   }
 
   const exdates = moved
-    ? exdateLines(recurrence.exdates.filter(atOrAfterSplit).map((value) => movedValue(value, 'exdate')), newStart.allDay)
+    ? exdateLines(
+        recurrence.exdates.filter(atOrAfterSplit).map((value) => movedValue(value, 'exdate')),
+        newStart.allDay,
+      )
     : recurrence.lines.filter((line) => line.startsWith('EXDATE'));
   return { ok: true, before, following: [...followingRules, ...exdates] };
 
@@ -127,9 +129,8 @@ export function splitRecurrence(split: SeriesSplit, limits: { budget?: number } 
       case 'date':
         // A date UNTIL includes its whole day: its last second moves. A date EXDATE names the day's starts: the
         // start at the series' time of day moves (the one start a day most series have).
-        local = role === 'until'
-          ? (value.days + 1) * SECONDS_PER_DAY - 1
-          : value.days * SECONDS_PER_DAY + timeOfDay(dtstart);
+        local =
+          role === 'until' ? (value.days + 1) * SECONDS_PER_DAY - 1 : value.days * SECONDS_PER_DAY + timeOfDay(dtstart);
         break;
     }
     const shifted = local + move;
@@ -163,7 +164,10 @@ function occurrencesBefore(rule: RuleSpec, dtstart: number, splitInstant: number
 
 /** An RRULE line with `end` (`COUNT=n` or `UNTIL=value`) instead of its own COUNT or UNTIL. */
 function withEnd(line: string, end: string): string {
-  const parts = line.slice('RRULE:'.length).split(';').filter((part) => !/^(COUNT|UNTIL)=/.test(part));
+  const parts = line
+    .slice('RRULE:'.length)
+    .split(';')
+    .filter((part) => !/^(COUNT|UNTIL)=/.test(part));
   return `RRULE:${[...parts, end].join(';')}`;
 }
 
@@ -174,9 +178,9 @@ function exdateLines(values: readonly string[], allDay: boolean): string[] {
   const groups = allDay
     ? [{ prefix: 'EXDATE;VALUE=DATE:', values: unique }]
     : [
-      { prefix: 'EXDATE:', values: unique.filter((value) => value.includes('T')) },
-      { prefix: 'EXDATE;VALUE=DATE:', values: unique.filter((value) => !value.includes('T')) },
-    ];
+        { prefix: 'EXDATE:', values: unique.filter((value) => value.includes('T')) },
+        { prefix: 'EXDATE;VALUE=DATE:', values: unique.filter((value) => !value.includes('T')) },
+      ];
   for (const { prefix, values: group } of groups) {
     for (let index = 0; index < group.length; index += VALUES_PER_LINE) {
       lines.push(prefix + group.slice(index, index + VALUES_PER_LINE).join(','));
@@ -186,5 +190,8 @@ function exdateLines(values: readonly string[], allDay: boolean): string[] {
 }
 
 const timeOfDay = (seconds: number) => ((seconds % SECONDS_PER_DAY) + SECONDS_PER_DAY) % SECONDS_PER_DAY;
-const dateText = (days: number) => formatFloating(days * SECONDS_PER_DAY).slice(0, 10).replace(/-/g, '');
+const dateText = (days: number) =>
+  formatFloating(days * SECONDS_PER_DAY)
+    .slice(0, 10)
+    .replace(/-/g, '');
 const floatingText = (seconds: number) => formatFloating(seconds).replace(/[-:]/g, '').replace(' ', 'T');

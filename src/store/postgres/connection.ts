@@ -17,7 +17,11 @@ export interface PostgresConnection {
  * these connections is cancelled by the server after that long (D31, `statement_timeout`: error 57014, answered 503
  * `rest_timeout`).
  */
-export async function openPostgresConnection(url: string, schema?: string, statementTimeoutMs?: number): Promise<PostgresConnection> {
+export async function openPostgresConnection(
+  url: string,
+  schema?: string,
+  statementTimeoutMs?: number,
+): Promise<PostgresConnection> {
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,

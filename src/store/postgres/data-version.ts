@@ -9,7 +9,10 @@ import { readStartedAfterCall } from '../fresh-read.ts';
 export function createDataVersion(pool: pg.Pool) {
   return {
     read: readStartedAfterCall(async () => {
-      const result = await pool.query<{ version: string | number }>({ name: 'data_version', text: 'select version from data_version where id = 1' });
+      const result = await pool.query<{ version: string | number }>({
+        name: 'data_version',
+        text: 'select version from data_version where id = 1',
+      });
       return String(result.rows[0].version);
     }),
   };

@@ -8,7 +8,11 @@ import { containsText, lower, orderByCodePoint } from './text.ts';
 import { createTransactionRunner, enterCommitOrder, flushBatches, lock } from './transaction.ts';
 
 /** The PostgreSQL implementation of {@link StoreDialect}, on `url`, with every table in `schema` when given. */
-export async function openPostgresDialect(url: string, schemaName?: string, statementTimeoutMs?: number): Promise<StoreDialect> {
+export async function openPostgresDialect(
+  url: string,
+  schemaName?: string,
+  statementTimeoutMs?: number,
+): Promise<StoreDialect> {
   const { db, pool } = await openPostgresConnection(url, schemaName, statementTimeoutMs);
   const dataVersion = createDataVersion(pool);
   return {

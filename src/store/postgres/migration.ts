@@ -16,7 +16,8 @@ export const schema: SchemaDialect = {
 export async function migrate(db: Kysely<any>, migrations: Record<string, Migration>): Promise<void> {
   // Kysely looks for its bookkeeping tables in every schema it can see; naming ours keeps another schema's tables
   // (another application's, or another test's) from being mistaken for them.
-  const migrationTableSchema = (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0].schema;
+  const migrationTableSchema = (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]
+    .schema;
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, migrationTableSchema });
   const result = await retryWhileCatalogChanges(() => migrator.migrateToLatest());
   if (result.error) throw result.error;

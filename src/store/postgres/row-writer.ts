@@ -5,7 +5,12 @@ import { sql, type Kysely } from 'kysely';
  * `json_populate_recordset` types them by the table's own columns. With `returning` (a generated key column), the
  * keys come back in input order (the sequence hands them out in row order).
  */
-export async function insertRows(db: Kysely<any>, table: string, rows: readonly Record<string, unknown>[], returning?: string): Promise<number[]> {
+export async function insertRows(
+  db: Kysely<any>,
+  table: string,
+  rows: readonly Record<string, unknown>[],
+  returning?: string,
+): Promise<number[]> {
   if (rows.length === 0) return [];
   const columns = sql.join(Object.keys(rows[0]).map((column) => sql.id(column)));
   const select = sql`insert into ${sql.id(table)} (${columns}) select ${columns} from json_populate_recordset(null::${sql.id(table)}, ${JSON.stringify(rows)}::json)`;

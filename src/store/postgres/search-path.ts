@@ -16,7 +16,10 @@ export function firstSearchPathSchema(searchPath: string): string | undefined {
     if (!quoted) return undefined;
     schema = quoted[1].replaceAll('""', '"');
   } else {
-    schema = text.split(',', 1)[0].trim().replace(/[A-Z]/g, (letter) => letter.toLowerCase());
+    schema = text
+      .split(',', 1)[0]
+      .trim()
+      .replace(/[A-Z]/g, (letter) => letter.toLowerCase());
   }
   return schema === '' || RESOLVED_BY_POSTGRES.has(schema) ? undefined : schema;
 }
@@ -33,7 +36,9 @@ const schemaExists = async (client: pg.PoolClient, schema: string) =>
 export async function ensureSearchPathSchema(pool: pg.Pool): Promise<void> {
   const client = await pool.connect();
   try {
-    const { rows: [session] } = await client.query<{ search_path: string; user: string; database: string }>(
+    const {
+      rows: [session],
+    } = await client.query<{ search_path: string; user: string; database: string }>(
       `select current_setting('search_path') as search_path, current_user as user, current_database() as database`,
     );
     const schema = firstSearchPathSchema(session.search_path);
@@ -46,10 +51,13 @@ export async function ensureSearchPathSchema(pool: pg.Pool): Promise<void> {
       // Another process starting at the same time may have created it first (IF NOT EXISTS does not cover that race).
       if (await schemaExists(client, schema)) return;
       const user = pg.escapeIdentifier(session.user);
-      throw new ConfigError('DATABASE_URL', `connects with search_path ${pg.escapeIdentifier(schema)}, a schema that does not `
-        + `exist, and user ${user} could not create it (${error.message}). Create it as a user who may: `
-        + `CREATE SCHEMA ${pg.escapeIdentifier(schema)} AUTHORIZATION ${user}; or let ${user} create schemas: `
-        + `GRANT CREATE ON DATABASE ${pg.escapeIdentifier(session.database)} TO ${user};`);
+      throw new ConfigError(
+        'DATABASE_URL',
+        `connects with search_path ${pg.escapeIdentifier(schema)}, a schema that does not ` +
+          `exist, and user ${user} could not create it (${error.message}). Create it as a user who may: ` +
+          `CREATE SCHEMA ${pg.escapeIdentifier(schema)} AUTHORIZATION ${user}; or let ${user} create schemas: ` +
+          `GRANT CREATE ON DATABASE ${pg.escapeIdentifier(session.database)} TO ${user};`,
+      );
     }
   } finally {
     client.release();

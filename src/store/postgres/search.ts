@@ -7,8 +7,11 @@ import { sql, type Kysely } from 'kysely';
  * privilege, not installed), the migration logs a warning and searches keep scanning.
  */
 export async function createSearchIndex(db: Kysely<any>): Promise<void> {
-  const extensionSchema = async () => (await sql<{ schema: string }>`select extnamespace::regnamespace::text as schema
-    from pg_extension where extname = 'pg_trgm'`.execute(db)).rows[0]?.schema;
+  const extensionSchema = async () =>
+    (
+      await sql<{ schema: string }>`select extnamespace::regnamespace::text as schema
+    from pg_extension where extname = 'pg_trgm'`.execute(db)
+    ).rows[0]?.schema;
   let schema = await extensionSchema();
   if (schema === undefined) {
     // In `public`, not in the current schema: a schema dropped later (a test's) would take the extension with it.
@@ -21,7 +24,9 @@ export async function createSearchIndex(db: Kysely<any>): Promise<void> {
       // Another process may have created it meanwhile.
       schema = await extensionSchema();
       if (schema === undefined) {
-        console.warn(`D30: the pg_trgm extension could not be created (${(error as Error).message}); keyword search scans instead of using an index`);
+        console.warn(
+          `D30: the pg_trgm extension could not be created (${(error as Error).message}); keyword search scans instead of using an index`,
+        );
         return;
       }
     }
@@ -30,6 +35,8 @@ export async function createSearchIndex(db: Kysely<any>): Promise<void> {
   // regnamespace::text is the schema's name quoted as an identifier where it needs it.
   const opclass = sql.raw(`${schema!}.gin_trgm_ops`);
   for (const column of ['title', 'excerpt', 'content']) {
-    await sql`create index ${sql.id(`posts_search_${column}`)} on posts using gin (lower(${sql.ref(column)}) ${opclass})`.execute(db);
+    await sql`create index ${sql.id(`posts_search_${column}`)} on posts using gin (lower(${sql.ref(column)}) ${opclass})`.execute(
+      db,
+    );
   }
 }

@@ -9,4 +9,5 @@ export function containsText(text: Expression<string> | RawBuilder<unknown>, nee
 }
 
 /** The database's collation may follow a locale; "C" compares UTF-8 bytes, which is code-point order. */
-export const orderByCodePoint = (expression: Expression<string> | RawBuilder<unknown>) => sql<string>`${expression} collate "C"`;
+export const orderByCodePoint = (expression: Expression<string> | RawBuilder<unknown>) =>
+  sql<string>`${expression} collate "C"`;

@@ -2,7 +2,15 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CompiledQuery, Kysely, SqliteDialect, type DatabaseConnection, type Driver, type KyselyPlugin, type SqliteDatabase } from 'kysely';
+import {
+  CompiledQuery,
+  Kysely,
+  SqliteDialect,
+  type DatabaseConnection,
+  type Driver,
+  type KyselyPlugin,
+  type SqliteDatabase,
+} from 'kysely';
 import { yieldIfBusy } from '../event-loop.ts';
 import type { Database } from '../schema.ts';
 import { registerTextFunctions } from './text.ts';
@@ -26,7 +34,10 @@ export function openSqliteConnection(path: string): SqliteConnection {
   database.pragma('foreign_keys = ON');
   database.pragma('synchronous = NORMAL');
   registerTextFunctions(database);
-  return { db: new Kysely<Database>({ dialect: new ImmediateSqliteDialect(database), plugins: [yieldingPlugin] }), database };
+  return {
+    db: new Kysely<Database>({ dialect: new ImmediateSqliteDialect(database), plugins: [yieldingPlugin] }),
+    database,
+  };
 }
 
 /**

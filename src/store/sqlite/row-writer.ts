@@ -31,7 +31,8 @@ export function createRowWriter(database: BetterSqlite3.Database) {
       const count = Math.min(ROWS_PER_STATEMENT, rows.length - offset);
       const values: unknown[] = new Array(count * columns.length);
       let index = 0;
-      for (let row = offset; row < offset + count; row++) for (const column of columns) values[index++] = rows[row][column] ?? null;
+      for (let row = offset; row < offset + count; row++)
+        for (const column of columns) values[index++] = rows[row][column] ?? null;
       const lastId = Number(statementFor(table, columns, count).run(values).lastInsertRowid);
       if (returning) for (let id = lastId - count + 1; id <= lastId; id++) ids.push(id);
     }

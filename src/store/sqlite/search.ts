@@ -11,7 +11,8 @@ import { sql, type Expression, type Kysely, type RawBuilder, type SqlBool } from
  * which every match of containsText satisfies; the exact conditions (containsText on each column, D33's protected
  * content) still decide, so results are exactly those of the scan.
  */
-const LOWERED = (row: 'new' | 'old') => `${row}.id, unicode_lower(${row}.title), unicode_lower(${row}.excerpt), unicode_lower(${row}.content)`;
+const LOWERED = (row: 'new' | 'old') =>
+  `${row}.id, unicode_lower(${row}.title), unicode_lower(${row}.excerpt), unicode_lower(${row}.content)`;
 
 /**
  * D31: indexing runs inside the write's statement, synchronously; an event of the longest allowed description and
@@ -19,7 +20,8 @@ const LOWERED = (row: 'new' | 'old') => `${row}.id, unicode_lower(${row}.title),
  * in `posts_search_unindexed`, and every search takes them as candidates (the exact conditions then read them).
  */
 export const MAX_INDEXED_CHARACTERS = 65_536;
-const LONG = (row: 'new' | 'old') => `length(${row}.title) + length(${row}.excerpt) + length(${row}.content) > ${MAX_INDEXED_CHARACTERS}`;
+const LONG = (row: 'new' | 'old') =>
+  `length(${row}.title) + length(${row}.excerpt) + length(${row}.content) > ${MAX_INDEXED_CHARACTERS}`;
 
 const INDEX_ROW = (row: 'new') => `
   insert into posts_search (rowid, title, excerpt, content) select ${LOWERED(row)} where ${row}.type = 'event' and not (${LONG(row)});
@@ -49,8 +51,10 @@ const BACKFILL = (after: number) => [
 ];
 
 export async function createSearchIndex(db: Kysely<any>): Promise<void> {
-  await sql.raw(`create virtual table posts_search using fts5(title, excerpt, content, content='', contentless_delete=1,
-    tokenize='trigram case_sensitive 1')`).execute(db);
+  await sql
+    .raw(`create virtual table posts_search using fts5(title, excerpt, content, content='', contentless_delete=1,
+    tokenize='trigram case_sensitive 1')`)
+    .execute(db);
   await sql.raw('create table posts_search_unindexed (id integer primary key)').execute(db);
   await backfillSearchIndex(db);
   for (const trigger of [INSERT_TRIGGER, UPDATE_TRIGGER, DELETE_TRIGGER]) await sql.raw(trigger).execute(db);
@@ -68,7 +72,10 @@ const MIN_INDEXED_LENGTH = 3;
  * The events whose title, excerpt or content may contain every indexed term, as `id in (…)`; undefined when no term is
  * long enough to be looked up. Terms are matched as FTS5 phrases of trigrams, that is as substrings.
  */
-export function searchIndexFilter(id: Expression<number> | RawBuilder<unknown>, terms: readonly string[]): RawBuilder<SqlBool> | undefined {
+export function searchIndexFilter(
+  id: Expression<number> | RawBuilder<unknown>,
+  terms: readonly string[],
+): RawBuilder<SqlBool> | undefined {
   const indexed = terms.map((term) => term.toLowerCase()).filter((term) => [...term].length >= MIN_INDEXED_LENGTH);
   if (indexed.length === 0) return undefined;
   const query = indexed.map((term) => `"${term.replaceAll('"', '""')}"`).join(' AND ');

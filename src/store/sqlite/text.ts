@@ -7,10 +7,12 @@ const LOWER = 'unicode_lower';
 
 export function registerTextFunctions(database: BetterSqlite3.Database): void {
   database.function(LOWER, { deterministic: true }, (value: unknown) =>
-    typeof value === 'string' ? value.toLowerCase() : value);
+    typeof value === 'string' ? value.toLowerCase() : value,
+  );
 }
 
-export const lower = (expression: Expression<string> | RawBuilder<unknown>) => sql<string>`${sql.raw(LOWER)}(${expression})`;
+export const lower = (expression: Expression<string> | RawBuilder<unknown>) =>
+  sql<string>`${sql.raw(LOWER)}(${expression})`;
 
 /**
  * SQLite's LIKE already ignores ASCII case, so the Unicode lower-casing (a call into JavaScript per row) is paid only

@@ -24,7 +24,7 @@ describe('parseDateInput', () => {
       assert.equal(parsed('2027-03-10 09:00:00 +02:00'), '2027-03-10 07:00:00');
     });
 
-    it('accepts a date with a 12-hour time, as PHP\'s strtotime reads it', () => {
+    it("accepts a date with a 12-hour time, as PHP's strtotime reads it", () => {
       assert.equal(parsed('2018-01-01 4pm'), '2018-01-01 16:00:00');
       assert.equal(parsed('2018-01-01 4 PM'), '2018-01-01 16:00:00');
       assert.equal(parsed('2018-01-01 4:30 pm'), '2018-01-01 16:30:00');
@@ -34,7 +34,14 @@ describe('parseDateInput', () => {
       assert.equal(parsed('2018-01-01 12pm'), '2018-01-01 12:00:00');
       assert.equal(parsed('2018-01-01T4pm'), '2018-01-01 16:00:00');
       assert.equal(parsedIso('2027-07-10 9:15 am', NY), '2027-07-10T09:15:00-04:00');
-      for (const bad of ['2018-01-01 13pm', '2018-01-01 0am', '2018-01-01 4:60pm', '2018-02-30 4pm', '2018-01-01 4pmx', '2018-01-01 4 pm pm']) {
+      for (const bad of [
+        '2018-01-01 13pm',
+        '2018-01-01 0am',
+        '2018-01-01 4:60pm',
+        '2018-02-30 4pm',
+        '2018-01-01 4pmx',
+        '2018-01-01 4 pm pm',
+      ]) {
         assert.equal(parsed(bad), null, bad);
       }
     });
@@ -81,7 +88,6 @@ describe('parseDateInput', () => {
       }
     });
 
-
     it('refuses results outside the years 0001-9999 in the zone', () => {
       assert.equal(parsed('0001-01-01'), '0001-01-01 00:00:00');
       assert.equal(parsed('9999-12-31 23:59:59'), '9999-12-31 23:59:59');
@@ -119,16 +125,55 @@ describe('parseDateInput', () => {
   describe('invalid input', () => {
     it('rejects strings that are not dates', () => {
       const inputs = [
-        '', '   ', 'not-a-date', 'before my birthday', 'tomorrowish', 'next', 'next foo', 'this week', 'this month',
-        'ago', '2 ago', '+5 parsecs', '+ weeks', 'tomorrow tomorrow', 'today tomorrow', 'next monday friday',
-        '9am 10am', 'noon 9am', '13pm', '0am', '24:00', '12:60', '9:5am', 'at', 'tomorrow at', 'now-ish',
-        '2027-03-10 tomorrow', 'tomorrow 2027-03-10', 'monday9am', '1 week2 days', 'null', 'true',
+        '',
+        '   ',
+        'not-a-date',
+        'before my birthday',
+        'tomorrowish',
+        'next',
+        'next foo',
+        'this week',
+        'this month',
+        'ago',
+        '2 ago',
+        '+5 parsecs',
+        '+ weeks',
+        'tomorrow tomorrow',
+        'today tomorrow',
+        'next monday friday',
+        '9am 10am',
+        'noon 9am',
+        '13pm',
+        '0am',
+        '24:00',
+        '12:60',
+        '9:5am',
+        'at',
+        'tomorrow at',
+        'now-ish',
+        '2027-03-10 tomorrow',
+        'tomorrow 2027-03-10',
+        'monday9am',
+        '1 week2 days',
+        'null',
+        'true',
       ];
       for (const input of inputs) assert.equal(parsed(input), null, JSON.stringify(input));
     });
 
     it('rejects values that are neither strings nor numbers', () => {
-      const inputs: unknown[] = [null, undefined, true, false, [], ['2024-01-01'], [1700000000], {}, { date: '2024-01-01' }, 10n];
+      const inputs: unknown[] = [
+        null,
+        undefined,
+        true,
+        false,
+        [],
+        ['2024-01-01'],
+        [1700000000],
+        {},
+        { date: '2024-01-01' },
+        10n,
+      ];
       for (const input of inputs) assert.equal(parsed(input), null, String(input));
     });
 

@@ -78,7 +78,10 @@ describe('inclusiveBound', () => {
   });
 
   it('takes the date in the site zone of a value with an offset', () => {
-    assert.equal(inclusiveBound('2026-12-01T23:00:00Z', 'start_date', 'Australia/Brisbane', NOW), '2026-12-02 00:00:00');
+    assert.equal(
+      inclusiveBound('2026-12-01T23:00:00Z', 'start_date', 'Australia/Brisbane', NOW),
+      '2026-12-02 00:00:00',
+    );
     assert.equal(inclusiveBound('2026-12-01T23:00:00Z', 'end_date', 'UTC', NOW), '2026-12-01 23:59:59');
   });
 

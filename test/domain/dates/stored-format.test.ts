@@ -2,7 +2,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DateTime } from 'luxon';
-import { dateDetails, formatWp, isoWithOffset, localToUtc, parseWp, snapAllDay, timezoneAbbrForLocal, utcToLocal } from '../../../src/domain/dates/stored-format.ts';
+import {
+  dateDetails,
+  formatWp,
+  isoWithOffset,
+  localToUtc,
+  parseWp,
+  snapAllDay,
+  timezoneAbbrForLocal,
+  utcToLocal,
+} from '../../../src/domain/dates/stored-format.ts';
 import { timezoneAbbr } from '../../../src/domain/dates/zones.ts';
 import { NY, utc } from './support.ts';
 
@@ -88,7 +97,8 @@ describe('localToUtc and utcToLocal', () => {
       for (let minute = 0; minute < 240; minute += 15) {
         const utcWp = formatWp(utc(start).plus({ minutes: minute }));
         const local = utcToLocal(utcWp, NY);
-        const repeated = local >= '2026-11-01 01:00:00' && local < '2026-11-01 02:00:00' && utcWp >= '2026-11-01 06:00:00';
+        const repeated =
+          local >= '2026-11-01 01:00:00' && local < '2026-11-01 02:00:00' && utcWp >= '2026-11-01 06:00:00';
         if (!repeated) assert.equal(localToUtc(local, NY), utcWp, utcWp);
       }
     }

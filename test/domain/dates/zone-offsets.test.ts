@@ -5,8 +5,15 @@ import { offsetAt } from '../../../src/domain/dates/zone-offsets.ts';
 
 describe('offsetAt', () => {
   it('agrees with Intl on thousands of instants across zones with and without DST', () => {
-    const zones = ['America/New_York', 'Europe/Rome', 'Australia/Lord_Howe', 'Asia/Kolkata', 'America/Santiago', 'Pacific/Chatham', 'UTC']
-      .map((name) => IANAZone.create(name));
+    const zones = [
+      'America/New_York',
+      'Europe/Rome',
+      'Australia/Lord_Howe',
+      'Asia/Kolkata',
+      'America/Santiago',
+      'Pacific/Chatham',
+      'UTC',
+    ].map((name) => IANAZone.create(name));
     let seed = 7;
     const next = () => {
       seed = (seed * 1103515245 + 12345) % 2 ** 31;
@@ -14,7 +21,8 @@ describe('offsetAt', () => {
     };
     for (let index = 0; index < 4000; index++) {
       const ms = Date.UTC(1990, 0, 1) + Math.floor(next() * 60 * 365 * 86_400) * 1000;
-      for (const zone of zones) assert.equal(offsetAt(zone, ms), zone.offset(ms), `${zone.name} at ${new Date(ms).toISOString()}`);
+      for (const zone of zones)
+        assert.equal(offsetAt(zone, ms), zone.offset(ms), `${zone.name} at ${new Date(ms).toISOString()}`);
     }
   });
 

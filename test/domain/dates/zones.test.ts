@@ -30,8 +30,20 @@ describe('resolveZone and isValidTimezone', () => {
   it('reads abbreviations as fixed offsets, case-insensitively', () => {
     const summer = utc('2026-07-15T12:00:00');
     const expected: Record<string, number> = {
-      EST: -300, EDT: -240, CST: -360, CDT: -300, MST: -420, MDT: -360, PST: -480, PDT: -420,
-      GMT: 0, CET: 60, CEST: 120, BST: 60, AEST: 600, NST: -210,
+      EST: -300,
+      EDT: -240,
+      CST: -360,
+      CDT: -300,
+      MST: -420,
+      MDT: -360,
+      PST: -480,
+      PDT: -420,
+      GMT: 0,
+      CET: 60,
+      CEST: 120,
+      BST: 60,
+      AEST: 600,
+      NST: -210,
     };
     for (const [abbreviation, offset] of Object.entries(expected)) {
       assert.equal(offsetOf(abbreviation, summer), offset, abbreviation);
@@ -69,8 +81,30 @@ describe('resolveZone and isValidTimezone', () => {
 
   it('refuses anything else', () => {
     const invalid = [
-      '', ' ', 'Mars/Olympus', 'America/Nowhere', 'UTC+', 'UTC+x', 'UTC+5x', 'UTC+5.123', 'UTC+19', 'UTC5', 'UTCfoo',
-      '+25:00', '+19', '+05:60', '+5:5', '5', '05:00', ' UTC', 'EST ', 'XYZ', 'IST', 'ist', 'ECT', 'SST',
+      '',
+      ' ',
+      'Mars/Olympus',
+      'America/Nowhere',
+      'UTC+',
+      'UTC+x',
+      'UTC+5x',
+      'UTC+5.123',
+      'UTC+19',
+      'UTC5',
+      'UTCfoo',
+      '+25:00',
+      '+19',
+      '+05:60',
+      '+5:5',
+      '5',
+      '05:00',
+      ' UTC',
+      'EST ',
+      'XYZ',
+      'IST',
+      'ist',
+      'ECT',
+      'SST',
       'SystemV/EST5',
     ];
     for (const timezone of invalid) {
@@ -80,7 +114,8 @@ describe('resolveZone and isValidTimezone', () => {
   });
 
   it('isValidTimezone agrees with resolveZone', () => {
-    for (const timezone of [NY, 'UTC', 'EST', '+05:00', 'UTC+5.5']) assert.equal(isValidTimezone(timezone), true, timezone);
+    for (const timezone of [NY, 'UTC', 'EST', '+05:00', 'UTC+5.5'])
+      assert.equal(isValidTimezone(timezone), true, timezone);
   });
 });
 

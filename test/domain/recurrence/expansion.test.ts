@@ -6,13 +6,23 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DEFAULT_EXPANSION_BUDGET, DEFAULT_LOOKAHEAD_BUDGET } from '../../../src/domain/recurrence/budget.ts';
-import { expandRecurrence, parseRecurrence, utcStartsOf, type Expansion, type SeriesStart } from '../../../src/domain/recurrence/index.ts';
-import { recurrenceCases, } from '../../fixtures/recurrence/cases.ts';
-
+import {
+  expandRecurrence,
+  parseRecurrence,
+  utcStartsOf,
+  type Expansion,
+  type SeriesStart,
+} from '../../../src/domain/recurrence/index.ts';
+import { recurrenceCases } from '../../fixtures/recurrence/cases.ts';
 
 const fixture = { cases: recurrenceCases };
 
-function expand(series: SeriesStart, lines: unknown, horizonUtc = '2030-01-01 00:00:00', maxOccurrences = 1000): Expansion {
+function expand(
+  series: SeriesStart,
+  lines: unknown,
+  horizonUtc = '2030-01-01 00:00:00',
+  maxOccurrences = 1000,
+): Expansion {
   const parsed = parseRecurrence(lines, series);
   assert.ok(parsed.ok, `parse: ${JSON.stringify(parsed)}`);
   assert.ok(parsed.recurrence !== null);
@@ -29,9 +39,18 @@ describe('expansion equals the python-dateutil fixture', () => {
       const expansion = expand(series, c.recurrence, c.horizon);
       assert.ok(expansion.ok, JSON.stringify(expansion));
       assert.deepEqual(utcStartsOf(expansion), c.expected_utc_starts);
-      assert.deepEqual(expansion.occurrences.map((o) => o.startLocal), c.expected_local_starts);
-      assert.deepEqual(expansion.occurrences.map((o) => o.endUtc), c.expected_utc_ends);
-      assert.deepEqual(expansion.occurrences.map((o) => o.endLocal), c.expected_local_ends);
+      assert.deepEqual(
+        expansion.occurrences.map((o) => o.startLocal),
+        c.expected_local_starts,
+      );
+      assert.deepEqual(
+        expansion.occurrences.map((o) => o.endUtc),
+        c.expected_utc_ends,
+      );
+      assert.deepEqual(
+        expansion.occurrences.map((o) => o.endLocal),
+        c.expected_local_ends,
+      );
       if (c.complete && !expansion.complete) {
         // The one allowed difference (generate.py explains it): a rule without UNTIL that stopped matching for good
         // (before its COUNT, if any). dateutil walks to the year 9999 to say "complete"; we stop looking after a
@@ -40,7 +59,10 @@ describe('expansion equals the python-dateutil fixture', () => {
         assert.doesNotMatch(c.recurrence[0], /UNTIL=/, c.name);
         const count = /COUNT=(\d+)/.exec(c.recurrence[0])?.[1];
         if (count !== undefined) assert.ok(expansion.occurrences.length < Number(count), c.name);
-        assert.ok(expansion.occurrences.every((o) => o.startUtc <= c.horizon), c.name);
+        assert.ok(
+          expansion.occurrences.every((o) => o.startUtc <= c.horizon),
+          c.name,
+        );
       } else {
         assert.equal(expansion.complete, c.complete);
       }
@@ -57,7 +79,10 @@ describe('expansion equals the python-dateutil fixture', () => {
       const weekNo = /BYWEEKNO/.test(rule);
       assert.ok(weeklySetPos || mixedByDay || weekNo, `${c.name}: ${rule}`);
     }
-    assert.ok(differing.some((c) => /BYWEEKNO=52/.test(c.recurrence[0])), 'the BYWEEKNO=52 year-start case is in the fixture');
+    assert.ok(
+      differing.some((c) => /BYWEEKNO=52/.test(c.recurrence[0])),
+      'the BYWEEKNO=52 year-start case is in the fixture',
+    );
   });
 });
 
@@ -67,7 +92,12 @@ describe('where dateutil alone disagrees with RFC 5545 (documented in generate.p
     assert.ok(c?.dateutil_raw_utc);
     assert.notDeepEqual(c.dateutil_raw_utc.slice(0, 3), c.expected_utc_starts.slice(0, 3));
     // MO,WE,FR;BYSETPOS=2 is the Wednesday of every week, DTSTART's week included.
-    assert.deepEqual(c.expected_local_starts, ['2026-03-04 09:00:00', '2026-03-11 09:00:00', '2026-03-18 09:00:00', '2026-03-25 09:00:00']);
+    assert.deepEqual(c.expected_local_starts, [
+      '2026-03-04 09:00:00',
+      '2026-03-11 09:00:00',
+      '2026-03-18 09:00:00',
+      '2026-03-25 09:00:00',
+    ]);
   });
 
   it('BYDAY mixing weekdays and ordinals is a union (dateutil gives nothing)', () => {
@@ -78,7 +108,12 @@ describe('where dateutil alone disagrees with RFC 5545 (documented in generate.p
   });
 });
 
-const berlin: SeriesStart = { timezone: 'Europe/Berlin', allDay: false, startLocal: '2026-03-02 09:00:00', endLocal: '2026-03-02 10:00:00' };
+const berlin: SeriesStart = {
+  timezone: 'Europe/Berlin',
+  allDay: false,
+  startLocal: '2026-03-02 09:00:00',
+  endLocal: '2026-03-02 10:00:00',
+};
 
 describe('expandRecurrence', () => {
   it('more occurrences than allowed up to the horizon is too_many; exactly the limit is fine', () => {
@@ -114,7 +149,10 @@ describe('expandRecurrence', () => {
   it('a date-only EXDATE removes every start on that local date of a timed series', () => {
     const result = expand(berlin, ['RRULE:FREQ=DAILY;BYHOUR=9,15;COUNT=6', 'EXDATE;VALUE=DATE:20260303']);
     assert.ok(result.ok);
-    assert.deepEqual(result.occurrences.map((o) => o.startLocal), ['2026-03-02 09:00:00', '2026-03-02 15:00:00', '2026-03-04 09:00:00', '2026-03-04 15:00:00']);
+    assert.deepEqual(
+      result.occurrences.map((o) => o.startLocal),
+      ['2026-03-02 09:00:00', '2026-03-02 15:00:00', '2026-03-04 09:00:00', '2026-03-04 15:00:00'],
+    );
   });
 
   it('EXDATE of DTSTART removes it; the series then starts with the next occurrence', () => {
@@ -135,23 +173,53 @@ describe('expandRecurrence', () => {
   });
 
   it('keeps the wall-clock duration, converted separately, across a DST change', () => {
-    const overnight: SeriesStart = { timezone: 'Europe/Berlin', allDay: false, startLocal: '2026-03-27 22:00:00', endLocal: '2026-03-28 06:00:00' };
+    const overnight: SeriesStart = {
+      timezone: 'Europe/Berlin',
+      allDay: false,
+      startLocal: '2026-03-27 22:00:00',
+      endLocal: '2026-03-28 06:00:00',
+    };
     const result = expand(overnight, ['RRULE:FREQ=DAILY;COUNT=3']);
     assert.ok(result.ok);
     assert.deepEqual(result.occurrences[1], {
-      startLocal: '2026-03-28 22:00:00', endLocal: '2026-03-29 06:00:00', startUtc: '2026-03-28 21:00:00', endUtc: '2026-03-29 04:00:00',
+      startLocal: '2026-03-28 22:00:00',
+      endLocal: '2026-03-29 06:00:00',
+      startUtc: '2026-03-28 21:00:00',
+      endUtc: '2026-03-29 04:00:00',
     });
   });
 
   it("fixed-offset zones in the service's forms", () => {
-    const est: SeriesStart = { timezone: 'EST', allDay: false, startLocal: '2026-03-07 09:00:00', endLocal: '2026-03-07 10:00:00' };
-    assert.deepEqual(utcStartsOf(expand(est, ['RRULE:FREQ=DAILY;COUNT=3'])), ['2026-03-07 14:00:00', '2026-03-08 14:00:00', '2026-03-09 14:00:00']);
-    const india: SeriesStart = { timezone: 'UTC+5.5', allDay: false, startLocal: '2026-03-07 09:00:00', endLocal: '2026-03-07 10:00:00' };
-    assert.deepEqual(utcStartsOf(expand(india, ['RRULE:FREQ=WEEKLY;COUNT=2'])), ['2026-03-07 03:30:00', '2026-03-14 03:30:00']);
+    const est: SeriesStart = {
+      timezone: 'EST',
+      allDay: false,
+      startLocal: '2026-03-07 09:00:00',
+      endLocal: '2026-03-07 10:00:00',
+    };
+    assert.deepEqual(utcStartsOf(expand(est, ['RRULE:FREQ=DAILY;COUNT=3'])), [
+      '2026-03-07 14:00:00',
+      '2026-03-08 14:00:00',
+      '2026-03-09 14:00:00',
+    ]);
+    const india: SeriesStart = {
+      timezone: 'UTC+5.5',
+      allDay: false,
+      startLocal: '2026-03-07 09:00:00',
+      endLocal: '2026-03-07 10:00:00',
+    };
+    assert.deepEqual(utcStartsOf(expand(india, ['RRULE:FREQ=WEEKLY;COUNT=2'])), [
+      '2026-03-07 03:30:00',
+      '2026-03-14 03:30:00',
+    ]);
   });
 
   it('a start late in year 9999 ends the rule quietly', () => {
-    const late: SeriesStart = { timezone: 'UTC', allDay: false, startLocal: '9999-12-30 09:00:00', endLocal: '9999-12-30 10:00:00' };
+    const late: SeriesStart = {
+      timezone: 'UTC',
+      allDay: false,
+      startLocal: '9999-12-30 09:00:00',
+      endLocal: '9999-12-30 10:00:00',
+    };
     const result = expand(late, ['RRULE:FREQ=DAILY'], '9999-12-31 23:59:59');
     assert.ok(result.ok);
     assert.deepEqual(utcStartsOf(result), ['9999-12-30 09:00:00', '9999-12-31 09:00:00']);
@@ -179,12 +247,21 @@ describe('bounded work', () => {
   const starts = ['0001-01-01 06:00:00', '1900-06-15 06:00:00', '2026-01-01 06:00:00'];
 
   /** Expands `lines` from `startLocal`, answering the expansion and the steps it took. */
-  function counted(lines: string[], startLocal: string, timezone = 'America/Santiago'): { result: Expansion; steps: number } {
+  function counted(
+    lines: string[],
+    startLocal: string,
+    timezone = 'America/Santiago',
+  ): { result: Expansion; steps: number } {
     const series: SeriesStart = { timezone, allDay: false, startLocal, endLocal: startLocal };
     const parsed = parseRecurrence(lines, series);
     assert.ok(parsed.ok && parsed.recurrence, JSON.stringify(parsed));
     const work = { examined: 0 };
-    const result = expandRecurrence(parsed.recurrence, series, { horizonUtc: '2028-01-01 00:00:00', maxOccurrences: 1000 }, { work });
+    const result = expandRecurrence(
+      parsed.recurrence,
+      series,
+      { horizonUtc: '2028-01-01 00:00:00', maxOccurrences: 1000 },
+      { work },
+    );
     return { result, steps: work.examined };
   }
 
@@ -201,16 +278,27 @@ describe('bounded work', () => {
   }
 
   it('100 rare rules together share one allowance', () => {
-    const { result, steps } = counted(Array.from({ length: 100 }, (_, i) => rare[i % 7]), '1000-01-01 06:00:00', 'Australia/Sydney');
+    const { result, steps } = counted(
+      Array.from({ length: 100 }, (_, i) => rare[i % 7]),
+      '1000-01-01 06:00:00',
+      'Australia/Sydney',
+    );
     assert.ok(steps <= ALLOWED_STEPS, `${steps} steps`);
     assert.equal(result.ok, false);
   });
 
   it('does not walk the candidates before DTSTART one by one (every second of a year, starting on its last one)', () => {
     const everySecond = `BYHOUR=${range(24)};BYMINUTE=${range(60)};BYSECOND=${range(60)}`;
-    const dense = counted([`RRULE:FREQ=YEARLY;BYDAY=MO,TU,WE,TH,FR,SA,SU;${everySecond};COUNT=3`], '2026-12-31 23:59:58');
+    const dense = counted(
+      [`RRULE:FREQ=YEARLY;BYDAY=MO,TU,WE,TH,FR,SA,SU;${everySecond};COUNT=3`],
+      '2026-12-31 23:59:58',
+    );
     assert.ok(dense.steps <= ALLOWED_STEPS, `${dense.steps} steps`);
-    assert.deepEqual(dense.result.ok && dense.result.occurrences.map((o) => o.startLocal), ['2026-12-31 23:59:58', '2026-12-31 23:59:59', '2027-01-01 00:00:00']);
+    assert.deepEqual(dense.result.ok && dense.result.occurrences.map((o) => o.startLocal), [
+      '2026-12-31 23:59:58',
+      '2026-12-31 23:59:59',
+      '2027-01-01 00:00:00',
+    ]);
     const open = counted([`RRULE:FREQ=YEARLY;BYDAY=MO,TU,WE,TH,FR,SA,SU;${everySecond}`], '2026-12-31 23:59:58');
     assert.ok(open.steps <= ALLOWED_STEPS, `${open.steps} steps`);
     assert.ok(!open.result.ok && /more than 1000/.test(open.result.message));
@@ -220,20 +308,38 @@ describe('bounded work', () => {
     const line = `RRULE:FREQ=DAILY;BYHOUR=${range(24)};BYMINUTE=${range(60)};BYSECOND=${range(60)};BYSETPOS=-1;COUNT=2`;
     const { result, steps } = counted(Array(100).fill(line), '2026-12-31 23:59:59');
     assert.ok(steps <= ALLOWED_STEPS, `${steps} steps`);
-    assert.deepEqual(result.ok && result.occurrences.map((o) => o.startLocal), ['2026-12-31 23:59:59', '2027-01-01 23:59:59']);
+    assert.deepEqual(result.ok && result.occurrences.map((o) => o.startLocal), [
+      '2026-12-31 23:59:59',
+      '2027-01-01 23:59:59',
+    ]);
   });
 
   it('a rare rule past the horizon leaves the series open (complete: false) instead of searching on', () => {
-    const series: SeriesStart = { timezone: 'Europe/Berlin', allDay: false, startLocal: '2026-01-01 06:00:00', endLocal: '2026-01-01 07:00:00' };
+    const series: SeriesStart = {
+      timezone: 'Europe/Berlin',
+      allDay: false,
+      startLocal: '2026-01-01 06:00:00',
+      endLocal: '2026-01-01 07:00:00',
+    };
     const result = expand(series, ['RRULE:FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30'], '2028-01-01 00:00:00');
     assert.ok(result.ok && result.occurrences.length === 1 && !result.complete);
   });
 
   it('a tight allowance makes a long walk an error, not a wrong answer', () => {
-    const series: SeriesStart = { timezone: 'Europe/Berlin', allDay: false, startLocal: '2026-01-01 06:00:00', endLocal: '2026-01-01 07:00:00' };
+    const series: SeriesStart = {
+      timezone: 'Europe/Berlin',
+      allDay: false,
+      startLocal: '2026-01-01 06:00:00',
+      endLocal: '2026-01-01 07:00:00',
+    };
     const parsed = parseRecurrence(['RRULE:FREQ=DAILY;INTERVAL=7;COUNT=10'], series);
     assert.ok(parsed.ok && parsed.recurrence);
-    const result = expandRecurrence(parsed.recurrence, series, { horizonUtc: '2028-01-01 00:00:00', maxOccurrences: 1000 }, { budget: 5 });
+    const result = expandRecurrence(
+      parsed.recurrence,
+      series,
+      { horizonUtc: '2028-01-01 00:00:00', maxOccurrences: 1000 },
+      { budget: 5 },
+    );
     assert.ok(!result.ok && /matches too rarely/.test(result.message));
   });
 });

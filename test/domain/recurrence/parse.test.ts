@@ -1,12 +1,27 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
-  describeRecurrenceError, MAX_RECURRENCE_LINE_LENGTH, MAX_RECURRENCE_LINES, parseRecurrence, RECURRENCE_ERROR_CODE,
-  type RecurrenceParse, type SeriesStart,
+  describeRecurrenceError,
+  MAX_RECURRENCE_LINE_LENGTH,
+  MAX_RECURRENCE_LINES,
+  parseRecurrence,
+  RECURRENCE_ERROR_CODE,
+  type RecurrenceParse,
+  type SeriesStart,
 } from '../../../src/domain/recurrence/index.ts';
 
-const timed: SeriesStart = { timezone: 'Europe/Berlin', allDay: false, startLocal: '2026-03-02 09:00:00', endLocal: '2026-03-02 10:00:00' };
-const allDay: SeriesStart = { timezone: 'America/New_York', allDay: true, startLocal: '2026-03-02 00:00:00', endLocal: '2026-03-02 23:59:59' };
+const timed: SeriesStart = {
+  timezone: 'Europe/Berlin',
+  allDay: false,
+  startLocal: '2026-03-02 09:00:00',
+  endLocal: '2026-03-02 10:00:00',
+};
+const allDay: SeriesStart = {
+  timezone: 'America/New_York',
+  allDay: true,
+  startLocal: '2026-03-02 00:00:00',
+  endLocal: '2026-03-02 23:59:59',
+};
 
 function refused(result: RecurrenceParse, line: string, message: RegExp): void {
   assert.equal(result.ok, false, `expected a refusal, got ${JSON.stringify(result)}`);
@@ -31,8 +46,16 @@ describe('parseRecurrence accepts', () => {
 
   it('normalises property, parameter and rule part names and values to upper case, keeping the order', () => {
     assert.deepEqual(
-      accepted(['rrule:freq=weekly;byday=mo,we;until=20261231t235959z', 'exdate;tzid=Europe/Berlin:20260304t090000', 'Rdate;Value=Date-Time:20260307T120000Z']),
-      ['RRULE:FREQ=WEEKLY;BYDAY=MO,WE;UNTIL=20261231T235959Z', 'EXDATE;TZID=Europe/Berlin:20260304T090000', 'RDATE:20260307T120000Z'],
+      accepted([
+        'rrule:freq=weekly;byday=mo,we;until=20261231t235959z',
+        'exdate;tzid=Europe/Berlin:20260304t090000',
+        'Rdate;Value=Date-Time:20260307T120000Z',
+      ]),
+      [
+        'RRULE:FREQ=WEEKLY;BYDAY=MO,WE;UNTIL=20261231T235959Z',
+        'EXDATE;TZID=Europe/Berlin:20260304T090000',
+        'RDATE:20260307T120000Z',
+      ],
     );
   });
 
@@ -44,22 +67,24 @@ describe('parseRecurrence accepts', () => {
   });
 
   it("TZIDs in the service's other zone forms", () => {
-    assert.deepEqual(accepted(['RDATE;TZID=EST:20260310T030000', 'RDATE;TZID=+05:30:20260311T123000'.replace('+05:30', 'UTC+5.5')]), [
-      'RDATE;TZID=EST:20260310T030000',
-      'RDATE;TZID=UTC+5.5:20260311T123000',
-    ]);
+    assert.deepEqual(
+      accepted(['RDATE;TZID=EST:20260310T030000', 'RDATE;TZID=+05:30:20260311T123000'.replace('+05:30', 'UTC+5.5')]),
+      ['RDATE;TZID=EST:20260310T030000', 'RDATE;TZID=UTC+5.5:20260311T123000'],
+    );
   });
 
   it('dates for an all-day series, with or without VALUE=DATE; UNTIL as a date', () => {
-    assert.deepEqual(accepted(['RRULE:FREQ=WEEKLY;UNTIL=20260601', 'EXDATE:20260309,20260316', 'RDATE;VALUE=DATE:20260318'], allDay), [
-      'RRULE:FREQ=WEEKLY;UNTIL=20260601',
-      'EXDATE;VALUE=DATE:20260309,20260316',
-      'RDATE;VALUE=DATE:20260318',
-    ]);
+    assert.deepEqual(
+      accepted(['RRULE:FREQ=WEEKLY;UNTIL=20260601', 'EXDATE:20260309,20260316', 'RDATE;VALUE=DATE:20260318'], allDay),
+      ['RRULE:FREQ=WEEKLY;UNTIL=20260601', 'EXDATE;VALUE=DATE:20260309,20260316', 'RDATE;VALUE=DATE:20260318'],
+    );
   });
 
   it('a date-only EXDATE on a timed series, and RDATE/EXDATE without any RRULE', () => {
-    assert.deepEqual(accepted(['EXDATE;VALUE=DATE:20260302', 'RDATE:20260305T090000']), ['EXDATE;VALUE=DATE:20260302', 'RDATE:20260305T090000']);
+    assert.deepEqual(accepted(['EXDATE;VALUE=DATE:20260302', 'RDATE:20260305T090000']), [
+      'EXDATE;VALUE=DATE:20260302',
+      'RDATE:20260305T090000',
+    ]);
   });
 
   it('UNTIL equal to DTSTART, in each form', () => {
@@ -69,7 +94,12 @@ describe('parseRecurrence accepts', () => {
   });
 
   it('exactly the limits: 100 lines, 1000 characters', () => {
-    accepted(Array.from({ length: MAX_RECURRENCE_LINES }, (_, i) => `RDATE:2027${String((i % 12) + 1).padStart(2, '0')}01T0900${String(i % 60).padStart(2, '0')}`));
+    accepted(
+      Array.from(
+        { length: MAX_RECURRENCE_LINES },
+        (_, i) => `RDATE:2027${String((i % 12) + 1).padStart(2, '0')}01T0900${String(i % 60).padStart(2, '0')}`,
+      ),
+    );
     const values = Array.from({ length: 200 }, () => '20270101T090000').join(',');
     const line = `RDATE:${values}`.slice(0, MAX_RECURRENCE_LINE_LENGTH);
     accepted([line.slice(0, line.lastIndexOf(','))]);
@@ -89,12 +119,30 @@ describe('parseRecurrence accepts', () => {
   });
 
   it('the parsed rule', () => {
-    const result = parseRecurrence(['RRULE:FREQ=MONTHLY;INTERVAL=2;BYDAY=1MO,-1FR,TU;BYMONTHDAY=-1,1,1;WKST=SU;COUNT=5'], timed);
+    const result = parseRecurrence(
+      ['RRULE:FREQ=MONTHLY;INTERVAL=2;BYDAY=1MO,-1FR,TU;BYMONTHDAY=-1,1,1;WKST=SU;COUNT=5'],
+      timed,
+    );
     assert.ok(result.ok && result.recurrence);
     assert.deepEqual(result.recurrence.rules[0], {
-      freq: 'MONTHLY', interval: 2, count: 5, until: null, bySecond: null, byMinute: null, byHour: null,
-      byDay: [{ weekday: 0, n: 1 }, { weekday: 4, n: -1 }, { weekday: 1, n: 0 }], byMonthDay: [-1, 1], byYearDay: null,
-      byWeekNo: null, byMonth: null, bySetPos: null, wkst: 6,
+      freq: 'MONTHLY',
+      interval: 2,
+      count: 5,
+      until: null,
+      bySecond: null,
+      byMinute: null,
+      byHour: null,
+      byDay: [
+        { weekday: 0, n: 1 },
+        { weekday: 4, n: -1 },
+        { weekday: 1, n: 0 },
+      ],
+      byMonthDay: [-1, 1],
+      byYearDay: null,
+      byWeekNo: null,
+      byMonth: null,
+      bySetPos: null,
+      wkst: 6,
     });
   });
 });

@@ -6,16 +6,26 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { localToUtc, utcToLocal } from '../../../src/domain/dates/stored-format.ts';
-import { civilFromDays, daysFromCivil, formatFloating, parseFloating, weekdayOfDays } from '../../../src/domain/recurrence/civil.ts';
-import { expandRecurrence, parseRecurrence, utcStartsOf, type OccurrenceTimes, type SeriesStart } from '../../../src/domain/recurrence/index.ts';
+import {
+  civilFromDays,
+  daysFromCivil,
+  formatFloating,
+  parseFloating,
+  weekdayOfDays,
+} from '../../../src/domain/recurrence/civil.ts';
+import {
+  expandRecurrence,
+  parseRecurrence,
+  utcStartsOf,
+  type OccurrenceTimes,
+  type SeriesStart,
+} from '../../../src/domain/recurrence/index.ts';
 import { WEEKDAY_CODES } from '../../../src/domain/recurrence/types.ts';
 import { PROPERTY_ZONES, random } from './random.ts';
 
 const SEED = Number(process.env.RECURRENCE_SEED ?? 20_260_323);
 const ZONES = PROPERTY_ZONES;
 const FAR = '2200-01-01 00:00:00';
-
-
 
 interface Generated {
   series: SeriesStart;
@@ -71,8 +81,12 @@ function checkSeries(g: Generated, occurrences: OccurrenceTimes[]): void {
   const context = JSON.stringify(g);
   assert.equal(occurrences.length, g.count, `COUNT=${g.count} gives ${g.count}: ${context}`);
   assert.equal(occurrences[0].startLocal, series.startLocal, context);
-  assert.equal(occurrences[0].endLocal, utcToLocal(localToUtc(series.endLocal, series.timezone), series.timezone), context);
-  const startTime = (series.allDay ? '00:00:00' : series.startLocal.slice(11));
+  assert.equal(
+    occurrences[0].endLocal,
+    utcToLocal(localToUtc(series.endLocal, series.timezone), series.timezone),
+    context,
+  );
+  const startTime = series.allDay ? '00:00:00' : series.startLocal.slice(11);
   const duration = parseFloating(series.endLocal)! - parseFloating(series.startLocal)!;
   for (const [index, occurrence] of occurrences.entries()) {
     if (index > 0) assert.ok(occurrences[index - 1].startUtc < occurrence.startUtc, `sorted and unique: ${context}`);
@@ -84,7 +98,10 @@ function checkSeries(g: Generated, occurrences: OccurrenceTimes[]): void {
     if (occurrence.startLocal.slice(11) !== startTime) {
       // Only a wall-clock time inside a spring-forward gap moves (forward, on the day of a change).
       seen.moved += 1;
-      assert.ok(nearChange(occurrence.startUtc, series.timezone), `moved off a change day: ${occurrence.startLocal} ${context}`);
+      assert.ok(
+        nearChange(occurrence.startUtc, series.timezone),
+        `moved off a change day: ${occurrence.startLocal} ${context}`,
+      );
       assert.ok(occurrence.startLocal > nominal, context);
       assert.equal(occurrence.startLocal, utcToLocal(localToUtc(nominal, series.timezone), series.timezone), context);
     } else if (!nearChange(occurrence.startUtc, series.timezone) && !nearChange(occurrence.endUtc, series.timezone)) {
@@ -96,7 +113,8 @@ function checkSeries(g: Generated, occurrences: OccurrenceTimes[]): void {
       const weekday = weekdayOfDays(Math.floor(parseFloating(occurrence.startLocal)! / 86_400));
       assert.ok(g.weekdays.includes(weekday), `BYDAY weekday: ${occurrence.startLocal} ${context}`);
     }
-    if (series.allDay) assert.ok(occurrence.endLocal.endsWith('23:59:59') || nearChange(occurrence.endUtc, series.timezone), context);
+    if (series.allDay)
+      assert.ok(occurrence.endLocal.endsWith('23:59:59') || nearChange(occurrence.endUtc, series.timezone), context);
   }
 }
 
@@ -122,7 +140,10 @@ describe(`expansion properties (seed ${SEED})`, () => {
       // An EXDATE on one start removes that one only.
       const removed = Math.floor(next() * starts.length);
       const exdate = `EXDATE:${starts[removed].replace(/[- :]/g, '').replace(/^(\d{8})/, '$1T')}Z`;
-      assert.deepEqual(utcStartsOf(expandLines(g.series, [g.rule, exdate])), starts.filter((_, i) => i !== removed));
+      assert.deepEqual(
+        utcStartsOf(expandLines(g.series, [g.rule, exdate])),
+        starts.filter((_, i) => i !== removed),
+      );
     }
     if (process.env.RECURRENCE_SEED === undefined) assert.ok(seen.moved > 0 && seen.plain > 0, JSON.stringify(seen));
   });
@@ -146,7 +167,10 @@ describe(`expansion properties (seed ${SEED})`, () => {
       assert.equal(daysFromCivil(civil.year, civil.month, civil.day), days);
       if (civil.year >= 1) {
         const date = new Date(days * 86_400_000);
-        assert.deepEqual([date.getUTCFullYear(), date.getUTCMonth() + 1, date.getUTCDate()], [civil.year, civil.month, civil.day]);
+        assert.deepEqual(
+          [date.getUTCFullYear(), date.getUTCMonth() + 1, date.getUTCDate()],
+          [civil.year, civil.month, civil.day],
+        );
         assert.equal(weekdayOfDays(days), (date.getUTCDay() + 6) % 7);
       }
     }

@@ -1,7 +1,15 @@
 // What the property tests of recurrence share: a seeded generator and zones with unusual DST rules.
 
 /** Zones whose changes test the wall-clock rules: both hemispheres, a 30-minute shift, a half-hour offset, none. */
-export const PROPERTY_ZONES = ['Europe/Berlin', 'America/New_York', 'Australia/Sydney', 'America/Santiago', 'Australia/Lord_Howe', 'Asia/Kolkata', 'UTC'];
+export const PROPERTY_ZONES = [
+  'Europe/Berlin',
+  'America/New_York',
+  'Australia/Sydney',
+  'America/Santiago',
+  'Australia/Lord_Howe',
+  'Asia/Kolkata',
+  'UTC',
+];
 
 /** mulberry32: a seeded sequence in [0, 1), so that a failing case can be run again. */
 export function random(seed: number): () => number {
