@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { ImportFileError } from '../ical/import.ts';
 import { runImportCommand } from '../ical/import-command.ts';
-import { ROLES, type Role } from '../domain/access.ts';
+import { ROLES } from '../domain/access.ts';
 import { openStore, type Store } from '../store/store.ts';
 import { generateAppPassword } from '../core/users/secrets.ts';
 import {
@@ -12,6 +12,7 @@ import {
   findAppPassword,
   findUserByLogin,
   listAppPasswords,
+  parseRole,
   revokeAppPassword,
 } from '../core/users/store.ts';
 
@@ -64,8 +65,8 @@ export async function runCli(
     case 'user create': {
       if (!target) throw new UsageError('a login is required');
       if (!/^[A-Za-z0-9._@-]{1,60}$/.test(target)) throw new UsageError('a login is 1–60 letters, digits, . _ @ or -');
-      const role = (values.role ?? 'subscriber') as Role;
-      if (!ROLES.includes(role)) throw new UsageError(`unknown role "${role}"; use one of ${ROLES.join(', ')}`);
+      const role = parseRole(values.role ?? 'subscriber');
+      if (role === undefined) throw new UsageError(`unknown role "${values.role}"; use one of ${ROLES.join(', ')}`);
       if (await findUserByLogin(store.db, target)) throw new UsageError(`a user named "${target}" already exists`);
       const user = await createUser(store.db, target, role, values.name ?? target);
       print(`created user ${user.login} (id ${user.id}, ${user.role})`);
@@ -114,6 +115,13 @@ export async function runCli(
   }
 }
 
+/** node:util parseArgs's refusals (an unknown option, a missing value): TypeErrors with an `ERR_PARSE_ARGS_*` code. */
+const isParseArgsError = (error: unknown): error is Error =>
+  error instanceof Error &&
+  'code' in error &&
+  typeof error.code === 'string' &&
+  error.code.startsWith('ERR_PARSE_ARGS');
+
 async function main(): Promise<void> {
   let store: Store | undefined;
   try {
@@ -122,12 +130,8 @@ async function main(): Promise<void> {
     store = await openStore(config.database, { withoutStatementTimeout: true });
     await runCli(process.argv.slice(2), store, (line) => console.log(line), config);
   } catch (error) {
-    if (
-      error instanceof UsageError ||
-      error instanceof ConfigError ||
-      (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
-    ) {
-      console.error(`error: ${(error as Error).message}\n\n${USAGE}`);
+    if (error instanceof UsageError || error instanceof ConfigError || isParseArgsError(error)) {
+      console.error(`error: ${error.message}\n\n${USAGE}`);
       process.exitCode = 2;
     } else if (error instanceof ImportFileError) {
       console.error(`error: ${error.message}`);

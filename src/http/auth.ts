@@ -1,6 +1,6 @@
 import { createHash, createHmac, createSecretKey, randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
-import type { Caller, Role } from '../domain/access.ts';
+import type { Caller } from '../domain/access.ts';
 import { outsideTransaction, type Db } from '../store/store.ts';
 import { BOOTSTRAP_PASSWORD_NAME } from '../core/users/bootstrap.ts';
 import {
@@ -12,7 +12,13 @@ import {
   verifySecret,
   type HashKind,
 } from '../core/users/secrets.ts';
-import { findUserByLogin, listAppPasswords, replaceAppPasswordHash, touchAppPassword } from '../core/users/store.ts';
+import {
+  findUserByLogin,
+  listAppPasswords,
+  replaceAppPasswordHash,
+  storedRole,
+  touchAppPassword,
+} from '../core/users/store.ts';
 import { ApiError } from './errors.ts';
 
 const unknownUser = () => new ApiError(401, 'invalid_username', 'Unknown user name.');
@@ -293,7 +299,7 @@ export class Authenticator {
       ]);
       if (wait > 0) throw tooManyAttempts(wait);
       if (row) {
-        const caller: Caller = { id: row.user_id, role: row.role as Role };
+        const caller: Caller = { id: row.user_id, role: storedRole(row.role) };
         if (version !== undefined && stampedThisMinute(row.last_used_utc, nowUtc)) {
           if (this.#confirmed.size > 1000) this.#confirmed.clear();
           this.#confirmed.set(confirmationKey, { version, caller, lastUsed: row.last_used_utc! });
@@ -396,7 +402,7 @@ export class Authenticator {
     const row = await this.#lookUp(remembered, login);
     if (!row) return null;
     await this.#touch(remembered.appPasswordId, row.last_used_utc, nowUtc);
-    return { id: row.user_id, role: row.role as Role };
+    return { id: row.user_id, role: storedRole(row.role) };
   }
 
   /**

@@ -1,5 +1,7 @@
+import type { Selectable } from 'kysely';
 import { isRowId, type Db, type Store } from '../../store/store.ts';
-import type { Role } from '../../domain/access.ts';
+import type { UsersTable } from '../../store/schema.ts';
+import { ROLES, type Role } from '../../domain/access.ts';
 import { hashGeneratedSecret, hashSecret, isGeneratedShape } from './secrets.ts';
 import { recordChange } from '../change-log/log.ts';
 import { reassignListingAuthor } from '../occurrences/store.ts';
@@ -24,17 +26,32 @@ export interface AppPasswordRow {
   last_used_utc: string | null;
 }
 
+/** A known role's name, else undefined (a command-line argument, say). */
+export const parseRole = (text: string): Role | undefined => ROLES.find((role) => role === text);
+
+/**
+ * The role a `users` row holds. The column is plain text, written only from a `Role` (createUser, setUserRole), so
+ * anything else is a damaged row: it fails here rather than further on, as a role without capabilities.
+ */
+export function storedRole(text: string): Role {
+  const role = parseRole(text);
+  if (role === undefined) throw new Error(`users.role holds an unknown role "${text}"`);
+  return role;
+}
+
+const userRow = (row: Selectable<UsersTable>): UserRow => ({ ...row, role: storedRole(row.role) });
+
 const nowUtc = () => new Date().toISOString().slice(0, 19).replace('T', ' ');
 
 export async function findUserByLogin(db: Db, login: string): Promise<UserRow | undefined> {
-  return (await db.selectFrom('users').selectAll().where('login', '=', login).executeTakeFirst()) as
-    | UserRow
-    | undefined;
+  const row = await db.selectFrom('users').selectAll().where('login', '=', login).executeTakeFirst();
+  return row && userRow(row);
 }
 
 export async function findUserById(db: Db, id: number): Promise<UserRow | undefined> {
   if (!isRowId(id)) return undefined;
-  return (await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst()) as UserRow | undefined;
+  const row = await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && userRow(row);
 }
 
 export async function countUsers(db: Db): Promise<number> {
@@ -43,11 +60,13 @@ export async function countUsers(db: Db): Promise<number> {
 }
 
 export async function createUser(db: Db, login: string, role: Role, displayName = login): Promise<UserRow> {
-  return (await db
-    .insertInto('users')
-    .values({ login, role, display_name: displayName, created_utc: nowUtc() })
-    .returningAll()
-    .executeTakeFirstOrThrow()) as UserRow;
+  return userRow(
+    await db
+      .insertInto('users')
+      .values({ login, role, display_name: displayName, created_utc: nowUtc() })
+      .returningAll()
+      .executeTakeFirstOrThrow(),
+  );
 }
 
 export async function setUserRole(db: Db, id: number, role: Role): Promise<void> {
@@ -86,26 +105,19 @@ export async function createAppPassword(
 ): Promise<AppPasswordRow> {
   const hash =
     kind === 'generated' && isGeneratedShape(secret) ? hashGeneratedSecret(secret) : await hashSecret(secret);
-  return (await db
+  return await db
     .insertInto('app_passwords')
     .values({ user_id: userId, name, hash, created_utc: nowUtc(), last_used_utc: null })
     .returningAll()
-    .executeTakeFirstOrThrow()) as AppPasswordRow;
+    .executeTakeFirstOrThrow();
 }
 
 export async function listAppPasswords(db: Db, userId: number): Promise<AppPasswordRow[]> {
-  return (await db
-    .selectFrom('app_passwords')
-    .selectAll()
-    .where('user_id', '=', userId)
-    .orderBy('id')
-    .execute()) as AppPasswordRow[];
+  return await db.selectFrom('app_passwords').selectAll().where('user_id', '=', userId).orderBy('id').execute();
 }
 
 export async function findAppPassword(db: Db, id: number): Promise<AppPasswordRow | undefined> {
-  return (await db.selectFrom('app_passwords').selectAll().where('id', '=', id).executeTakeFirst()) as
-    | AppPasswordRow
-    | undefined;
+  return await db.selectFrom('app_passwords').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
 export async function revokeAppPassword(db: Db, id: number): Promise<boolean> {
