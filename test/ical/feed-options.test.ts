@@ -5,7 +5,15 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import ICAL from 'ical.js';
 import { describeEachDatabase, type Harness } from '../helpers/harness.ts';
-import { createEvent } from '../resources/events-support.ts';
+import {
+  calledOffEvent,
+  createEvent,
+  createEvents,
+  listedOccurrences,
+  moveThirdCancelFourth,
+  WEEKLY_ACROSS_DST,
+  ZONED_EVENTS,
+} from '../resources/events-support.ts';
 import { byUid, getFeed, prop, uidOf, utcOf, type Vevent } from './support.ts';
 
 const NOW = '2027-03-01T12:00:00Z';
@@ -47,42 +55,12 @@ describeEachDatabase('iCalendar feed options: utc and cancelled', (h) => {
 
   /** Events in several zones, an all-day one, and a Berlin series across the spring change, one date moved, one cancelled. */
   async function seed() {
-    const singles = [
-      await createEvent(
-        h(),
-        {
-          title: 'Berlin concert',
-          status: 'publish',
-          timezone: 'Europe/Berlin',
-          start_date: '2027-03-28 01:30:00',
-          end_date: '2027-03-28 04:30:00',
-        },
-        admin(),
-      ),
-      await createEvent(
-        h(),
-        {
-          title: 'New York meetup',
-          status: 'publish',
-          timezone: 'America/New_York',
-          start_date: '2027-03-14 09:00:00',
-          end_date: '2027-03-14 10:00:00',
-        },
-        admin(),
-      ),
-      await createEvent(
-        h(),
-        {
-          title: 'Tokyo talk',
-          status: 'publish',
-          timezone: 'Asia/Tokyo',
-          start_date: '2027-03-20 08:00:00',
-          end_date: '2027-03-20 09:30:00',
-        },
-        admin(),
-      ),
-      await createEvent(
-        h(),
+    const singles = await createEvents(
+      h(),
+      [
+        ZONED_EVENTS.berlin,
+        ZONED_EVENTS.newYork,
+        ZONED_EVENTS.tokyo,
         {
           title: 'Offset zone',
           status: 'publish',
@@ -90,9 +68,9 @@ describeEachDatabase('iCalendar feed options: utc and cancelled', (h) => {
           start_date: '2027-03-15 09:00:00',
           end_date: '2027-03-15 10:00:00',
         },
-        admin(),
-      ),
-    ];
+      ],
+      admin(),
+    );
     const allDay = await createEvent(
       h(),
       {
@@ -108,11 +86,7 @@ describeEachDatabase('iCalendar feed options: utc and cancelled', (h) => {
     const series = await createEvent(
       h(),
       {
-        title: 'Weekly across DST',
-        status: 'publish',
-        timezone: 'Europe/Berlin',
-        start_date: '2027-03-15 09:00:00',
-        end_date: '2027-03-15 10:00:00',
+        ...WEEKLY_ACROSS_DST,
         // An extra date and a date left out, given with zones: in a UTC feed neither may keep its TZID.
         recurrence: [
           'RRULE:FREQ=WEEKLY;COUNT=6',
@@ -122,31 +96,11 @@ describeEachDatabase('iCalendar feed options: utc and cancelled', (h) => {
       },
       admin(),
     );
-    const occurrences = (await listed(h())).filter((event) => event.series_id === series.id);
+    const occurrences = await listedOccurrences(h(), series.id);
     assert.equal(occurrences.length, 6, 'five weekly dates (one left out) and the extra date');
     const moved = occurrences[2];
-    assert.equal(
-      (
-        await h().request('PATCH', `/events/${moved.id}`, {
-          as: admin(),
-          body: { title: 'Moved once', start_date: '2027-03-29 11:00:00', end_date: '2027-03-29 12:00:00' },
-        })
-      ).statusCode,
-      200,
-    );
-    assert.equal((await h().request('DELETE', `/events/${occurrences[3].id}`, { as: admin() })).statusCode, 200);
-    const trashed = await createEvent(
-      h(),
-      {
-        title: 'Called off',
-        status: 'publish',
-        timezone: 'Europe/Berlin',
-        start_date: '2027-03-18 19:00:00',
-        end_date: '2027-03-18 21:00:00',
-      },
-      admin(),
-    );
-    assert.equal((await h().request('DELETE', `/events/${trashed.id}`, { as: admin() })).statusCode, 200);
+    await moveThirdCancelFourth(h(), admin(), occurrences);
+    const trashed = await calledOffEvent(h(), admin());
     return { singles, allDay, series, moved, trashed };
   }
 

@@ -4,14 +4,13 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import ICAL from 'ical.js';
 import { describeEachDatabase, type Harness } from '../helpers/harness.ts';
-import { createEvent } from '../resources/events-support.ts';
+import {
+  createEvent,
+  listedOccurrences,
+  moveThirdCancelFourth,
+  WEEKLY_ACROSS_DST,
+} from '../resources/events-support.ts';
 import { getFeed, prop, uidOf, utcOf } from './support.ts';
-
-/** The series' occurrences GET /events lists between March and June 2027. */
-const listedOccurrences = async (h: Harness, seriesId: number) =>
-  (await h.request('GET', '/events', { query: { start_date: '2027-03-01', end_date: '2027-06-30', per_page: 50 } }))
-    .json()
-    .events.filter((event: any) => event.series_id === seriesId);
 
 /** The series' VEVENTs in a feed: the one with its rule and the edited occurrences (RECURRENCE-ID). */
 async function seriesInFeed(h: Harness, path: string, seriesId: number) {
@@ -44,32 +43,12 @@ describeEachDatabase('iCalendar feeds of recurring series (D25, D26)', (h) => {
   it('writes the series once, with EXDATEs and RECURRENCE-ID exceptions, and expands to the API occurrences', async () => {
     h().setNow('2027-03-01T12:00:00Z');
     const admin = h().users.administrator;
-    const series = await createEvent(
-      h(),
-      {
-        title: 'Weekly across DST',
-        status: 'publish',
-        timezone: 'Europe/Berlin',
-        start_date: '2027-03-15 09:00:00',
-        end_date: '2027-03-15 10:00:00',
-        recurrence: ['RRULE:FREQ=WEEKLY;COUNT=5'],
-      },
-      admin,
-    );
+    const series = await createEvent(h(), WEEKLY_ACROSS_DST, admin);
     const listed = () => listedOccurrences(h(), series.id);
     const occurrences = await listed();
     assert.equal(occurrences.length, 5);
     const moved = occurrences[2];
-    assert.equal(
-      (
-        await h().request('PATCH', `/events/${moved.id}`, {
-          as: admin,
-          body: { title: 'Moved once', start_date: '2027-03-29 11:00:00', end_date: '2027-03-29 12:00:00' },
-        })
-      ).statusCode,
-      200,
-    );
-    assert.equal((await h().request('DELETE', `/events/${occurrences[3].id}`, { as: admin })).statusCode, 200);
+    await moveThirdCancelFourth(h(), admin, occurrences);
     const api = await listed();
 
     for (const path of ['/events.ics', `/events/${moved.id}.ics`]) {

@@ -4,7 +4,15 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describeEachDatabase, type Harness } from '../helpers/harness.ts';
 import { countTurnsGiven, setSliceForTests } from '../../src/store/event-loop.ts';
-import { createEvent } from './events-support.ts';
+import {
+  calledOffEvent,
+  createEvent,
+  createEvents,
+  listedOccurrences,
+  moveThirdCancelFourth,
+  WEEKLY_ACROSS_DST,
+  ZONED_EVENTS,
+} from './events-support.ts';
 
 const NOW = '2027-03-01T12:00:00Z';
 /** The range of a month view of March 2027 in Los Angeles, as FullCalendar sends it (browser offsets). */
@@ -38,41 +46,12 @@ describeEachDatabase("FullCalendar's JSON event source", (h) => {
 
   /** Events in several zones, whole days, a Berlin series across the spring change (one date moved, one cancelled). */
   async function seed() {
-    const timed = [
-      await createEvent(
-        h(),
-        {
-          title: 'Berlin concert &amp; talk',
-          status: 'publish',
-          timezone: 'Europe/Berlin',
-          start_date: '2027-03-28 01:30:00',
-          end_date: '2027-03-28 04:30:00',
-        },
-        admin(),
-      ),
-      await createEvent(
-        h(),
-        {
-          title: 'New York meetup',
-          status: 'publish',
-          timezone: 'America/New_York',
-          start_date: '2027-03-14 09:00:00',
-          end_date: '2027-03-14 10:00:00',
-        },
-        admin(),
-      ),
-      await createEvent(
-        h(),
-        {
-          title: 'Tokyo talk',
-          status: 'publish',
-          timezone: 'Asia/Tokyo',
-          start_date: '2027-03-20 08:00:00',
-          end_date: '2027-03-20 09:30:00',
-        },
-        admin(),
-      ),
-    ];
+    // The Berlin title holds an entity: the source answers titles as text.
+    const timed = await createEvents(
+      h(),
+      [{ ...ZONED_EVENTS.berlin, title: 'Berlin concert &amp; talk' }, ZONED_EVENTS.newYork, ZONED_EVENTS.tokyo],
+      admin(),
+    );
     const allDay = await createEvent(
       h(),
       {
@@ -85,49 +64,10 @@ describeEachDatabase("FullCalendar's JSON event source", (h) => {
       },
       admin(),
     );
-    const series = await createEvent(
-      h(),
-      {
-        title: 'Weekly across DST',
-        status: 'publish',
-        timezone: 'Europe/Berlin',
-        start_date: '2027-03-15 09:00:00',
-        end_date: '2027-03-15 10:00:00',
-        recurrence: ['RRULE:FREQ=WEEKLY;COUNT=5'],
-      },
-      admin(),
-    );
-    const listed = async () =>
-      (
-        await h().request('GET', '/events', {
-          query: { start_date: '2027-03-01', end_date: '2027-06-30', per_page: 50 },
-        })
-      )
-        .json()
-        .events.filter((event: any) => event.series_id === series.id);
-    const occurrences = await listed();
-    assert.equal(
-      (
-        await h().request('PATCH', `/events/${occurrences[2].id}`, {
-          as: admin(),
-          body: { title: 'Moved once', start_date: '2027-03-29 11:00:00', end_date: '2027-03-29 12:00:00' },
-        })
-      ).statusCode,
-      200,
-    );
-    assert.equal((await h().request('DELETE', `/events/${occurrences[3].id}`, { as: admin() })).statusCode, 200);
-    const trashed = await createEvent(
-      h(),
-      {
-        title: 'Called off',
-        status: 'publish',
-        timezone: 'Europe/Berlin',
-        start_date: '2027-03-18 19:00:00',
-        end_date: '2027-03-18 21:00:00',
-      },
-      admin(),
-    );
-    assert.equal((await h().request('DELETE', `/events/${trashed.id}`, { as: admin() })).statusCode, 200);
+    const series = await createEvent(h(), WEEKLY_ACROSS_DST, admin());
+    const occurrences = await listedOccurrences(h(), series.id);
+    await moveThirdCancelFourth(h(), admin(), occurrences);
+    const trashed = await calledOffEvent(h(), admin());
     const locked = await createEvent(
       h(),
       {
@@ -150,7 +90,16 @@ describeEachDatabase("FullCalendar's JSON event source", (h) => {
       { title: 'In May', status: 'publish', start_date: '2027-05-20 10:00:00', end_date: '2027-05-20 11:00:00' },
       admin(),
     );
-    return { timed, allDay, series: await listed(), cancelled: occurrences[3], trashed, locked, draft, later };
+    return {
+      timed,
+      allDay,
+      series: await listedOccurrences(h(), series.id),
+      cancelled: occurrences[3],
+      trashed,
+      locked,
+      draft,
+      later,
+    };
   }
 
   it("answers the events of the range, one per occurrence, at the API's instants; cancelled ones never", async () => {

@@ -65,3 +65,89 @@ export function withoutIds(value: unknown): unknown {
 /** The `events` of a list answer as ids, in order. */
 export const eventIds = (response: { json(): any }) =>
   (response.json().events as Array<{ id: number }>).map((event) => event.id);
+
+// The site the feed and FullCalendar suites read: published events in several zones, and a weekly Berlin series
+// across the spring change of 2027 (28 March) with one date moved and one cancelled.
+
+/** Published events in three zones, each a body for `createEvent`. */
+export const ZONED_EVENTS = {
+  berlin: {
+    title: 'Berlin concert',
+    status: 'publish',
+    timezone: 'Europe/Berlin',
+    start_date: '2027-03-28 01:30:00',
+    end_date: '2027-03-28 04:30:00',
+  },
+  newYork: {
+    title: 'New York meetup',
+    status: 'publish',
+    timezone: 'America/New_York',
+    start_date: '2027-03-14 09:00:00',
+    end_date: '2027-03-14 10:00:00',
+  },
+  tokyo: {
+    title: 'Tokyo talk',
+    status: 'publish',
+    timezone: 'Asia/Tokyo',
+    start_date: '2027-03-20 08:00:00',
+    end_date: '2027-03-20 09:30:00',
+  },
+};
+
+/** Weekly at 09:00 in Berlin from 15 March 2027, five dates: 08:00 UTC, then 07:00 UTC after the spring change. */
+export const WEEKLY_ACROSS_DST = {
+  title: 'Weekly across DST',
+  status: 'publish',
+  timezone: 'Europe/Berlin',
+  start_date: '2027-03-15 09:00:00',
+  end_date: '2027-03-15 10:00:00',
+  recurrence: ['RRULE:FREQ=WEEKLY;COUNT=5'],
+};
+
+/** Creates each body in turn; answers the events in the same order. */
+export async function createEvents(
+  h: Harness,
+  bodies: Array<Record<string, unknown>>,
+  as: Credentials = h.users.editor,
+): Promise<Array<Record<string, any>>> {
+  const created: Array<Record<string, any>> = [];
+  for (const body of bodies) created.push(await createEvent(h, body, as));
+  return created;
+}
+
+/** The occurrences of a series GET /events lists to anyone between March and June 2027, in order. */
+export const listedOccurrences = async (h: Harness, seriesId: number): Promise<any[]> =>
+  (await h.request('GET', '/events', { query: { start_date: '2027-03-01', end_date: '2027-06-30', per_page: 50 } }))
+    .json()
+    .events.filter((event: any) => event.series_id === seriesId);
+
+/** Moves a series' third date to 29 March 11:00 as "Moved once", and cancels (trashes) its fourth. */
+export async function moveThirdCancelFourth(h: Harness, as: Credentials, occurrences: Array<{ id: number }>) {
+  assert.equal(
+    (
+      await h.request('PATCH', `/events/${occurrences[2].id}`, {
+        as,
+        body: { title: 'Moved once', start_date: '2027-03-29 11:00:00', end_date: '2027-03-29 12:00:00' },
+      })
+    ).statusCode,
+    200,
+  );
+  assert.equal((await h.request('DELETE', `/events/${occurrences[3].id}`, { as })).statusCode, 200);
+}
+
+/** A published event on 18 March 2027 in Berlin, "Called off": created, then trashed. */
+export async function calledOffEvent(h: Harness, as: Credentials): Promise<Record<string, any>> {
+  const event = await createEvent(
+    h,
+    {
+      title: 'Called off',
+      status: 'publish',
+      timezone: 'Europe/Berlin',
+      start_date: '2027-03-18 19:00:00',
+      end_date: '2027-03-18 21:00:00',
+    },
+    as,
+  );
+  assert.equal((await h.request('DELETE', `/events/${event.id}`, { as })).statusCode, 200);
+  return event;
+}
