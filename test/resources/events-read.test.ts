@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describeEachDatabase, type Credentials } from '../helpers/harness.ts';
-import { createEvent, EXAMPLE_NOW, referenceShape, withoutIds } from './events-support.ts';
+import { createEvent, EXAMPLE_NOW, exampleEventWithLinks, referenceShape, withoutIds } from './events-support.ts';
 import { assertInvalidParams, createLinked, readExample } from './support.ts';
 
 describeEachDatabase('Reading one event', (h) => {
@@ -11,28 +11,7 @@ describeEachDatabase('Reading one event', (h) => {
 
   it('answers examples 08 and 20: the event with json_ld, and its venue and organizer with theirs', async () => {
     h().setNow(EXAMPLE_NOW);
-    const venue = await createLinked(
-      h(),
-      'venues',
-      readExample('04-create-venue.json').request.body!,
-      h().users.administrator,
-    );
-    const organizer = await createLinked(
-      h(),
-      'organizers',
-      readExample('05-create-organizer.json').request.body!,
-      h().users.administrator,
-    );
-    const category = await h().request('POST', '/categories', {
-      as: h().users.administrator,
-      body: readExample('06-create-category.json').request.body,
-    });
-    const body = {
-      ...readExample('07-create-event.json').request.body,
-      venue: { id: venue.id },
-      organizer: [{ id: organizer.id }],
-      categories: [category.json().id],
-    };
+    const { body } = await exampleEventWithLinks(h());
     const created = await h().request('POST', '/events', { as: h().users.administrator, body });
 
     for (const [name, path] of [

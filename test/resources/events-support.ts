@@ -2,6 +2,7 @@
 // recorded examples.
 import assert from 'node:assert/strict';
 import type { Credentials, Harness } from '../helpers/harness.ts';
+import { createLinked, readExample } from './support.ts';
 
 /** The clock of the recorded examples. */
 export const EXAMPLE_NOW = '2026-11-22T04:20:22Z';
@@ -22,6 +23,27 @@ export async function createEvent(
   const response = await h.request('POST', '/events', { as, body: eventBody(overrides) });
   assert.equal(response.statusCode, 201, `create event: ${response.body}`);
   return response.json();
+}
+
+/**
+ * The venue, organizer and category of examples 04 to 06, created by the administrator, and the body of example 07
+ * linked to them by id. `category` is the answer to the category's POST.
+ */
+export async function exampleEventWithLinks(h: Harness) {
+  const as = h.users.administrator;
+  const venue = await createLinked(h, 'venues', readExample('04-create-venue.json').request.body!, as);
+  const organizer = await createLinked(h, 'organizers', readExample('05-create-organizer.json').request.body!, as);
+  const category = await h.request('POST', '/categories', {
+    as,
+    body: readExample('06-create-category.json').request.body,
+  });
+  const body = {
+    ...readExample('07-create-event.json').request.body,
+    venue: { id: venue.id },
+    organizer: [{ id: organizer.id }],
+    categories: [category.json().id],
+  };
+  return { venue, organizer, category, body };
 }
 
 const ID_KEYS = new Set(['id', 'term_taxonomy_id']);

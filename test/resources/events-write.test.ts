@@ -3,7 +3,14 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describeEachDatabase } from '../helpers/harness.ts';
-import { createEvent, EXAMPLE_NOW, eventBody, referenceShape, withoutIds } from './events-support.ts';
+import {
+  createEvent,
+  EXAMPLE_NOW,
+  eventBody,
+  exampleEventWithLinks,
+  referenceShape,
+  withoutIds,
+} from './events-support.ts';
 import { assertInvalidParams, createLinked, readExample } from './support.ts';
 
 describeEachDatabase('POST /events', (h) => {
@@ -21,29 +28,8 @@ describeEachDatabase('POST /events', (h) => {
   it('answers example 07 exactly: 201, Location, linked venue and organizer, terms by id and new tag by slug', async () => {
     h().setNow(EXAMPLE_NOW);
     const example = readExample('07-create-event.json');
-    const venue = await createLinked(
-      h(),
-      'venues',
-      readExample('04-create-venue.json').request.body!,
-      h().users.administrator,
-    );
-    const organizer = await createLinked(
-      h(),
-      'organizers',
-      readExample('05-create-organizer.json').request.body!,
-      h().users.administrator,
-    );
-    const category = await h().request('POST', '/categories', {
-      as: h().users.administrator,
-      body: readExample('06-create-category.json').request.body,
-    });
+    const { venue, organizer, category, body } = await exampleEventWithLinks(h());
     assert.equal(category.statusCode, 201);
-    const body = {
-      ...example.request.body,
-      venue: { id: venue.id },
-      organizer: [{ id: organizer.id }],
-      categories: [category.json().id],
-    };
 
     const response = await post(body, h().users.administrator);
     assert.equal(response.statusCode, 201, response.body);
