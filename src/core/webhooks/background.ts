@@ -15,6 +15,12 @@ import type { Store } from '../../store/store.ts';
 import { WebhookWorker } from './worker.ts';
 import { requestActivity } from '../background/activity.ts';
 
+/** What thread.ts receives as its `workerData`. */
+export interface WebhookThreadData {
+  env: Record<string, string | undefined>;
+  activity: SharedArrayBuffer;
+}
+
 export interface WebhookThread {
   /** Resolves once the thread has started its worker (its database is open). */
   ready: Promise<void>;
@@ -24,7 +30,7 @@ export interface WebhookThread {
 function startWebhookThread(store: Store, log: FastifyBaseLogger): WebhookThread {
   // thread.ts beside this file, or thread.js once compiled.
   const thread = new Worker(new URL(`./thread${extname(fileURLToPath(import.meta.url))}`, import.meta.url), {
-    workerData: { env: { ...process.env }, activity: requestActivity.buffer },
+    workerData: { env: { ...process.env }, activity: requestActivity.buffer } satisfies WebhookThreadData,
   });
   let exited = false;
   const exit = new Promise<void>((resolve) =>

@@ -32,7 +32,7 @@ export interface SendResult {
   body: string;
 }
 
-const codeOf = (error: Error) => (error as NodeJS.ErrnoException).code ?? 'ERR_WEBHOOK_SEND';
+const codeOf = (error: Error) => ('code' in error && typeof error.code === 'string' ? error.code : 'ERR_WEBHOOK_SEND');
 
 export type Sender = (request: SendRequest) => Promise<SendResult>;
 
@@ -40,7 +40,7 @@ export type Sender = (request: SendRequest) => Promise<SendResult>;
  * Connections are kept alive and reused between deliveries to the same receiver (a socket is checked once, when it
  * connects: the SSRF lookup runs then).
  */
-const agents = {
+const agents: Partial<Record<string, http.Agent>> = {
   'http:': new http.Agent({ keepAlive: true, maxSockets: 16 }),
   'https:': new https.Agent({ keepAlive: true, maxSockets: 16 }),
 };
@@ -89,7 +89,7 @@ export const sendWebhook: Sender = (request) =>
         'content-length': String(Buffer.byteLength(request.body)),
       },
       ...(request.allowPrivate ? {} : { lookup: safeLookup }),
-      agent: agents[url.protocol as 'http:' | 'https:'],
+      agent: agents[url.protocol],
       maxHeaderSize: MAX_ANSWER_HEADER_BYTES,
     });
     const timer = setTimeout(() => {

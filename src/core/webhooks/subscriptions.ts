@@ -28,10 +28,18 @@ export interface Subscription {
   modified: string;
 }
 
+/** A subscription's `events` column: the JSON array of strings this module wrote. */
+export function parseEvents(text: string): string[] {
+  const events: unknown = JSON.parse(text);
+  if (!Array.isArray(events) || !events.every((event) => typeof event === 'string'))
+    throw new Error(`webhooks.events is not a JSON array of strings: ${text}`);
+  return events;
+}
+
 export const toSubscription = (row: WebhookRow): Subscription => ({
   id: row.id,
   url: row.url,
-  events: JSON.parse(row.events) as string[],
+  events: parseEvents(row.events),
   active: row.active === 1,
   description: row.description,
   created: row.created_utc,

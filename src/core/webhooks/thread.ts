@@ -6,9 +6,11 @@ import { loadConfig } from '../../config.ts';
 import { openStore } from '../../store/store.ts';
 import { WebhookWorker } from './worker.ts';
 import { RequestActivity } from '../background/activity.ts';
+import type { WebhookThreadData } from './background.ts';
 
 const port = parentPort!;
-const data = workerData as { env: Record<string, string | undefined>; activity: SharedArrayBuffer };
+// Node types workerData as `any`: it is a copy of the WebhookThreadData that background.ts started this thread with.
+const data: WebhookThreadData = workerData;
 const config = loadConfig(data.env);
 const activity = new RequestActivity(data.activity);
 const store = await openStore(config.database);

@@ -150,8 +150,7 @@ export async function checkWebhookUrl(
 export const safeLookup: LookupFunction = (hostname, options, callback) => {
   dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
     if (error) return callback(error, '', 0);
-    const list = addresses as unknown as Array<{ address: string; family: number }>;
-    const bad = list.find((entry) => isBlockedAddress(entry.address));
+    const bad = addresses.find((entry) => isBlockedAddress(entry.address));
     if (bad)
       return callback(
         Object.assign(new UnsafeUrlError(`${hostname} resolves to ${bad.address}, which webhooks may not reach`), {
@@ -160,8 +159,7 @@ export const safeLookup: LookupFunction = (hostname, options, callback) => {
         '',
         0,
       );
-    if ((options as { all?: boolean }).all)
-      return (callback as unknown as (e: null, a: typeof list) => void)(null, list);
-    callback(null, list[0].address, list[0].family);
+    if (options.all) return callback(null, addresses);
+    callback(null, addresses[0].address, addresses[0].family);
   });
 };

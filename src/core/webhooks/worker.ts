@@ -22,7 +22,7 @@ import { adminActor, payloadOf, renderItems } from './payload.ts';
 import { nextAttemptAt } from './schedule.ts';
 import { DEFAULT_TIMEOUT_MS, sendWebhook, type Sender, type SendResult } from './send.ts';
 import { signature } from './signing.ts';
-import { advanceCursors, selects } from './subscriptions.ts';
+import { advanceCursors, parseEvents, selects } from './subscriptions.ts';
 
 /** Where failed attempts and give-ups are reported: the service's logger (pino's warn), or a thread's relay to it. */
 export interface DeliveryLog {
@@ -291,7 +291,7 @@ export class WebhookWorker {
         .where('cursor', '<', last)
         .execute();
       const rows = subscriptions.flatMap((subscription) => {
-        const events = JSON.parse(subscription.events) as string[];
+        const events = parseEvents(subscription.events);
         return changes
           .filter(
             (change: CommittedChange) =>
