@@ -116,7 +116,7 @@ export async function readSyncPage(
     }
     refs = appendRefs(
       refs,
-      dueTaken.map((row) => ({ type: row.type as SyncType, id: row.id })),
+      dueTaken.map((row) => ({ type: row.type, id: row.id })),
     );
     // Until it came due, an item was listed as the scheduled item it is stored as.
     for (const row of dueTaken) mayHold.note(`${row.type}:${row.id}`, { status: 'future', authorId: row.author_id });
@@ -141,6 +141,7 @@ export async function readSyncPage(
  * position, up to `nowUtc`: they became `publish` without a write (D17). Served by the (status, date_utc) index.
  */
 function comeDue(store: Store, from: SyncCursor, nowUtc: string, limit: number) {
+  // $narrowType: the `type` condition, in the rows' type (Kysely does not narrow a column by a WHERE).
   return store.db
     .selectFrom('posts')
     .select(['id', 'type', 'date_utc', 'author_id'])
@@ -150,6 +151,7 @@ function comeDue(store: Store, from: SyncCursor, nowUtc: string, limit: number) 
       eb.or([eb('date_utc', '>', from.dueAt), eb.and([eb('date_utc', '=', from.dueAt), eb('id', '>', from.dueId)])]),
     )
     .where('type', 'in', ['event', 'venue', 'organizer'])
+    .$narrowType<{ type: 'event' | 'venue' | 'organizer' }>()
     .orderBy('date_utc')
     .orderBy('id')
     .limit(limit)
@@ -175,7 +177,7 @@ class HeldItems {
 
   /** The item `key` was in state `before` (posts/visibility.ts visibleInList, for one remembered state). */
   note(key: string, before: ListedBefore): void {
-    if (!(this.#statuses as readonly string[]).includes(before.status)) return;
+    if (!this.#statuses.some((status) => status === before.status)) return;
     const listed =
       this.#scope.scope === 'all' ||
       before.status === 'publish' ||
@@ -261,11 +263,14 @@ async function linkedItems(
   const statuses = listedStatuses(actor);
   const listed = await store.db
     .selectFrom('posts')
+    // Before the join, so that the condition sees the posts table alone, as visibleInList types it (Kysely writes
+    // the WHERE after the JOIN whatever the order of the calls).
+    .where((eb) => visibleInList(eb, actor.viewer, statuses, nowUtc))
+    // Kysely cannot join a union of tables: the alias is typed as one of the two, which both have the `id` read here.
     .innerJoin(`${kind.metaTable} as meta` as 'venues as meta', 'meta.id', 'posts.id')
     .select('posts.id')
     .where('posts.type', '=', kind.type)
     .where('posts.id', 'in', ids)
-    .where((eb) => visibleInList(eb as never, actor.viewer, statuses, nowUtc))
     .execute();
   const records = await loadLinked(
     store.db,
