@@ -7,6 +7,7 @@ import { DateTime } from 'luxon';
 import { runSeriesHorizons, SERIES_HORIZONS_SETTING } from '../../src/core/background/series-horizons.ts';
 import { runHorizonJob } from '../helpers/background.ts';
 import { describeEachDatabase } from '../helpers/harness.ts';
+import { rowCount } from '../helpers/queries.ts';
 
 const CREATED = '2026-11-23T12:00:00Z';
 const LATER = '2027-06-23T12:00:00Z';
@@ -35,16 +36,7 @@ describeEachDatabase('the series-horizon job (D25)', (h) => {
     assert.equal(response.statusCode, 201, response.body);
     return response.json().id;
   }
-  const countOf = async (seriesId: number) =>
-    Number(
-      (
-        await h()
-          .store.db.selectFrom('events')
-          .select((eb) => eb.fn.countAll<number | string>().as('n'))
-          .where('series_id', '=', seriesId)
-          .executeTakeFirstOrThrow()
-      ).n,
-    );
+  const countOf = (seriesId: number) => rowCount(h().store, 'events', ['series_id', seriesId]);
   const lastSeq = async () =>
     Number(
       (

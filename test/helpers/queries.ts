@@ -1,3 +1,5 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../src/store/schema.ts';
 import type { Store } from '../../src/store/store.ts';
 
 /** How many statements `store` runs (through Kysely) while `run` runs. */
@@ -15,4 +17,19 @@ export async function queriesDuring(store: Store, run: () => Promise<unknown>): 
     executor.executeQuery = original;
   }
   return queries;
+}
+
+/** How many rows `table` holds; with `where`, only those whose column holds that value. */
+export async function rowCount<T extends keyof Database>(
+  store: Store,
+  table: T,
+  where?: [column: keyof Database[T] & string, value: string | number],
+): Promise<number> {
+  const [column, value] = where ?? [];
+  // Any table, any column: the query is built untyped, its answer is one count.
+  let query = (store.db as Kysely<any>)
+    .selectFrom(table as string)
+    .select((eb) => eb.fn.countAll<number | string>().as('n'));
+  if (column !== undefined) query = query.where(column as string, '=', value);
+  return Number((await query.executeTakeFirstOrThrow()).n);
 }

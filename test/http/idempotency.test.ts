@@ -6,16 +6,9 @@ import { canonicalJson, isValidIdempotencyKey, requestFingerprint } from '../../
 import { CLAIM_LEASE_MS, IdempotencyKeys, KEY_RETENTION_MS } from '../../src/core/idempotency/store.ts';
 import { describeEachDatabase, type Credentials, type Harness } from '../helpers/harness.ts';
 import { itemsNamed, KINDS, newKey, newName } from './idempotency-support.ts';
+import { rowCount } from '../helpers/queries.ts';
 
-const changeCount = async (h: Harness) =>
-  Number(
-    (
-      await h.store.db
-        .selectFrom('changes')
-        .select((eb) => eb.fn.countAll().as('n'))
-        .executeTakeFirstOrThrow()
-    ).n,
-  );
+const changeCount = (h: Harness) => rowCount(h.store, 'changes');
 
 function post(
   h: Harness,

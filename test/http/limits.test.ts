@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { describeEachDatabase, type Harness } from '../helpers/harness.ts';
 import { createEvent, eventBody } from '../resources/events-support.ts';
+import { rowCount } from '../helpers/queries.ts';
 
 function assertLimit(
   response: { statusCode: number; body: string; json(): any },
@@ -22,16 +23,7 @@ function assertLimit(
   );
 }
 
-const postCount = async (h: Harness, type: string) =>
-  Number(
-    (
-      await h.store.db
-        .selectFrom('posts')
-        .select((eb) => eb.fn.countAll().as('n'))
-        .where('type', '=', type as 'event')
-        .executeTakeFirstOrThrow()
-    ).n,
-  );
+const postCount = (h: Harness, type: string) => rowCount(h.store, 'posts', ['type', type]);
 
 describeEachDatabase('D31: input limits', (h) => {
   let eventId = 0;

@@ -12,6 +12,7 @@ import { ImportFileError } from '../../src/ical/import.ts';
 import { runImportCommand } from '../../src/ical/import-command.ts';
 import { createHarness, describeEachDatabase, type Harness } from '../helpers/harness.ts';
 import { getFeed } from './support.ts';
+import { rowCount } from '../helpers/queries.ts';
 
 const FIXTURES = new URL('../fixtures/ical/', import.meta.url);
 const fixture = (name: string) => new URL(name, FIXTURES).pathname;
@@ -36,15 +37,7 @@ describeEachDatabase('.ics import (D26)', (h) => {
       })
     ).json().events as Array<Record<string, any>>;
   const byTitle = async (title: string) => (await events()).filter((event) => event.title === title);
-  const eventCount = async () =>
-    Number(
-      (
-        await h()
-          .store.db.selectFrom('events')
-          .select((eb) => eb.fn.countAll().as('n'))
-          .executeTakeFirstOrThrow()
-      ).n,
-    );
+  const eventCount = () => rowCount(h().store, 'events');
 
   it('imports a Google Calendar export (CRLF, X-WR-TIMEZONE, UTC and DATE values, folded lines, a series with an exception)', async () => {
     assert.match(readFileSync(fixture('google.ics'), 'utf8'), /\r\n /, 'the fixture has CRLF and folded lines');

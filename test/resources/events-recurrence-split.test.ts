@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { beforeEach, it } from 'node:test';
 import { describeEachDatabase } from '../helpers/harness.ts';
+import { rowCount } from '../helpers/queries.ts';
 
 const NOW = '2026-11-23T12:00:00Z';
 
@@ -42,14 +43,7 @@ describeEachDatabase('Splitting a series with a moved start (D25 scope=following
     }
   }
   /** The rows the database holds for a series (the listing reads them: the two must agree). */
-  async function storedCount(seriesId: number): Promise<number> {
-    const row = await h()
-      .store.db.selectFrom('events')
-      .select((eb) => eb.fn.countAll<number | string>().as('n'))
-      .where('series_id', '=', seriesId)
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
-  }
+  const storedCount = (seriesId: number) => rowCount(h().store, 'events', ['series_id', seriesId]);
   async function split(occurrenceId: number, body: Record<string, unknown>) {
     const response = await h().request('PATCH', `/events/${occurrenceId}`, {
       as: admin(),

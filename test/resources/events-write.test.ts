@@ -12,18 +12,11 @@ import {
   withoutIds,
 } from './events-support.ts';
 import { assertInvalidParams, createLinked, readExample } from './support.ts';
+import { rowCount } from '../helpers/queries.ts';
 
 describeEachDatabase('POST /events', (h) => {
   const post = (body: unknown, as = h().users.editor) => h().request('POST', '/events', { as, body });
-  const countEvents = async () =>
-    Number(
-      (
-        await h()
-          .store.db.selectFrom('events')
-          .select((eb) => eb.fn.countAll().as('n'))
-          .executeTakeFirstOrThrow()
-      ).n,
-    );
+  const countEvents = () => rowCount(h().store, 'events');
 
   it('answers example 07 exactly: 201, Location, linked venue and organizer, terms by id and new tag by slug', async () => {
     h().setNow(EXAMPLE_NOW);
