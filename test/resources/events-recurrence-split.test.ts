@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { beforeEach, it } from 'node:test';
 import { describeEachDatabase } from '../helpers/harness.ts';
 import { rowCount } from '../helpers/queries.ts';
+import { listEveryEvent } from './events-support.ts';
 
 const NOW = '2026-11-23T12:00:00Z';
 
@@ -23,24 +24,11 @@ describeEachDatabase('Splitting a series with a moved start (D25 scope=following
   /** Every event GET /events lists (far window, every page), by series. */
   async function listedBySeries(): Promise<Map<number, any[]>> {
     const bySeries = new Map<number, any[]>();
-    for (let page = 1; ; page++) {
-      const response = await h().request('GET', '/events', {
-        as: admin(),
-        query: {
-          start_date: '2000-01-01',
-          end_date: '2099-12-31',
-          per_page: 100,
-          page,
-          status: 'publish,draft,private,pending,future',
-        },
-      });
-      assert.equal(response.statusCode, 200, response.body);
-      for (const event of response.json().events as any[]) {
-        if (event.series_id === null) continue;
-        bySeries.set(event.series_id, [...(bySeries.get(event.series_id) ?? []), event]);
-      }
-      if (page >= Number(response.headers['x-wp-totalpages'])) return bySeries;
+    for (const event of await listEveryEvent(h(), admin())) {
+      if (event.series_id === null) continue;
+      bySeries.set(event.series_id, [...(bySeries.get(event.series_id) ?? []), event]);
     }
+    return bySeries;
   }
   /** The rows the database holds for a series (the listing reads them: the two must agree). */
   const storedCount = (seriesId: number) => rowCount(h().store, 'events', ['series_id', seriesId]);

@@ -6,6 +6,7 @@ import { beforeEach, it } from 'node:test';
 import { runHorizonJob } from '../helpers/background.ts';
 import { describeEachDatabase } from '../helpers/harness.ts';
 import { rowCount } from '../helpers/queries.ts';
+import { listEveryEvent } from './events-support.ts';
 
 const NOW = '2026-11-23T12:00:00Z';
 
@@ -19,26 +20,8 @@ describeEachDatabase('Recurring events (D25)', (h) => {
     return response.json();
   }
   /** Every occurrence of a series, in start order, as an administrator lists them (far window). */
-  async function occurrences(seriesId: number, query: Record<string, string | number | boolean> = {}) {
-    const found: any[] = [];
-    for (let page = 1; ; page++) {
-      const response = await h().request('GET', '/events', {
-        as: admin(),
-        query: {
-          start_date: '2000-01-01',
-          end_date: '2099-12-31',
-          per_page: 100,
-          page,
-          status: 'publish,draft,private,pending,future',
-          ...query,
-        },
-      });
-      if (response.statusCode === 404 && page > 1) return found;
-      assert.equal(response.statusCode, 200, response.body);
-      found.push(...(response.json().events as any[]).filter((event) => event.series_id === seriesId));
-      if (page >= Number(response.headers['x-wp-totalpages'])) return found;
-    }
-  }
+  const occurrences = async (seriesId: number, query: Record<string, string | number | boolean> = {}) =>
+    (await listEveryEvent(h(), admin(), query)).filter((event) => event.series_id === seriesId);
   const weekly = (title: string, extra: Record<string, unknown> = {}) =>
     create({
       title,
