@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { writeCalendar, type IcalEvent } from '../../src/ical/write.ts';
 import { describeEachDatabase } from '../helpers/harness.ts';
 import { createEvent } from '../resources/events-support.ts';
-import { byUid, getFeed, parseFeed, prop, uidOf } from './support.ts';
+import { byUid, getFeed, icalEvent, parseFeed, prop, uidOf } from './support.ts';
 
 /** Lines as a parser that ends a line at CR, LF or CRLF sees them (Python's `str.splitlines`, Java's `readLine`). */
 const splitLines = (text: string) => text.split(/\r\n|\r|\n/);
@@ -97,28 +97,19 @@ describeEachDatabase('iCalendar injection', (h) => {
 
 describe('iCalendar writer: values made safe whatever they hold', () => {
   const hostile = (breakWith: string) => `x${breakWith}${payload(breakWith)}`;
-  const event = (breakWith: string): IcalEvent => ({
-    uid: `1@example.org${breakWith}UID:2@example.org`,
-    sequence: 0,
-    modifiedUtc: '2027-01-01 00:00:00',
-    createdUtc: '2027-01-01 00:00:00',
-    timezone: 'Europe/Berlin',
-    allDay: false,
-    startLocal: '2027-07-01 10:00:00',
-    endLocal: '2027-07-01 11:00:00',
-    startUtc: '2027-07-01 08:00:00',
-    endUtc: '2027-07-01 09:00:00',
-    summary: hostile(breakWith),
-    description: hostile(breakWith),
-    html: `<p>${hostile(breakWith)}</p>`,
-    url: `https://example.org/e${breakWith}${payload(breakWith)}`,
-    image: `https://cdn.example.com/p.png${breakWith}${payload(breakWith)}`,
-    venue: { name: hostile(breakWith), address: hostile(breakWith), geo: { lat: 1, lng: 2 } },
-    organizer: { name: hostile(breakWith), email: `a@b.example${breakWith}${payload(breakWith)}`, url: '' },
-    categories: [hostile(breakWith), 'plain'],
-    status: 'CONFIRMED',
-    recurrence: [`RRULE:FREQ=WEEKLY;COUNT=2${breakWith}${payload(breakWith)}`],
-  });
+  const event = (breakWith: string): IcalEvent =>
+    icalEvent({
+      uid: `1@example.org${breakWith}UID:2@example.org`,
+      summary: hostile(breakWith),
+      description: hostile(breakWith),
+      html: `<p>${hostile(breakWith)}</p>`,
+      url: `https://example.org/e${breakWith}${payload(breakWith)}`,
+      image: `https://cdn.example.com/p.png${breakWith}${payload(breakWith)}`,
+      venue: { name: hostile(breakWith), address: hostile(breakWith), geo: { lat: 1, lng: 2 } },
+      organizer: { name: hostile(breakWith), email: `a@b.example${breakWith}${payload(breakWith)}`, url: '' },
+      categories: [hostile(breakWith), 'plain'],
+      recurrence: [`RRULE:FREQ=WEEKLY;COUNT=2${breakWith}${payload(breakWith)}`],
+    });
 
   for (const [label, breakWith] of [
     ['LF', '\n'],

@@ -1,6 +1,7 @@
 // Helpers of the iCalendar suites: every feed is parsed by a real parser (ical.js), and its raw lines checked.
 import assert from 'node:assert/strict';
 import ICAL from 'ical.js';
+import type { IcalEvent } from '../../src/ical/write.ts';
 import type { Harness, InjectOptions } from '../helpers/harness.ts';
 
 export type Vevent = InstanceType<typeof ICAL.Component>;
@@ -46,3 +47,22 @@ export const byUid = (feed: { events: Vevent[] }, uid: string) => feed.events.fi
 export const prop = (event: Vevent, name: string) => event.getFirstPropertyValue(name) as any;
 /** An ICAL.Time as a UTC ISO string without milliseconds, as the API's utc dates read. */
 export const utcOf = (time: any) => `${(time.toJSDate() as Date).toISOString().slice(0, 19).replace('T', ' ')}`;
+
+/** An event as the writer takes it: a timed hour in Berlin on 1 July 2027, confirmed; `overrides` changes any field. */
+export const icalEvent = (overrides: Partial<IcalEvent> = {}): IcalEvent => ({
+  uid: '1@example.org',
+  sequence: 0,
+  modifiedUtc: '2027-01-01 00:00:00',
+  createdUtc: '2027-01-01 00:00:00',
+  timezone: 'Europe/Berlin',
+  allDay: false,
+  startLocal: '2027-07-01 10:00:00',
+  endLocal: '2027-07-01 11:00:00',
+  startUtc: '2027-07-01 08:00:00',
+  endUtc: '2027-07-01 09:00:00',
+  summary: 'Summary',
+  html: '',
+  categories: [],
+  status: 'CONFIRMED',
+  ...overrides,
+});

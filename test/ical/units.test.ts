@@ -4,15 +4,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { resolveZone, decodeText, ImportFileError, parseCalendar } from '../../src/ical/import.ts';
 import { sequenceChanges, type SequenceFields } from '../../src/domain/ical-sequence.ts';
-import {
-  dayAfter,
-  htmlToText,
-  writeCalendar,
-  WrittenEntries,
-  zoneBlock,
-  type IcalEvent,
-} from '../../src/ical/write.ts';
-import { byUid, parseFeed, prop } from './support.ts';
+import { dayAfter, htmlToText, writeCalendar, WrittenEntries, zoneBlock } from '../../src/ical/write.ts';
+import { byUid, icalEvent, parseFeed, prop } from './support.ts';
 
 const base: SequenceFields = {
   title: 'A',
@@ -23,24 +16,6 @@ const base: SequenceFields = {
   all_day: 0,
   venue_id: null,
 };
-
-const event = (overrides: Partial<IcalEvent> = {}): IcalEvent => ({
-  uid: '1@example.org',
-  sequence: 0,
-  modifiedUtc: '2027-01-01 00:00:00',
-  createdUtc: '2027-01-01 00:00:00',
-  timezone: 'Europe/Berlin',
-  allDay: false,
-  startLocal: '2027-07-01 10:00:00',
-  endLocal: '2027-07-01 11:00:00',
-  startUtc: '2027-07-01 08:00:00',
-  endUtc: '2027-07-01 09:00:00',
-  summary: 'Summary',
-  html: '',
-  categories: [],
-  status: 'CONFIRMED',
-  ...overrides,
-});
 
 const head = { prodId: '-//example.org//calendar-events//EN', name: 'Events', timezone: 'UTC' };
 
@@ -75,7 +50,7 @@ describe('iCalendar units (D26)', () => {
   });
 
   it('escapes text, folds long lines within 75 octets, and stops at the byte budget', async () => {
-    const tricky = event({
+    const tricky = icalEvent({
       summary: 'Commas, semicolons; backslashes \\ and\nnew lines — ünïcødé '.repeat(4),
       html: '<p>x</p>',
     });
@@ -83,7 +58,7 @@ describe('iCalendar units (D26)', () => {
     const feed = parseFeed(text);
     assert.equal(prop(byUid(feed, '1@example.org')!, 'summary'), tricky.summary);
     assert.equal(prop(byUid(feed, '1@example.org')!, 'description'), 'x');
-    const many = Array.from({ length: 20 }, (_, index) => ({ event: event({ uid: `${index}@example.org` }) }));
+    const many = Array.from({ length: 20 }, (_, index) => ({ event: icalEvent({ uid: `${index}@example.org` }) }));
     const whole = await writeCalendar(head, many);
     assert.equal(whole.truncated, false);
     const cut = await writeCalendar(head, many, 5_000);
@@ -93,7 +68,7 @@ describe('iCalendar units (D26)', () => {
   });
 
   it("keeps the VEVENTs it writes in the memo it is given, within the memo's bound, and writes the same text", async () => {
-    const entries = Array.from({ length: 200 }, (_, index) => ({ event: event({ uid: `${index}@example.org` }) }));
+    const entries = Array.from({ length: 200 }, (_, index) => ({ event: icalEvent({ uid: `${index}@example.org` }) }));
     const unmemoised = (await writeCalendar(head, entries)).text;
     const memo = new WrittenEntries(64 * 1024);
     assert.equal((await writeCalendar(head, entries, Number.POSITIVE_INFINITY, memo)).text, unmemoised);
