@@ -497,38 +497,26 @@ describeEachDatabase('incremental sync (D24)', (h) => {
   });
 
   it('filters lists by modified_after (exclusive) and modified_before (inclusive), echoed as UTC instants', async () => {
+    /** A published venue, organizer and event, each named `name`. */
+    const createNamed = async (name: string) => ({
+      venue: await createLinked(h(), 'venues', { venue: name, status: 'publish' }, admin()),
+      organizer: await createLinked(h(), 'organizers', { organizer: name, status: 'publish' }, admin()),
+      event: await createEvent(
+        h(),
+        { title: name, status: 'publish', start_date: '2032-02-01 10:00', end_date: '2032-02-01 11:00' },
+        admin(),
+      ),
+    });
     h().setNow('2032-01-10T10:00:00Z');
-    const early = await createLinked(h(), 'venues', { venue: 'Modified early', status: 'publish' }, admin());
-    const earlyOrganizer = await createLinked(
-      h(),
-      'organizers',
-      { organizer: 'Modified early', status: 'publish' },
-      admin(),
-    );
-    const earlyEvent = await createEvent(
-      h(),
-      { title: 'Modified early', status: 'publish', start_date: '2032-02-01 10:00', end_date: '2032-02-01 11:00' },
-      admin(),
-    );
+    const early = await createNamed('Modified early');
     h().setNow('2032-01-10T11:00:00Z');
-    const late = await createLinked(h(), 'venues', { venue: 'Modified late', status: 'publish' }, admin());
-    const lateOrganizer = await createLinked(
-      h(),
-      'organizers',
-      { organizer: 'Modified late', status: 'publish' },
-      admin(),
-    );
-    const lateEvent = await createEvent(
-      h(),
-      { title: 'Modified late', status: 'publish', start_date: '2032-02-01 10:00', end_date: '2032-02-01 11:00' },
-      admin(),
-    );
+    const late = await createNamed('Modified late');
 
     const window = { start_date: '2032-02-01', end_date: '2032-02-01' };
     for (const [collection, ids, extra] of [
-      ['venues', [early.id, late.id], {}],
-      ['organizers', [earlyOrganizer.id, lateOrganizer.id], {}],
-      ['events', [earlyEvent.id, lateEvent.id], window],
+      ['venues', [early.venue.id, late.venue.id], {}],
+      ['organizers', [early.organizer.id, late.organizer.id], {}],
+      ['events', [early.event.id, late.event.id], window],
     ] as const) {
       const listed = async (query: Record<string, string>) => {
         const body = (
