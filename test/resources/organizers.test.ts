@@ -3,15 +3,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describeEachDatabase } from '../helpers/harness.ts';
 import { linkedPostSuite } from './linked-post-suite.ts';
-import {
-  assertInvalidParams,
-  comparable,
-  createLinked,
-  idsOf,
-  keysOf,
-  LINKED_HEAD_KEYS,
-  readExample,
-} from './support.ts';
+import { assertInvalidParams, comparable, createLinked, idsOf, keysOf, LEADING_KEYS, readExample } from './support.ts';
 
 linkedPostSuite({
   title: 'Organizers',
@@ -93,7 +85,7 @@ describeEachDatabase('Organizers: fields', (h) => {
       address: 'ignored',
       show_map: true,
     });
-    assert.deepEqual(keysOf(organizer), [...LINKED_HEAD_KEYS, 'organizer', 'slug', 'global_id', 'global_id_lineage']);
+    assert.deepEqual(keysOf(organizer), [...LEADING_KEYS, 'organizer', 'slug', 'global_id', 'global_id_lineage']);
     assert.equal(organizer.url, `${h().config.siteUrl}/organizer/bare-org/`);
     const read = (await h().request('GET', `/organizers/${organizer.id}`)).json();
     assert.deepEqual(read.json_ld, { '@type': 'Person', name: 'Bare Org', url: organizer.url });

@@ -46,7 +46,7 @@ export function comparable(object: Record<string, unknown>): Record<string, unkn
 export const keysOf = (object: Record<string, unknown>) => Object.keys(object);
 
 /** The keys a venue or organizer starts with, in the reference's order; its name's key follows. */
-export const LINKED_HEAD_KEYS = ['id', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url'];
+export const LEADING_KEYS = ['id', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url'];
 
 /** Creates a venue or organizer and returns its body, failing the test unless the answer is 201. */
 export async function createLinked(

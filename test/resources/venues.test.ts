@@ -3,15 +3,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describeEachDatabase } from '../helpers/harness.ts';
 import { linkedPostSuite } from './linked-post-suite.ts';
-import {
-  assertInvalidParams,
-  comparable,
-  createLinked,
-  idsOf,
-  keysOf,
-  LINKED_HEAD_KEYS,
-  readExample,
-} from './support.ts';
+import { assertInvalidParams, comparable, createLinked, idsOf, keysOf, LEADING_KEYS, readExample } from './support.ts';
 
 linkedPostSuite({
   title: 'Venues',
@@ -86,7 +78,7 @@ describeEachDatabase('Venues: fields', (h) => {
   it('leaves out every empty field, keeping the map flags and global ids (§3.2)', async () => {
     const venue = await create({ venue: 'Bare Venue', address: '', city: '', phone: '', website: '', description: '' });
     assert.deepEqual(keysOf(venue), [
-      ...LINKED_HEAD_KEYS,
+      ...LEADING_KEYS,
       'venue',
       'slug',
       'show_map',
@@ -99,7 +91,7 @@ describeEachDatabase('Venues: fields', (h) => {
     assert.deepEqual(venue.global_id_lineage, [venue.global_id]);
     const read = (await h().request('GET', `/venues/${venue.id}`)).json();
     assert.deepEqual(keysOf(read), [
-      ...LINKED_HEAD_KEYS,
+      ...LEADING_KEYS,
       'venue',
       'slug',
       'json_ld',
