@@ -73,14 +73,7 @@ describeEachDatabase('iCalendar feed options: utc and cancelled', (h) => {
     );
     const allDay = await createEvent(
       h(),
-      {
-        title: 'Festival',
-        status: 'publish',
-        timezone: 'Asia/Tokyo',
-        all_day: true,
-        start_date: '2027-04-10',
-        end_date: '2027-04-12',
-      },
+      { ...ZONED_EVENTS.festival, start_date: '2027-04-10', end_date: '2027-04-12' },
       admin(),
     );
     const series = await createEvent(

@@ -52,18 +52,7 @@ describeEachDatabase("FullCalendar's JSON event source", (h) => {
       [{ ...ZONED_EVENTS.berlin, title: 'Berlin concert &amp; talk' }, ZONED_EVENTS.newYork, ZONED_EVENTS.tokyo],
       admin(),
     );
-    const allDay = await createEvent(
-      h(),
-      {
-        title: 'Festival',
-        status: 'publish',
-        timezone: 'Asia/Tokyo',
-        all_day: true,
-        start_date: '2027-04-01',
-        end_date: '2027-04-03',
-      },
-      admin(),
-    );
+    const allDay = await createEvent(h(), ZONED_EVENTS.festival, admin());
     const series = await createEvent(h(), WEEKLY_ACROSS_DST, admin());
     const occurrences = await listedOccurrences(h(), series.id);
     await moveThirdCancelFourth(h(), admin(), occurrences);

@@ -120,7 +120,7 @@ export const eventIds = (response: { json(): any }) =>
 // The site the feed and FullCalendar suites read: published events in several zones, and a weekly Berlin series
 // across the spring change of 2027 (28 March) with one date moved and one cancelled.
 
-/** Published events in three zones, each a body for `createEvent`. */
+/** Published events in three zones, and a whole-days one in Tokyo; each a body for `createEvent`. */
 export const ZONED_EVENTS = {
   berlin: {
     title: 'Berlin concert',
@@ -142,6 +142,14 @@ export const ZONED_EVENTS = {
     timezone: 'Asia/Tokyo',
     start_date: '2027-03-20 08:00:00',
     end_date: '2027-03-20 09:30:00',
+  },
+  festival: {
+    title: 'Festival',
+    status: 'publish',
+    timezone: 'Asia/Tokyo',
+    all_day: true,
+    start_date: '2027-04-01',
+    end_date: '2027-04-03',
   },
 };
 
