@@ -25,17 +25,22 @@ const listen = async (server: Server): Promise<number> => {
   return (server.address() as { port: number }).port;
 };
 
-/** Writes `next()` for as long as `open()` holds, waiting for 'drain' when the buffer is full; `count` is told each size. */
+/** What a receiver handed to its connections, in bytes. */
+interface Sent {
+  bytes: number;
+}
+
+/** Writes `next()` for as long as `open()` holds, waiting for 'drain' when the buffer is full; counts it in `sent`. */
 function writeUntilClosed(
   stream: { write(chunk: string | Buffer): boolean; once(event: 'drain', listener: () => void): unknown },
   open: () => boolean,
   next: () => string | Buffer,
-  count: (bytes: number) => void,
+  sent: Sent,
 ): void {
   const pump = () => {
     while (open()) {
       const chunk = next();
-      count(chunk.length);
+      sent.bytes += chunk.length;
       if (!stream.write(chunk)) {
         stream.once('drain', pump);
         return;
@@ -45,25 +50,23 @@ function writeUntilClosed(
   pump();
 }
 
-/** The receiver listening on `port`; `hangUp` drops its connections and answers the server to close. */
-function receiverAt(
-  port: number,
-  written: () => number,
-  hangUp: () => { close(callback: () => void): unknown },
-): EndlessReceiver {
+/** `server` listening as a receiver; closing it runs `hangUp` (which drops its connections), then closes the server. */
+async function receiverAt(server: Server, sent: Sent, hangUp: () => void): Promise<EndlessReceiver> {
+  const port = await listen(server);
   return {
     url: `http://127.0.0.1:${port}/hook`,
-    written,
+    written: () => sent.bytes,
     close: () =>
       new Promise((resolve) => {
-        hangUp().close(() => resolve());
+        hangUp();
+        server.close(() => resolve());
       }),
   };
 }
 
 /** Answers `status` with a chunked body that never ends: it writes until the service hangs up. */
 async function endlessBody(status: number): Promise<EndlessReceiver> {
-  let written = 0;
+  const sent: Sent = { bytes: 0 };
   const server = createHttpServer((request, response) => {
     request.resume();
     request.on('end', () => {
@@ -76,25 +79,16 @@ async function endlessBody(status: number): Promise<EndlessReceiver> {
         response,
         () => open,
         () => CHUNK,
-        (bytes) => {
-          written += bytes;
-        },
+        sent,
       );
     });
   });
-  return receiverAt(
-    await listen(server),
-    () => written,
-    () => {
-      server.closeAllConnections();
-      return server;
-    },
-  );
+  return receiverAt(server, sent, () => server.closeAllConnections());
 }
 
 /** Answers a status line, then header lines without end (a raw socket: node:http would refuse to send them). */
 async function endlessHeaders(): Promise<EndlessReceiver> {
-  let written = 0;
+  const sent: Sent = { bytes: 0 };
   const connections = new Set<Socket>();
   const server = createTcpServer((socket) => {
     connections.add(socket);
@@ -114,20 +108,13 @@ async function endlessHeaders(): Promise<EndlessReceiver> {
         socket,
         () => open,
         () => `x-padding-${line++}: ${'a'.repeat(1000)}\r\n`,
-        (bytes) => {
-          written += bytes;
-        },
+        sent,
       );
     });
   });
-  return receiverAt(
-    await listen(server),
-    () => written,
-    () => {
-      for (const socket of connections) socket.destroy();
-      return server;
-    },
-  );
+  return receiverAt(server, sent, () => {
+    for (const socket of connections) socket.destroy();
+  });
 }
 
 /** Runs `work`, then says how many bytes the service's sockets to `port` read meanwhile. */
