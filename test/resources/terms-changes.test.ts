@@ -164,16 +164,23 @@ describeEachDatabase('change log of categories and tags', (harness) => {
     const existing = await call('POST', '/categories', 201, { name: unique('Existing') });
     const categoryName = unique('Made by an event');
     const tagName = unique('tag made by an event');
+    /** An event from 09:00 to 11:00 on `day` with these terms (ids, or names to create). */
+    const eventWith = (title: string, day: string, categories: unknown[], tags: unknown[]) => ({
+      title,
+      start_date: `${day} 09:00:00`,
+      end_date: `${day} 11:00:00`,
+      categories,
+      tags,
+    });
     let event = 0;
     const rows = await appendedBy(async () => {
       event = (
-        await call('POST', '/events', 201, {
-          title: 'Makes terms',
-          start_date: '2027-04-10 09:00:00',
-          end_date: '2027-04-10 11:00:00',
-          categories: [existing.id, categoryName],
-          tags: [tagName],
-        })
+        await call(
+          'POST',
+          '/events',
+          201,
+          eventWith('Makes terms', '2027-04-10', [existing.id, categoryName], [tagName]),
+        )
       ).id;
     });
     const made = await h()
@@ -193,13 +200,7 @@ describeEachDatabase('change log of categories and tags', (harness) => {
     assert.deepEqual(
       await appendedBy(async () => {
         event = (
-          await call('POST', '/events', 201, {
-            title: 'Reuses terms',
-            start_date: '2027-04-11 09:00:00',
-            end_date: '2027-04-11 11:00:00',
-            categories: [existing.id, category],
-            tags: [tag],
-          })
+          await call('POST', '/events', 201, eventWith('Reuses terms', '2027-04-11', [existing.id, category], [tag]))
         ).id;
       }),
       [{ type: 'event', id: event, action: 'created' }],
@@ -214,13 +215,7 @@ describeEachDatabase('change log of categories and tags', (harness) => {
           'POST',
           '/events',
           400,
-          {
-            title: 'Refused',
-            start_date: '2027-04-12 09:00:00',
-            end_date: '2027-04-12 11:00:00',
-            categories: [names[0]],
-            tags: [names[1]],
-          },
+          eventWith('Refused', '2027-04-12', [names[0]], [names[1]]),
           h().users.author,
         );
         assert.equal(refused.code, 'rest_invalid_param');
