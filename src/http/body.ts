@@ -41,7 +41,7 @@ export function parseJsonBody(text: string): ParamMap {
     });
   }
   // Rebuild without a prototype so a `__proto__` key stays an ordinary, ignorable key.
-  return Object.assign(emptyParams(), value) as ParamMap;
+  return Object.assign(emptyParams(), value);
 }
 
 export const parseFormBody = (text: string): ParamMap => parseQueryString(text);

@@ -95,7 +95,7 @@ export async function serializeBounded(body: Record<string, unknown>, maxBytes: 
       depth === 0 ||
       value === null ||
       typeof value !== 'object' ||
-      typeof (value as { toJSON?: unknown }).toJSON === 'function'
+      ('toJSON' in value && typeof value.toJSON === 'function')
     ) {
       emit(JSON.stringify(value) ?? 'null');
       return;

@@ -78,13 +78,18 @@ const STATUS_OF_KIND: Record<Exclude<DomainErrorKind, 'forbidden'>, number> = {
   timeout: 503,
 };
 
+/** A core error as the API answers it. */
+export function domainApiError(error: DomainError, authenticated: boolean): ApiError {
+  const status = error.kind === 'forbidden' ? (authenticated ? 403 : 401) : STATUS_OF_KIND[error.kind];
+  return new ApiError(status, error.code, error.message, error.data, error.extra ? { extra: error.extra } : {});
+}
+
 /** The edge's mapping of the core's errors; anything else is left as it is (an `ApiError`, or a 500 to be). */
-export function toApiError(error: unknown, authenticated: boolean): unknown {
+export function toApiError<E>(error: E, authenticated: boolean): E | ApiError {
   if (error instanceof MissingFields) return missingParams(error.names);
   if (error instanceof InvalidFields) return invalidParams(error.fields);
   // D31: PostgreSQL's statement_timeout cancelled a statement of this request.
-  if (isStatementTimeout(error)) return toApiError(deadlineExceeded(), authenticated);
+  if (isStatementTimeout(error)) return domainApiError(deadlineExceeded(), authenticated);
   if (!(error instanceof DomainError)) return error;
-  const status = error.kind === 'forbidden' ? (authenticated ? 403 : 401) : STATUS_OF_KIND[error.kind];
-  return new ApiError(status, error.code, error.message, error.data, error.extra ? { extra: error.extra } : {});
+  return domainApiError(error, authenticated);
 }

@@ -4,7 +4,8 @@
  */
 import { RepeatedValues, type ParamMap } from '../core/input/params.ts';
 
-export const emptyParams = (): ParamMap => Object.create(null) as ParamMap;
+// `__proto__` in a literal sets the prototype: no own key, so the map starts empty.
+export const emptyParams = (): ParamMap => ({ __proto__: null });
 
 const MAX_PARAMETERS = 1000;
 
@@ -41,6 +42,10 @@ function decode(component: string): string {
   }
 }
 
+/** A value a map can be read from: an object, not a list (a RepeatedValues counts, its keys set beside its values). */
+const isMap = (value: unknown): value is ParamMap =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
 /**
  * `a=1&b[]=2&b[]=3&c[x]=4`: PHP-style brackets build lists (`b`) and maps (`c`); a repeated plain key (`d=1&d=2`) keeps
  * all its values (RepeatedValues), which a list argument takes whole and any other argument as its last value.
@@ -71,10 +76,7 @@ export function parseQueryString(input: string): ParamMap {
       else params[name] = [value];
     } else {
       const existing = params[name];
-      const map =
-        existing !== null && typeof existing === 'object' && !Array.isArray(existing)
-          ? (existing as ParamMap)
-          : emptyParams();
+      const map = isMap(existing) ? existing : emptyParams();
       map[inner] = value;
       params[name] = map;
     }

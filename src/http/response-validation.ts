@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
 import Compile from 'typebox/compile';
 import { ApiError } from './errors.ts';
-import type { AnyEndpoint, Method, RouteGroup } from './routes.ts';
+import type { AnyEndpoint } from './routes.ts';
 import { ErrorSchema } from './schemas.ts';
 
 /** What a response must look like: a schema, nothing (not described yet), or a status the endpoint never mentions. */
@@ -36,8 +36,8 @@ export function schemaProblems(schema: TSchema, value: unknown): string[] {
 }
 
 function endpointOf(request: FastifyRequest): AnyEndpoint | undefined {
-  const group = request.routeOptions.config?.group as RouteGroup | undefined;
-  return group?.endpoints.find((candidate) => candidate.methods.includes(request.method as Method));
+  const group = request.routeOptions.config?.group;
+  return group?.endpoints.find((candidate) => candidate.methods.some((method) => method === request.method));
 }
 
 /**

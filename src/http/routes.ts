@@ -65,6 +65,13 @@ export interface Endpoint<A extends Args = Args> {
   handler: (ctx: RequestContext, params: ArgValues<A>, raw: ParamMap) => Promise<Reply>;
 }
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The API route group a route serves (the `Allow` header and the response checks read it). */
+    group?: RouteGroup;
+  }
+}
+
 export interface RouteGroup {
   /** The path under the namespace, in the router's syntax, e.g. `/venues/:id(^\\d+$)`. */
   path: string;

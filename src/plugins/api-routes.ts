@@ -1,4 +1,12 @@
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
+import type {
+  FastifyPluginAsync,
+  FastifyReply,
+  FastifyRequest,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+  RouteHandlerMethod,
+} from 'fastify';
 import { NAMESPACE } from '../config.ts';
 import type { AppDeps } from '../http/context.ts';
 import { corsPreflightHeaders } from '../http/cors.ts';
@@ -8,25 +16,32 @@ import { allowedMethods, runEndpoint, type Endpoint, type RouteGroup } from '../
 import { runWithDeadline } from '../store/deadline.ts';
 import { encodeReply, encodeReplyBounded, sendReply } from './reply.ts';
 
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** The API route group a route serves (the `Allow` header and the response checks read it). */
-    group?: RouteGroup;
-  }
-}
-
 export interface ApiRoutesOptions {
   deps: AppDeps;
   groups: RouteGroup[];
 }
 
+/**
+ * What an API route receives, told to Fastify (which takes it on trust): app.ts parses every query string into a
+ * ParamMap, plugins/body.ts every body it accepts (there is none on a GET), and the router's path parameters are
+ * strings by name.
+ */
+interface ApiRoute {
+  Querystring: ParamMap;
+  Body: ParamMap | undefined;
+  Params: ParamMap;
+}
+type ApiRequest = FastifyRequest<ApiRoute>;
+type ApiHandler = RouteHandlerMethod<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  ApiRoute
+>;
+
 /** Query string, then body, then path parameters: later sources win (§1.2). */
-const gatherParams = (request: FastifyRequest): ParamMap =>
-  mergeParams(
-    request.query as ParamMap,
-    (request.body as ParamMap | undefined) ?? emptyParams(),
-    request.params as ParamMap,
-  );
+const gatherParams = (request: ApiRequest): ParamMap =>
+  mergeParams(request.query, request.body ?? emptyParams(), request.params);
 
 /**
  * The route table under the namespace: each endpoint of each group runs the WordPress check order (`runEndpoint`) and
@@ -39,17 +54,17 @@ const apiRoutes: FastifyPluginAsync<ApiRoutesOptions> = async (app, { deps, grou
    * D31: the endpoint and the encoding of its answer run under the request's deadline (503 `rest_timeout`, nothing
    * committed after it: store/deadline.ts) and the response budget.
    */
-  const run = (definition: Endpoint, request: FastifyRequest) =>
+  const run = (definition: Endpoint, request: ApiRequest) =>
     runWithDeadline(requestMs, async () =>
       encodeReplyBounded(await runEndpoint(definition, gatherParams(request), request.ctx), maxResponseBytes),
     );
 
   const read =
-    (definition: Endpoint): RouteHandlerMethod =>
+    (definition: Endpoint): ApiHandler =>
     async (request, reply) =>
       sendReply(reply, await app.readThrough(request, () => run(definition, request)));
   const write =
-    (definition: Endpoint): RouteHandlerMethod =>
+    (definition: Endpoint): ApiHandler =>
     async (request, reply) =>
       sendReply(
         reply,
@@ -61,7 +76,7 @@ const apiRoutes: FastifyPluginAsync<ApiRoutesOptions> = async (app, { deps, grou
   for (const group of groups) {
     const url = deps.config.apiPath + group.path;
     for (const definition of group.endpoints) {
-      app.route({
+      app.route<ApiRoute>({
         method: [...definition.methods],
         url,
         config: { group },

@@ -22,7 +22,8 @@ export interface AuthOptions {
  */
 export default fp<AuthOptions>(
   async (app, { deps, authenticator }) => {
-    app.decorateRequest('ctx', null as unknown as RequestContext);
+    // Null until the hook below sets it (Fastify's overload for a placeholder value, hence the empty dependencies).
+    app.decorateRequest('ctx', null, []);
     app.addHook('onRequest', async (request) => {
       const viewer = await authenticator.authenticate(
         request.headers.authorization,

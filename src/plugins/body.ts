@@ -8,15 +8,14 @@ import { parseFormBody, parseJsonBody } from '../http/body.ts';
 export default fp(
   async (app) => {
     app.removeAllContentTypeParsers();
-    app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-      try {
-        done(null, parseJsonBody(body as unknown as string));
-      } catch (error) {
-        done(error as Error, undefined);
-      }
-    });
-    app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) =>
-      done(null, parseFormBody(body as unknown as string)),
+    // Fastify hands what a parser throws (an ApiError here) to `done` as the request's error.
+    app.addContentTypeParser<string>('application/json', { parseAs: 'string' }, (_request, body, done) =>
+      done(null, parseJsonBody(body)),
+    );
+    app.addContentTypeParser<string>(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string' },
+      (_request, body, done) => done(null, parseFormBody(body)),
     );
   },
   { name: 'body', fastify: '5.x' },

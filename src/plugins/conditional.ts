@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { preconditionFailed } from '../domain/errors.ts';
 import { entityTag, matchHolds, noneMatchFails, parseTagCondition, type TagCondition } from '../http/etag.ts';
-import { ApiError, toApiError } from '../http/errors.ts';
+import { ApiError, domainApiError } from '../http/errors.ts';
 import { JSON_TYPE } from '../http/content-types.ts';
 
 declare module 'fastify' {
@@ -73,7 +73,7 @@ export default fp(
       if (ifMatch !== undefined && !matchHolds(ifMatch, tag)) {
         reply.removeHeader('etag');
         reply.code(412).type(JSON_TYPE);
-        return JSON.stringify((toApiError(preconditionFailed(), Boolean(request.ctx?.viewer)) as ApiError).toBody());
+        return JSON.stringify(domainApiError(preconditionFailed(), Boolean(request.ctx?.viewer)).toBody());
       }
       if (request.ifNoneMatch !== undefined && noneMatchFails(request.ifNoneMatch, tag)) {
         reply.code(304);

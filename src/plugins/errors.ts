@@ -1,4 +1,4 @@
-import { STATUS_CODES } from 'node:http';
+import { OutgoingMessage, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -95,8 +95,10 @@ export function answerClientError(config: Pick<Config, 'corsOrigins'>) {
   return function (this: FastifyInstance, error: ConnectionError, socket: Socket): void {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
     this.log.debug({ err: error }, 'client error');
-    const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
-    if (socket.writable && !inFlight?.headersSent) socket.write(clientErrorResponse(clientError(error.code), config));
+    // Node's own link from a socket to the response being written on it (not in its types), as its handler reads it.
+    const inFlight = '_httpMessage' in socket ? socket._httpMessage : null;
+    const begun = inFlight instanceof OutgoingMessage && inFlight.headersSent;
+    if (socket.writable && !begun) socket.write(clientErrorResponse(clientError(error.code), config));
     socket.destroy(error);
   };
 }
@@ -116,7 +118,7 @@ export default fp(
     });
 
     app.setErrorHandler((thrown: FastifyError | ApiError, request, reply) => {
-      const error = toApiError(thrown, Boolean(request.ctx?.viewer)) as FastifyError | ApiError;
+      const error = toApiError(thrown, Boolean(request.ctx?.viewer));
       if (error instanceof ApiError) return sendError(error, reply);
       if (typeof error.statusCode === 'number' && error.statusCode < 500)
         return sendError(frameworkError(error), reply);

@@ -39,13 +39,21 @@ export interface PagesOptions {
   deps: AppDeps;
 }
 
+/** An error's HTTP status: its `status` (an ApiError's), else its `statusCode` (Fastify's), else 500. */
+function statusOf(error: unknown): number {
+  if (typeof error === 'object' && error !== null) {
+    if ('status' in error && typeof error.status === 'number') return error.status;
+    if ('statusCode' in error && typeof error.statusCode === 'number') return error.statusCode;
+  }
+  return 500;
+}
+
 /**
  * An error a page route or a hook threw as an HTML page: 4xx with its status, else 500 (a PageError never gets here:
  * `run` answers it).
  */
 function pageForError(config: Config, error: unknown, request: FastifyRequest): EncodedReply {
-  const status =
-    (error as { status?: number; statusCode?: number }).status ?? (error as FastifyError).statusCode ?? 500;
+  const status = statusOf(error);
   if (status === 503) {
     return errorPage(
       config,
