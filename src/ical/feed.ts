@@ -11,7 +11,9 @@ import {
 } from '../domain/access.ts';
 import type { Actor } from '../domain/actor.ts';
 import { basicUtc, formatWp } from '../domain/dates/stored-format.ts';
+import type { Selectable } from 'kysely';
 import type { Db, Store } from '../store/store.ts';
+import type { OrganizersTable, VenuesTable } from '../store/schema.ts';
 import { postLike, publicUrl } from '../core/posts/fields.ts';
 import type { PostRow } from '../core/posts/store.ts';
 import type { EventListPlan } from '../core/events/list-query.ts';
@@ -142,9 +144,6 @@ const STATUS: Record<string, IcalStatus> = { draft: 'TENTATIVE', pending: 'TENTA
 /** Text of a stored title or name (HTML entities decoded, on one line). */
 const decode = (value: string) => htmlToText(value).replace(/\s*\n\s*/g, ' ');
 
-type Meta = Record<string, unknown>;
-const metaText = (meta: Meta, key: string) => (typeof meta[key] === 'string' ? (meta[key] as string).trim() : '');
-
 const LINKED_POST_COLUMNS = [
   'id',
   'type',
@@ -157,7 +156,7 @@ const LINKED_POST_COLUMNS = [
 ] as const;
 
 /** A linked venue or organizer: its post and its own row. */
-interface LinkedRow {
+interface LinkedRow<Meta> {
   post: PostRow;
   meta: Meta;
 }
@@ -165,28 +164,35 @@ interface LinkedRow {
 /** What the VEVENTs of a set of events need, read in a constant number of queries (no JSON objects, no rendering). */
 export interface FeedBundle {
   records: Map<number, EventRecord>;
-  venues: Map<number, LinkedRow>;
+  venues: Map<number, LinkedRow<Selectable<VenuesTable>>>;
   organizerIds: Map<number, number[]>;
-  organizers: Map<number, LinkedRow>;
+  organizers: Map<number, LinkedRow<Selectable<OrganizersTable>>>;
   categories: Map<number, string[]>;
   images: Map<number, { url: string }>;
 }
 
-async function loadLinkedRows(
+/**
+ * Posts of the feed read without the columns it never uses (the descriptions of linked items, an event's excerpt):
+ * typed as whole rows because the core's helpers (postLike, publicUrl) take whole rows, of which they read only
+ * columns selected here.
+ */
+const partialPosts = (rows: Promise<Partial<PostRow>[]>) => rows as Promise<PostRow[]>;
+
+async function loadLinkedRows<Meta extends { id: number }>(
   db: Db,
-  table: 'venues' | 'organizers',
   type: 'venue' | 'organizer',
   ids: readonly number[],
-): Promise<Map<number, LinkedRow>> {
+  readMetas: (ids: number[]) => Promise<Meta[]>,
+): Promise<Map<number, LinkedRow<Meta>>> {
   const wanted = unique(ids);
-  const result = new Map<number, LinkedRow>();
+  const result = new Map<number, LinkedRow<Meta>>();
   if (wanted.length === 0) return result;
   const [posts, metas] = await Promise.all([
     // Only what the VEVENT and the D32 check read: not the descriptions.
-    db.selectFrom('posts').select(LINKED_POST_COLUMNS).where('id', 'in', wanted).execute() as Promise<PostRow[]>,
-    db.selectFrom(table).selectAll().where('id', 'in', wanted).execute() as Promise<Meta[]>,
+    partialPosts(db.selectFrom('posts').select(LINKED_POST_COLUMNS).where('id', 'in', wanted).execute()),
+    readMetas(wanted),
   ]);
-  const metaById = new Map(metas.map((meta) => [meta.id as number, meta]));
+  const metaById = new Map(metas.map((meta) => [meta.id, meta]));
   for (const post of posts) {
     const meta = metaById.get(post.id);
     if (post.type === type && meta) result.set(post.id, { post, meta });
@@ -208,11 +214,13 @@ export async function loadFeedBundle(db: Db, ids: readonly number[]): Promise<Fe
   if (wanted.length === 0) return empty;
   const [posts, events, organizerIds, terms] = await Promise.all([
     // The type is checked here rather than in SQL, as posts/store.ts does (SQLite would walk the type index).
-    db
-      .selectFrom('posts')
-      .select([...LINKED_POST_COLUMNS, 'content', 'password', 'image_id', 'modified_utc'])
-      .where('id', 'in', wanted)
-      .execute() as Promise<PostRow[]>,
+    partialPosts(
+      db
+        .selectFrom('posts')
+        .select([...LINKED_POST_COLUMNS, 'content', 'password', 'image_id', 'modified_utc'])
+        .where('id', 'in', wanted)
+        .execute(),
+    ),
     db.selectFrom('events').selectAll().where('id', 'in', wanted).execute(),
     loadOrganizerIds(db, wanted),
     db
@@ -236,8 +244,12 @@ export async function loadFeedBundle(db: Db, ids: readonly number[]): Promise<Fe
   const venueIds = [...records.values()].flatMap(({ event }) => (event.venue_id === null ? [] : [event.venue_id]));
   // Only the first readable organizer is written; all are read, as D32 decides which one that is.
   const [venues, organizers, images] = await Promise.all([
-    loadLinkedRows(db, 'venues', 'venue', venueIds),
-    loadLinkedRows(db, 'organizers', 'organizer', [...organizerIds.values()].flat()),
+    loadLinkedRows(db, 'venue', venueIds, (ids) =>
+      db.selectFrom('venues').selectAll().where('id', 'in', ids).execute(),
+    ),
+    loadLinkedRows(db, 'organizer', [...organizerIds.values()].flat(), (ids) =>
+      db.selectFrom('organizers').selectAll().where('id', 'in', ids).execute(),
+    ),
     loadImages(
       db,
       [...records.values()].map(({ post }) => post.image_id),
@@ -282,15 +294,9 @@ export function icalEventOf(
 
   let venueData: IcalEvent['venue'];
   if (venue !== undefined) {
-    const meta = venue.meta as Meta;
-    const region = metaText(meta, 'stateprovince') || metaText(meta, 'state') || metaText(meta, 'province');
-    const address = [
-      metaText(meta, 'address'),
-      metaText(meta, 'city'),
-      region,
-      metaText(meta, 'zip'),
-      metaText(meta, 'country'),
-    ]
+    const meta = venue.meta;
+    const region = meta.stateprovince.trim() || meta.state.trim() || meta.province.trim();
+    const address = [meta.address.trim(), meta.city.trim(), region, meta.zip.trim(), meta.country.trim()]
       .filter((part) => part !== '')
       .map(decode)
       .join(', ');
@@ -325,7 +331,7 @@ export function icalEventOf(
         ? undefined
         : {
             name: decode(organizer.post.title),
-            email: metaText(organizer.meta as Meta, 'email'),
+            email: organizer.meta.email.trim(),
             url: publicUrl(actor.config, organizer.post, effectiveStatus(postLike(organizer.post), nowUtc)),
           },
     categories: (bundle.categories.get(id) ?? []).map(decode),

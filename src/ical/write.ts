@@ -8,11 +8,11 @@ import { utcToLocal } from '../domain/dates/stored-format.ts';
 
 // ical.js folds into chunks of `foldLength` octets and puts a space before each continuation, so a continuation line
 // would be one octet over RFC 5545's 75: 74 keeps every line, its leading space included, within 75.
-(ICAL as unknown as { foldLength: number }).foldLength = 74;
+ICAL.foldLength = 74;
 // The extension properties written here, typed as RFC 7986 and the de-facto X-WR-* convention type them, so that
 // ical.js escapes (and, on import, unescapes) their TEXT without adding a `VALUE=TEXT` parameter to every line.
-const icalProperties = (ICAL.design.icalendar as unknown as { property: Record<string, { defaultType: string }> })
-  .property;
+// ical.js types a design set's tables as `any`; the property table maps a name to its definition.
+const icalProperties: Record<string, { defaultType: string }> = ICAL.design.icalendar.property;
 for (const name of ['x-wr-calname', 'x-wr-timezone', 'x-wr-caldesc', 'x-alt-desc', 'x-calendar-events-venue'])
   icalProperties[name] ??= { defaultType: 'text' };
 for (const name of ['refresh-interval', 'x-published-ttl']) icalProperties[name] ??= { defaultType: 'duration' };
@@ -77,7 +77,8 @@ export function zoneBlock(zone: string): ZoneBlock | null {
   if (/^[A-Za-z]+\/[A-Za-z0-9_+\-/]+$/.test(zone) && !/^Etc\//.test(zone)) {
     const found = tzlib_get_ical_block(zone);
     if (Array.isArray(found) && typeof found[0] === 'string' && found[0].startsWith('BEGIN:VTIMEZONE')) {
-      const component = ICAL.parse(found[0]) as unknown as JComponent;
+      // ical.js types its jCal as `any`: one VTIMEZONE parsed is one component.
+      const component: JComponent = ICAL.parse(found[0]);
       const tzid = component[1].find((property) => property[0] === 'tzid')?.[3];
       if (typeof tzid === 'string') block = { tzid, component };
     }
@@ -134,7 +135,8 @@ function safeProperty([name, params, type, ...values]: JCal): JCal {
 
 /** An RFC 5545 line (`RRULE:FREQ=WEEKLY`, `EXDATE;TZID=Europe/Berlin:20270317T090000`) as jCal. */
 function recurrenceLine(line: string): JCal {
-  return (ICAL.Property.fromString(line.replace(CONTROL_OR_SPACE, '')) as unknown as { toJSON(): JCal }).toJSON();
+  // ical.js types a property's jCal as `any`.
+  return ICAL.Property.fromString(line.replace(CONTROL_OR_SPACE, '')).toJSON();
 }
 
 /** The VTIMEZONE a timed event's times are written with; none (UTC) for all-day events, and in a UTC calendar. */
@@ -218,8 +220,9 @@ export interface CalendarHead {
   utc?: boolean;
 }
 
+/** The component's text, with the design set ical.js would pick for it by name (iCalendar's). */
 const stringifyComponent = (component: JComponent) =>
-  (ICAL.stringify as unknown as { component(component: JComponent): string }).component(component);
+  ICAL.stringify.component(component, ICAL.design.getDesignSet(component[0]));
 
 /**
  * VEVENT texts by the data they were written from (the entry as JSON, its description standing for itself through its
@@ -334,20 +337,19 @@ export async function writeCalendar(
     for (const block of used) zones.set(block.tzid, block);
     if (++count % CHUNK === 0) await yieldToLoop();
   }
+  const properties: JCal[] = [
+    text('version', '2.0'),
+    text('prodid', head.prodId),
+    text('calscale', 'GREGORIAN'),
+    text('method', 'PUBLISH'),
+    text('x-wr-calname', head.name),
+    text('x-wr-timezone', site?.tzid ?? head.timezone),
+    ['refresh-interval', { value: 'DURATION' }, 'duration', 'PT1H'],
+    ['x-published-ttl', {}, 'duration', 'PT1H'],
+  ];
   const calendar: JComponent = [
     'vcalendar',
-    (
-      [
-        text('version', '2.0'),
-        text('prodid', head.prodId),
-        text('calscale', 'GREGORIAN'),
-        text('method', 'PUBLISH'),
-        text('x-wr-calname', head.name),
-        text('x-wr-timezone', site?.tzid ?? head.timezone),
-        ['refresh-interval', { value: 'DURATION' }, 'duration', 'PT1H'],
-        ['x-published-ttl', {}, 'duration', 'PT1H'],
-      ] as JCal[]
-    ).map(safeProperty),
+    properties.map(safeProperty),
     [...zones.values()].map((zone) => zone.component),
   ];
   const shell = stringifyComponent(calendar);
