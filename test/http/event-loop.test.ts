@@ -111,6 +111,16 @@ async function countTurns(
   return { turns, answer };
 }
 
+/** A 400 rest_response_too_large, with turns given all along the budget written before it was refused. */
+function assertTooLargeWithTurns({ turns, answer }: Awaited<ReturnType<typeof countTurns>>): void {
+  assert.equal(answer.statusCode, 400);
+  assert.equal(answer.json().code, 'rest_response_too_large');
+  assert.ok(
+    turns.answer >= MAX_RESPONSE_BYTES / LARGE_MEMBERS_WRITTEN_PER_TURN,
+    `turns while the budget was written: ${JSON.stringify(turns)}`,
+  );
+}
+
 describe('D31: a check gives the loop a turn once the slice is used up', () => {
   it("gives no turn within SLICE_MS of the turn's start, one after, then starts a new slice (a fake clock)", async () => {
     setSliceForTests(null);
@@ -225,27 +235,19 @@ describeEachDatabase(
     });
 
     it('a page that passes the response budget (400 rest_response_too_large)', async () => {
-      const { turns, answer } = await countTurns(port, 'GET', `${api()}/events`, {
-        query: { per_page: PER_PAGE_MAX, categories: hugeCategory },
-      });
-      assert.equal(answer.statusCode, 400);
-      assert.equal(answer.json().code, 'rest_response_too_large');
-      assert.ok(
-        turns.answer >= MAX_RESPONSE_BYTES / LARGE_MEMBERS_WRITTEN_PER_TURN,
-        `turns while the budget was written: ${JSON.stringify(turns)}`,
+      assertTooLargeWithTurns(
+        await countTurns(port, 'GET', `${api()}/events`, {
+          query: { per_page: PER_PAGE_MAX, categories: hugeCategory },
+        }),
       );
     });
 
     it('a /changes page of the largest size', async () => {
-      const { turns, answer } = await countTurns(port, 'GET', `${api()}/changes`, {
-        authorization: h().users.administrator.authorization,
-        query: { per_page: 1000 },
-      });
-      assert.equal(answer.statusCode, 400);
-      assert.equal(answer.json().code, 'rest_response_too_large');
-      assert.ok(
-        turns.answer >= MAX_RESPONSE_BYTES / LARGE_MEMBERS_WRITTEN_PER_TURN,
-        `turns while the budget was written: ${JSON.stringify(turns)}`,
+      assertTooLargeWithTurns(
+        await countTurns(port, 'GET', `${api()}/changes`, {
+          authorization: h().users.administrator.authorization,
+          query: { per_page: 1000 },
+        }),
       );
     });
 
