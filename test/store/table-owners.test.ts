@@ -46,6 +46,9 @@ const OWNERS: Record<string, string> = {
   auth_failures: 'src/http/auth.ts',
   // Service-wide settings (the series-horizon job's state).
   settings: 'src/core/settings/store.ts',
+  // Stored documents (D34), rendered by the transactions whose changes they follow.
+  event_documents: 'src/core/documents/store.ts',
+  linked_documents: 'src/core/documents/store.ts',
   // Bumped by every write transaction on PostgreSQL: the dialect's own bookkeeping.
   data_version: 'src/store/postgres/transaction.ts',
 };
@@ -134,20 +137,16 @@ function writesIn(file: string, code: string): Write[] {
       node.callee.property?.type === 'Identifier'
     ) {
       const method = node.callee.property.value as string;
-      if (WRITE_METHODS.has(method))
+      /** A write by `method` to the table its argument at `index` names. */
+      const methodWrite = (index: number) =>
         writes.push({
           file,
           line: lineAt(node.span),
-          table: literal(node.arguments[0]?.expression),
+          table: literal(node.arguments[index]?.expression),
           statement: `${method}(…)`,
         });
-      if (ROW_WRITERS.has(method))
-        writes.push({
-          file,
-          line: lineAt(node.span),
-          table: literal(node.arguments[1]?.expression),
-          statement: `${method}(…)`,
-        });
+      if (WRITE_METHODS.has(method)) methodWrite(0);
+      if (ROW_WRITERS.has(method)) methodWrite(1);
       // sql.raw('…'), sql.lit('…')
       const object = node.callee.object;
       if (object?.type === 'Identifier' && object.value === 'sql') {
