@@ -190,6 +190,20 @@ describeEachDatabase(
           send,
           pollMs: 60_000,
         });
+        /** The updates wait untried, not due before the create's next attempt: a claim just before it reads none. */
+        const assertWaitingBehind = async (
+          updates: Array<{ status: string; attempts: number; next_attempt_ms: number }>,
+          create: { next_attempt_ms: number },
+        ) => {
+          assert.ok(
+            updates.every(
+              (row) => row.status === 'pending' && row.attempts === 0 && row.next_attempt_ms >= create.next_attempt_ms,
+            ),
+            JSON.stringify(updates),
+          );
+          clock = create.next_attempt_ms - 1;
+          assert.deepEqual(await worker.claim(), []);
+        };
         const created = await h().request('POST', '/events', {
           as: admin(),
           body: {
@@ -212,31 +226,16 @@ describeEachDatabase(
           assert.equal(updated.statusCode, 200, updated.body);
         }
         assert.equal(await worker.runOnce(), 0);
-        let later = (await deliveriesOf(hook, itemId)).slice(1);
+        const later = (await deliveriesOf(hook, itemId)).slice(1);
         assert.equal(later.length, 3);
-        assert.ok(
-          later.every(
-            (row) => row.status === 'pending' && row.attempts === 0 && row.next_attempt_ms >= first.next_attempt_ms,
-          ),
-          JSON.stringify(later),
-        );
-        clock = first.next_attempt_ms - 1;
-        assert.deepEqual(await worker.claim(), []);
+        await assertWaitingBehind(later, first);
 
         // The create's retry fails again: its next attempt is a minute later, and the updates move with it.
         clock = first.next_attempt_ms;
         assert.equal(await worker.runOnce(), 1);
         const [retried, ...moved] = await deliveriesOf(hook, itemId);
         assert.deepEqual([retried.attempts, retried.next_attempt_ms], [2, clock + 60_000]);
-        later = moved;
-        assert.ok(
-          later.every(
-            (row) => row.status === 'pending' && row.attempts === 0 && row.next_attempt_ms >= retried.next_attempt_ms,
-          ),
-          JSON.stringify(later),
-        );
-        clock = retried.next_attempt_ms - 1;
-        assert.deepEqual(await worker.claim(), []);
+        await assertWaitingBehind(moved, retried);
 
         // The receiver is back: at the create's retry, it and then each update in turn, in one run.
         up = true;
