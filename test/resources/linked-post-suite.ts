@@ -154,6 +154,8 @@ export function linkedPostSuite(spec: LinkedPostSpec): void {
       const editors = await create(named('Editors Item'));
       const contributorDraft = await create(named('Contributors Draft'), h().users.contributor);
       const asUser = (user: keyof Harness['users']) => h().users[user];
+      const editDraft = (user: keyof Harness['users'], body: Record<string, unknown>) =>
+        h().request('PATCH', `/${collection}/${contributorDraft.id}`, { as: asUser(user), body });
 
       assert.deepEqual(
         (await h().request('PATCH', `/${collection}/${editors.id}`, { body: { phone: '1' } })).json(),
@@ -176,40 +178,18 @@ export function linkedPostSuite(spec: LinkedPostSpec): void {
       assert.equal(unchanged.status, 'publish');
       assert.equal(unchanged.phone, undefined);
 
-      const ownEdit = await h().request('PATCH', `/${collection}/${contributorDraft.id}`, {
-        as: asUser('contributor'),
-        body: { phone: '22' },
-      });
+      const ownEdit = await editDraft('contributor', { phone: '22' });
       assert.equal(ownEdit.statusCode, 200);
       assert.equal(ownEdit.json().phone, '22');
-      assert.equal(
-        (
-          await h().request('PATCH', `/${collection}/${contributorDraft.id}`, {
-            as: asUser('author'),
-            body: { phone: '3' },
-          })
-        ).statusCode,
-        403,
-      );
-      const editorEdit = await h().request('PATCH', `/${collection}/${contributorDraft.id}`, {
-        as: asUser('editor'),
-        body: { phone: '33' },
-      });
+      assert.equal((await editDraft('author', { phone: '3' })).statusCode, 403);
+      const editorEdit = await editDraft('editor', { phone: '33' });
       assert.equal(editorEdit.statusCode, 200);
       assert.equal(editorEdit.json().status, 'draft', 'an update that does not send status keeps it (D2)');
 
-      const published = await h().request('PATCH', `/${collection}/${contributorDraft.id}`, {
-        as: asUser('editor'),
-        body: { status: 'publish' },
-      });
+      const published = await editDraft('editor', { status: 'publish' });
       assert.equal(published.json().status, 'publish');
       assert.equal(
-        (
-          await h().request('PATCH', `/${collection}/${contributorDraft.id}`, {
-            as: asUser('contributor'),
-            body: { phone: '4' },
-          })
-        ).statusCode,
+        (await editDraft('contributor', { phone: '4' })).statusCode,
         403,
         'a contributor may not edit their own item once it is published',
       );
