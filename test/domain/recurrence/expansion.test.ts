@@ -17,6 +17,14 @@ import { recurrenceCases } from '../../fixtures/recurrence/cases.ts';
 
 const fixture = { cases: recurrenceCases };
 
+/** A timed series start (not all day) in `timezone`, its first occurrence from `startLocal` to `endLocal`. */
+const timed = (timezone: string, startLocal: string, endLocal: string): SeriesStart => ({
+  timezone,
+  allDay: false,
+  startLocal,
+  endLocal,
+});
+
 function expand(
   series: SeriesStart,
   lines: unknown,
@@ -108,12 +116,7 @@ describe('where dateutil alone disagrees with RFC 5545 (documented in generate.p
   });
 });
 
-const berlin: SeriesStart = {
-  timezone: 'Europe/Berlin',
-  allDay: false,
-  startLocal: '2026-03-02 09:00:00',
-  endLocal: '2026-03-02 10:00:00',
-};
+const berlin = timed('Europe/Berlin', '2026-03-02 09:00:00', '2026-03-02 10:00:00');
 
 describe('expandRecurrence', () => {
   it('more occurrences than allowed up to the horizon is too_many; exactly the limit is fine', () => {
@@ -173,12 +176,7 @@ describe('expandRecurrence', () => {
   });
 
   it('keeps the wall-clock duration, converted separately, across a DST change', () => {
-    const overnight: SeriesStart = {
-      timezone: 'Europe/Berlin',
-      allDay: false,
-      startLocal: '2026-03-27 22:00:00',
-      endLocal: '2026-03-28 06:00:00',
-    };
+    const overnight = timed('Europe/Berlin', '2026-03-27 22:00:00', '2026-03-28 06:00:00');
     const result = expand(overnight, ['RRULE:FREQ=DAILY;COUNT=3']);
     assert.ok(result.ok);
     assert.deepEqual(result.occurrences[1], {
@@ -190,23 +188,13 @@ describe('expandRecurrence', () => {
   });
 
   it("fixed-offset zones in the service's forms", () => {
-    const est: SeriesStart = {
-      timezone: 'EST',
-      allDay: false,
-      startLocal: '2026-03-07 09:00:00',
-      endLocal: '2026-03-07 10:00:00',
-    };
+    const est = timed('EST', '2026-03-07 09:00:00', '2026-03-07 10:00:00');
     assert.deepEqual(utcStartsOf(expand(est, ['RRULE:FREQ=DAILY;COUNT=3'])), [
       '2026-03-07 14:00:00',
       '2026-03-08 14:00:00',
       '2026-03-09 14:00:00',
     ]);
-    const india: SeriesStart = {
-      timezone: 'UTC+5.5',
-      allDay: false,
-      startLocal: '2026-03-07 09:00:00',
-      endLocal: '2026-03-07 10:00:00',
-    };
+    const india = timed('UTC+5.5', '2026-03-07 09:00:00', '2026-03-07 10:00:00');
     assert.deepEqual(utcStartsOf(expand(india, ['RRULE:FREQ=WEEKLY;COUNT=2'])), [
       '2026-03-07 03:30:00',
       '2026-03-14 03:30:00',
@@ -214,12 +202,7 @@ describe('expandRecurrence', () => {
   });
 
   it('a start late in year 9999 ends the rule quietly', () => {
-    const late: SeriesStart = {
-      timezone: 'UTC',
-      allDay: false,
-      startLocal: '9999-12-30 09:00:00',
-      endLocal: '9999-12-30 10:00:00',
-    };
+    const late = timed('UTC', '9999-12-30 09:00:00', '9999-12-30 10:00:00');
     const result = expand(late, ['RRULE:FREQ=DAILY'], '9999-12-31 23:59:59');
     assert.ok(result.ok);
     assert.deepEqual(utcStartsOf(result), ['9999-12-30 09:00:00', '9999-12-31 09:00:00']);
@@ -252,7 +235,7 @@ describe('bounded work', () => {
     startLocal: string,
     timezone = 'America/Santiago',
   ): { result: Expansion; steps: number } {
-    const series: SeriesStart = { timezone, allDay: false, startLocal, endLocal: startLocal };
+    const series = timed(timezone, startLocal, startLocal);
     const parsed = parseRecurrence(lines, series);
     assert.ok(parsed.ok && parsed.recurrence, JSON.stringify(parsed));
     const work = { examined: 0 };
@@ -315,23 +298,13 @@ describe('bounded work', () => {
   });
 
   it('a rare rule past the horizon leaves the series open (complete: false) instead of searching on', () => {
-    const series: SeriesStart = {
-      timezone: 'Europe/Berlin',
-      allDay: false,
-      startLocal: '2026-01-01 06:00:00',
-      endLocal: '2026-01-01 07:00:00',
-    };
+    const series = timed('Europe/Berlin', '2026-01-01 06:00:00', '2026-01-01 07:00:00');
     const result = expand(series, ['RRULE:FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30'], '2028-01-01 00:00:00');
     assert.ok(result.ok && result.occurrences.length === 1 && !result.complete);
   });
 
   it('a tight allowance makes a long walk an error, not a wrong answer', () => {
-    const series: SeriesStart = {
-      timezone: 'Europe/Berlin',
-      allDay: false,
-      startLocal: '2026-01-01 06:00:00',
-      endLocal: '2026-01-01 07:00:00',
-    };
+    const series = timed('Europe/Berlin', '2026-01-01 06:00:00', '2026-01-01 07:00:00');
     const parsed = parseRecurrence(['RRULE:FREQ=DAILY;INTERVAL=7;COUNT=10'], series);
     assert.ok(parsed.ok && parsed.recurrence);
     const result = expandRecurrence(
