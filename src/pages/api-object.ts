@@ -1,6 +1,70 @@
 /**
- * An object of the API as its serializers build it (an event, a venue, a term), which the pages word field by field.
- * Its shape is the API's response schema, checked where it is built; here it is read by name, so it is typed loosely.
+ * The objects of the API as its serializers build them (an event, a venue, an organizer, a term), which the pages word
+ * field by field. Each is typed by the response schema it is published and checked against (the `response.ts` of
+ * its resource under api/, VALIDATE_RESPONSES=1 in the tests); a venue's and an organizer's fields are spelled out here, since their schema is
+ * built per kind and so loosely typed.
  */
-// biome-ignore lint/suspicious/noExplicitAny: the API's JSON objects, read by field name (see above)
-export type ApiObject = Record<string, any>;
+import type { Static } from 'typebox';
+import type { EventSchema } from '../api/events/response.ts';
+import type { CategorySchema, TagSchema } from '../api/terms/response.ts';
+
+/** What venues and organizers share (§3.2, §3.3); every field that can be empty is left out when it is. */
+type LinkedHead = {
+  id: number;
+  author: string;
+  status: string;
+  date: string;
+  date_utc: string;
+  modified: string;
+  modified_utc: string;
+  url: string;
+  description?: string;
+  excerpt?: string;
+  slug: string;
+  image?: { url: string; id: number; extension: string; width?: number; height?: number };
+  json_ld?: Record<string, unknown>;
+  global_id: string;
+  global_id_lineage: string[];
+};
+
+/** §3.2 (core/venues/kind.ts). */
+export type ApiVenue = LinkedHead & {
+  venue?: string;
+  address?: string;
+  city?: string;
+  country?: string;
+  province?: string;
+  state?: string;
+  zip?: string;
+  phone?: string;
+  website?: string;
+  stateprovince?: string;
+  geo_lat?: number;
+  geo_lng?: number;
+  show_map: boolean;
+  show_map_link: boolean;
+};
+
+/** §3.3 (core/organizers/kind.ts). */
+export type ApiOrganizer = LinkedHead & {
+  organizer?: string;
+  phone?: string;
+  website?: string;
+  email?: string;
+};
+
+/** §3.1, with its venue (`[]` when none) and organizers typed. */
+export type ApiEvent = Omit<Static<typeof EventSchema>, 'venue' | 'organizer'> & {
+  venue: ApiVenue | unknown[];
+  organizer: ApiOrganizer[];
+};
+
+/** §3.4, the endpoint form. */
+export type ApiTerm = Static<typeof CategorySchema> | Static<typeof TagSchema>;
+
+// The serializers return their objects as plain records. Each is typed once here, where a page takes it, rather than
+// field by field where it is read: a cast, since checking the schema on every page is what the tests do instead.
+export const apiEvent = (object: Record<string, unknown>) => object as ApiEvent;
+export const apiVenue = (object: Record<string, unknown>) => object as ApiVenue;
+export const apiOrganizer = (object: Record<string, unknown>) => object as ApiOrganizer;
+export const apiTerm = (object: Record<string, unknown>) => object as ApiTerm;

@@ -1,6 +1,7 @@
 // D28: how public pages word dates, times, zones and links. Pure functions of the API's own objects (§3.1), so a page
 // shows exactly what the API serialised, only worded for people.
 import { basicUtc, utcToLocal } from '../domain/dates/stored-format.ts';
+import type { ApiVenue } from './api-object.ts';
 
 const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 const MONTHS = [
@@ -235,6 +236,15 @@ export function describeRecurrence(lines: readonly string[], firstStartLocal: st
 /** `3 more dates`, `1 more date`. */
 export const moreDates = (count: number) => `${count} more ${count === 1 ? 'date' : 'dates'}`;
 
+const NAMED_ENTITIES: Readonly<Record<string, string>> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: '\u00a0',
+};
+
 /** Character references decoded (numeric ones and amp, lt, gt, quot, apos, nbsp): the text an escaped value stands for. */
 export function decodeEntities(text: string): string {
   return text.replace(/&(#\d{1,7}|#x[0-9a-f]{1,6}|amp|lt|gt|quot|apos|nbsp);/gi, (match, entity: string) => {
@@ -246,9 +256,7 @@ export function decodeEntities(text: string): string {
         : undefined;
     if (code !== undefined)
       return code > 0 && code <= 0x10ffff && (code < 0xd800 || code > 0xdfff) ? String.fromCodePoint(code) : match;
-    return (
-      ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' } as Record<string, string>)[lower] ?? match
-    );
+    return NAMED_ENTITIES[lower] ?? match;
   });
 }
 
@@ -317,19 +325,21 @@ export const googleSubscribeLink = (icsUrl: string) =>
   `https://calendar.google.com/calendar/render?${new URLSearchParams({ cid: webcal(icsUrl) }).toString()}`;
 
 /** A venue's address on one line, from the parts it has. */
-export function venueAddress(venue: Record<string, unknown>): string {
-  const part = (key: string) => (typeof venue[key] === 'string' ? (venue[key] as string).trim() : '');
+type AddressPart = 'address' | 'city' | 'country' | 'province' | 'state' | 'zip' | 'stateprovince';
+
+export function venueAddress(venue: Pick<ApiVenue, AddressPart>): string {
+  const part = (key: AddressPart) => (venue[key] ?? '').trim();
   const region = part('stateprovince') || part('state') || part('province');
   const cityLine = [part('zip'), part('city')].filter(Boolean).join(' ');
   return [part('address'), cityLine, region, part('country')].filter(Boolean).join(', ');
 }
 
 /** A map search for the venue: its coordinates when stored, else its name and address. */
-export function mapLink(venue: Record<string, unknown>): string | undefined {
+export function mapLink(venue: Pick<ApiVenue, AddressPart | 'venue' | 'geo_lat' | 'geo_lng'>): string | undefined {
   const query =
     typeof venue.geo_lat === 'number' && typeof venue.geo_lng === 'number'
       ? `${venue.geo_lat},${venue.geo_lng}`
-      : [String(venue.venue ?? ''), venueAddress(venue)].filter(Boolean).join(', ');
+      : [venue.venue ?? '', venueAddress(venue)].filter(Boolean).join(', ');
   if (query === '') return undefined;
   return `https://www.google.com/maps/search/?${new URLSearchParams({ api: '1', query }).toString()}`;
 }

@@ -1,7 +1,7 @@
 // D28: the public pages. Each handler parses its address, reads through pages/service.ts (the API's core, as an
 // anonymous reader) and renders a template; it answers an `EncodedReply` (plugins/reply.ts), so that anonymous pages go
 // through the read cache and the conditional plugin (ETag/304) exactly as the API's reads do.
-import { RepeatedValues } from '../core/input/params.ts';
+import { RepeatedValues, type ParamMap } from '../core/input/params.ts';
 import { readFileSync } from 'node:fs';
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
@@ -43,7 +43,19 @@ import { robotsTxt, SITEMAP_TYPE, sitemapFiles, sitemapIndexXml, urlsetXml } fro
 import { parseCookies, unlockCookie } from './unlock.ts';
 import { basePath, cardView, eventView, feedOf, pagerView, pathOf, summaryOf, venueView, type Feed } from './views.ts';
 
-export type PageHandler = (ctx: RequestContext, request: FastifyRequest) => Promise<EncodedReply>;
+/**
+ * What a page route receives, told to Fastify (which takes it on trust; plugins/pages.ts registers every page with
+ * it): app.ts parses every query string into a ParamMap, plugins/body.ts the password form, and the router's path
+ * parameters are strings by name.
+ */
+export interface PageRoute {
+  Querystring: ParamMap;
+  Body: ParamMap | undefined;
+  Params: ParamMap;
+}
+export type PageRequest = FastifyRequest<PageRoute>;
+
+export type PageHandler = (ctx: RequestContext, request: PageRequest) => Promise<EncodedReply>;
 
 export const html = (status: number, payload: string, headers: Record<string, string> = {}): EncodedReply => ({
   status,
@@ -113,12 +125,11 @@ export function redirect(config: Config, status: 301 | 302, location: string): E
   );
 }
 
-const param = (request: FastifyRequest, name: string) =>
-  String((request.params as Record<string, unknown>)[name] ?? '');
+const param = (request: PageRequest, name: string) => String(request.params[name] ?? '');
 /** The query as pages read it: a key sent more than once (RepeatedValues) counts as its last value, as PHP reads it. */
-const query = (request: FastifyRequest): Record<string, unknown> =>
+const query = (request: PageRequest): Record<string, unknown> =>
   Object.fromEntries(
-    Object.entries((request.query ?? {}) as Record<string, unknown>).map(([key, value]) => [
+    Object.entries(request.query ?? {}).map(([key, value]) => [
       key,
       value instanceof RepeatedValues ? value.values.at(-1) : value,
     ]),
@@ -196,7 +207,7 @@ export const eventPage =
   (method: 'GET' | 'POST'): PageHandler =>
   async (ctx, request) => {
     if (method === 'GET') return publicEventPage(ctx, request);
-    const password = (request.body as Record<string, unknown> | undefined)?.password ?? '';
+    const password = request.body?.password ?? '';
     try {
       return renderEvent(
         ctx,
@@ -219,7 +230,7 @@ export const eventPage =
  * GET `/event/<slug>/`: a public event's page is the same for every reader until the event changes, so it is kept in
  * the item cache the change log keeps exact (core/events/item-cache.ts), as GET /events/{id} is.
  */
-async function publicEventPage(ctx: RequestContext, request: FastifyRequest): Promise<EncodedReply> {
+async function publicEventPage(ctx: RequestContext, request: PageRequest): Promise<EncodedReply> {
   const slug = param(request, 'slug');
   const cache = ctx.caches.eventItems;
   const key = `page:${slug}`;
@@ -239,7 +250,7 @@ async function publicEventPage(ctx: RequestContext, request: FastifyRequest): Pr
 function renderEvent(ctx: RequestContext, view: EventView): EncodedReply {
   const { config } = ctx;
   const event = view.event;
-  const canonical = event.url as string;
+  const canonical = event.url;
   const headers: Record<string, string> = apiRootHeader(config, `/events/${view.post.id}`);
   if (view.post.password !== '') headers.Vary = 'Cookie';
   if (view.locked) {
@@ -250,7 +261,7 @@ function renderEvent(ctx: RequestContext, view: EventView): EncodedReply {
     };
     const data = {
       title: event.title,
-      when: describeWhen(event as never),
+      when: describeWhen(event),
       action: pathOf(canonical),
       wrong: view.wrongPassword,
     };
@@ -308,7 +319,7 @@ export const occurrencePage: PageHandler = async (ctx, request) => {
     const asked = `${basePath(ctx.config)}${requestPath(request.url).replace(/\/?$/, '/')}`;
     return own === asked ? renderEvent(ctx, views[0]) : redirect(ctx.config, 302, own);
   }
-  const title = `${views[0].event.title}, ${describeWhen(views[0].event as never).text.split(',')[0]}`;
+  const title = `${views[0].event.title}, ${describeWhen(views[0].event).text.split(',')[0]}`;
   const list: EventPage = {
     events: views.map((view) => ({ event: view.event, locked: view.locked })),
     total: views.length,
@@ -335,24 +346,25 @@ export const linkedPage =
   (kind: LinkedPostKind): PageHandler =>
   async (ctx, request) => {
     const page = parsePage(query(request).page);
-    const item = await readLinked(ctx, kind, param(request, 'slug'));
+    const linked = await readLinked(ctx, kind, param(request, 'slug'));
+    const { item } = linked;
     const filters: PageFilters = kind.type === 'venue' ? { venue: [item.id] } : { organizer: [item.id] };
     const list = await listEvents(ctx, filters, page, { collapseSeries: true });
-    const name = String(item[kind.nameKey] ?? '');
+    const name = (linked.type === 'venue' ? linked.item.venue : linked.item.organizer) ?? '';
     const intro =
-      kind.type === 'venue'
+      linked.type === 'venue'
         ? {
             kind: 'venue',
             name,
-            venue: venueView(item, item.show_map_link === true),
+            venue: venueView(linked.item, linked.item.show_map_link === true),
             descriptionHtml: item.description ?? '',
           }
         : {
             kind: 'organizer',
             name,
-            email: item.email,
-            phone: item.phone,
-            website: item.website,
+            email: linked.item.email,
+            phone: linked.item.phone,
+            website: linked.item.website,
             descriptionHtml: item.description ?? '',
           };
     return listPage(ctx.config, {
@@ -381,7 +393,7 @@ export const termPage =
     if (segments.length > 20) throw badAddress('This category path is too deep.');
     for (const segment of segments) checkSlug(segment);
     const term = await readTerm(ctx, info, segments[segments.length - 1]);
-    const url = term.url as string;
+    const url = term.url;
     // A child asked by its own slug only (or under a former parent) lives at its nested address.
     if (new URL(url).pathname !== `${basePath(ctx.config)}/${info.publicPath}/${segments.join('/')}/`) {
       return redirect(ctx.config, 301, queryPageHref(url)(page));
@@ -406,7 +418,7 @@ export const termPage =
 
 /** `/events/`, `/events/page/N/` (and `?page=N`): the upcoming events, as GET /events lists them by default. */
 export const upcomingPage: PageHandler = async (ctx, request) => {
-  const fromPath = (request.params as Record<string, unknown>).page;
+  const fromPath = request.params.page;
   const page = parsePage(fromPath ?? query(request).page);
   const list = await listEvents(ctx, {}, page, { collapseSeries: true });
   const base = basePath(ctx.config);
@@ -436,13 +448,13 @@ export const monthPage: PageHandler = async (ctx, request) => {
   const { year, month } = parsed;
   const list = await listMonth(ctx, year, month);
   const cards = list.events.map(({ event }) => ({
-    id: event.id as number,
-    title: event.title as string,
+    id: event.id,
+    title: event.title,
     url: pathOf(event.url),
-    startLocal: event.start_date as string,
-    endLocal: event.end_date as string,
+    startLocal: event.start_date,
+    endLocal: event.end_date,
     allDay: event.all_day === true,
-    zone: monthEntryZone(event as never, ctx.config.siteTimezone),
+    zone: monthEntryZone(event, ctx.config.siteTimezone),
   }));
   const key = monthKey(year, month);
   const name = monthLabel(key);

@@ -12,7 +12,7 @@ import { findEventPage } from '../core/events/store.ts';
 import { sameForEveryReader } from '../core/events/item-cache.ts';
 import type { LinkedPostKind } from '../core/linked/kind.ts';
 import { loadLinked, serializeLinked } from '../core/linked/serialize.ts';
-import { postHead, postLike } from '../core/posts/fields.ts';
+import { postLike, publicUrl, statusOf } from '../core/posts/fields.ts';
 import { findPostById, findPostBySlug, type PostRow } from '../core/posts/store.ts';
 import { serializeTerms } from '../core/terms/service.ts';
 import type { TaxonomyInfo } from '../core/terms/taxonomies.ts';
@@ -32,7 +32,16 @@ import { decodeEntities } from './format.ts';
 import { monthBounds } from './month.ts';
 import { unlockMatches, unlockProof } from './unlock.ts';
 import { eventPasswordTarget, guessPassword } from '../http/event-passwords.ts';
-import type { ApiObject } from './api-object.ts';
+import {
+  apiEvent,
+  apiOrganizer,
+  apiTerm,
+  apiVenue,
+  type ApiEvent,
+  type ApiOrganizer,
+  type ApiTerm,
+  type ApiVenue,
+} from './api-object.ts';
 
 /** Where an error page sends the reader instead (the series of a cancelled date). */
 export interface PageLink {
@@ -83,7 +92,7 @@ const nowUtc = (ctx: RequestContext) => formatWp(ctx.now);
 
 export interface ListedEvent {
   /** §3.1 list form; a protected event blanked as GET /events blanks it for anonymous readers (§3.10). */
-  event: ApiObject;
+  event: ApiEvent;
   locked: boolean;
   /** D25, in a list of one entry per series: how many more of the series' dates the list's window holds. */
   moreDates?: number;
@@ -129,7 +138,7 @@ export async function listEvents(
     const seriesId = bundle.records.get(id)!.event.series_id;
     const moreDates =
       seriesId === null || !plan.collapseSeries ? undefined : Math.max(0, (seriesDates.get(seriesId) ?? 1) - 1);
-    return { event: locked ? blankProtectedFields(event) : event, locked, moreDates };
+    return { event: apiEvent(locked ? blankProtectedFields(event) : event), locked, moreDates };
   });
   return { events, total, page, perPage: plan.perPage, pages: total === 0 ? 1 : Math.ceil(total / plan.perPage) };
 }
@@ -143,6 +152,8 @@ const OCCURRENCE_STATUS: StatusColumns = {
 
 /** The listed dates of series that anyone may see, as lists (and so the list's window) see them. */
 function publicSeriesDates(ctx: RequestContext) {
+  // visibleInList is typed for the posts table (a cast); OCCURRENCE_STATUS points it at the occurrences' copies of the
+  // columns it reads.
   return ctx.store.db
     .selectFrom('occurrences')
     .where('occurrences.hidden', '=', 0)
@@ -219,7 +230,7 @@ export function listMonth(ctx: RequestContext, year: number, month: number): Pro
 export type EventView =
   | {
       locked: false;
-      event: ApiObject;
+      event: ApiEvent;
       post: PostRow;
       unlockedWith?: 'password' | 'cookie';
       /** D25: the other dates of the event's series, when it belongs to one. */
@@ -229,7 +240,7 @@ export type EventView =
       /** The page is the same for every reader until the event changes (core/events/item-cache.ts). */
       sameForEveryReader?: boolean;
     }
-  | { locked: true; event: ApiObject; post: PostRow; wrongPassword: boolean };
+  | { locked: true; event: ApiEvent; post: PostRow; wrongPassword: boolean };
 
 /**
  * The event as GET /events/by-slug/{slug} answers an anonymous reader (json_ld included). Trashed, draft, pending,
@@ -251,7 +262,8 @@ export async function readEvent(
   }
   const bundle = await loadEventBundle(ctx.store.db, ctx, [post.id], [post]);
   if (!bundle.records.has(post.id)) throw notFound('There is no public event at this address.');
-  const event = serializeEvent(ctx, bundle, post.id, { single: true });
+  const serialized = serializeEvent(ctx, bundle, post.id, { single: true });
+  const event = apiEvent(serialized);
   const seriesId = bundle.records.get(post.id)!.event.series_id;
   const seriesDates = seriesId === null ? undefined : await readSeriesDates(ctx, { id: post.id, series_id: seriesId });
   // A series' page lists its other dates, which change without this event changing: it is not kept with the event.
@@ -287,8 +299,8 @@ export async function readEvent(
   }
   if (access.cookies && (await unlockMatches(ctx.store, post, access.cookies)))
     return { locked: false, event, post, seriesDates, unlockedWith: 'cookie' };
-  const { json_ld: _hidden, ...listed } = blankProtectedFields(event);
-  return { locked: true, event: listed, post, wrongPassword: access.password !== undefined };
+  const { json_ld: _hidden, ...listed } = blankProtectedFields(serialized);
+  return { locked: true, event: apiEvent(listed), post, wrongPassword: access.password !== undefined };
 }
 
 /**
@@ -336,7 +348,7 @@ export async function readOccurrences(
       (candidates.some((candidate) => isCancelled(candidate)) || (await excludesDay(ctx, series.id, date)));
     throw cancelled ? cancelledError(ctx, series) : notFound('This event has no public occurrence on that day.');
   }
-  return views.sort((a, b) => String(a.event.start_date).localeCompare(String(b.event.start_date)));
+  return views.sort((a, b) => a.event.start_date.localeCompare(b.event.start_date));
 }
 
 /** An occurrence cancelled on its own (D25: trashed with the `cancelled` override), not one trashed with its series. */
@@ -352,7 +364,7 @@ const cancelledError = (ctx: RequestContext, series: PostRow) =>
     'This date was cancelled',
     "This date of the series was cancelled. Its other dates are on the series' page.",
     {
-      href: new URL(postHead(ctx.config, series, ctx.now).url as string).pathname,
+      href: new URL(publicUrl(ctx.config, series, statusOf(series, ctx.now))).pathname,
       text: `See ${decodeEntities(series.title)}`,
     },
   );
@@ -410,21 +422,27 @@ export async function dateCalendar(ctx: RequestContext, id: number): Promise<str
   return (await writeCalendar(head, [{ event: { ...event, uid, recurrence: undefined } }])).text;
 }
 
+/** A venue or an organizer, told apart by its kind's type. */
+export type LinkedItem = { type: 'venue'; item: ApiVenue } | { type: 'organizer'; item: ApiOrganizer };
+
 /** A venue or organizer as GET by slug answers anonymous readers (json_ld included); 404 unless published. */
-export async function readLinked(ctx: RequestContext, kind: LinkedPostKind, slug: string): Promise<ApiObject> {
+export async function readLinked(ctx: RequestContext, kind: LinkedPostKind, slug: string): Promise<LinkedItem> {
   const post = await findPostBySlug(ctx.store.db, kind.type, checkSlug(slug));
   if (!post || !canReadPost(null, kind.type, postLike(post), nowUtc(ctx)))
     throw notFound(`There is no public ${kind.type} at this address.`);
   const record = (await loadLinked(ctx.store.db, kind, [post.id])).get(post.id);
   if (!record) throw notFound(`There is no public ${kind.type} at this address.`);
-  return serializeLinked(ctx, kind, record, { single: true });
+  const object = serializeLinked(ctx, kind, record, { single: true });
+  return kind.type === 'venue'
+    ? { type: 'venue', item: apiVenue(object) }
+    : { type: 'organizer', item: apiOrganizer(object) };
 }
 
 /**
  * A category (by the last slug of its nested path) or a tag, in the endpoint form of GET /categories/{id} (§3.4),
  * whose `url` is the canonical page address (a page asked under another path redirects there).
  */
-export async function readTerm(ctx: RequestContext, info: TaxonomyInfo, slug: string): Promise<ApiObject> {
+export async function readTerm(ctx: RequestContext, info: TaxonomyInfo, slug: string): Promise<ApiTerm> {
   checkSlug(slug);
   const row = await ctx.store.db
     .selectFrom('terms')
@@ -433,7 +451,7 @@ export async function readTerm(ctx: RequestContext, info: TaxonomyInfo, slug: st
     .where('slug', '=', slug)
     .executeTakeFirst();
   if (!row) throw notFound(`There is no ${info.hierarchical ? 'category' : 'tag'} at this address.`);
-  return (await serializeTerms(ctx.store.db, ctx, info, [row]))[0];
+  return apiTerm((await serializeTerms(ctx.store.db, ctx, info, [row]))[0]);
 }
 
 /**
@@ -471,10 +489,10 @@ function sitemapPosts(ctx: RequestContext, type: PostKind) {
 export function sitemapCounts(ctx: RequestContext): Promise<Array<{ kind: SitemapKind; count: number }>> {
   return Promise.all(
     SITEMAP_KINDS.map(async (kind) => {
-      const query = isTermKind(kind) ? sitemapTerms(ctx, kind) : sitemapPosts(ctx, kind);
-      const row = await (query as ReturnType<typeof sitemapTerms>)
-        .select((eb) => eb.fn.countAll<number | string>().as('total'))
-        .executeTakeFirstOrThrow();
+      const row = await (isTermKind(kind)
+        ? sitemapTerms(ctx, kind).select((eb) => eb.fn.countAll<number | string>().as('total'))
+        : sitemapPosts(ctx, kind).select((eb) => eb.fn.countAll<number | string>().as('total'))
+      ).executeTakeFirstOrThrow();
       return { kind, count: Number(row.total) };
     }),
   );
@@ -529,5 +547,5 @@ export async function permalink(ctx: RequestContext, id: number): Promise<string
   const post = await findPostById(ctx.store.db, id);
   if (!post || (post.type !== 'event' && post.type !== 'venue' && post.type !== 'organizer')) return undefined;
   if (!canReadPost(null, post.type, postLike(post), nowUtc(ctx))) return undefined;
-  return postHead(ctx.config, post, ctx.now).url as string;
+  return publicUrl(ctx.config, post, statusOf(post, ctx.now));
 }

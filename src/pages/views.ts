@@ -19,7 +19,7 @@ import {
   type When,
 } from './format.ts';
 import type { EventPage, ListedEvent, SeriesDates } from './service.ts';
-import type { ApiObject } from './api-object.ts';
+import type { ApiEvent, ApiVenue } from './api-object.ts';
 
 /** The path (and query) of an absolute URL the API gave. */
 export const pathOf = (url: string) => {
@@ -40,13 +40,13 @@ export interface VenueView {
   map?: string;
 }
 
-export function venueView(venue: ApiObject | unknown[] | undefined, withMapLink: boolean): VenueView | undefined {
+export function venueView(venue: ApiVenue | unknown[] | undefined, withMapLink: boolean): VenueView | undefined {
   if (!venue || Array.isArray(venue)) return undefined;
   return {
-    name: String(venue.venue ?? ''),
+    name: venue.venue ?? '',
     href: typeof venue.url === 'string' ? pathOf(venue.url) : undefined,
     address: venueAddress(venue),
-    city: String(venue.city ?? ''),
+    city: venue.city ?? '',
     phone: venue.phone,
     website: venue.website,
     map: withMapLink ? mapLink(venue) : undefined,
@@ -73,7 +73,7 @@ export function cardView({ event, locked, moreDates: more }: ListedEvent): CardV
     id: event.id,
     title: event.title,
     href: pathOf(event.url),
-    when: describeWhen(event as never),
+    when: describeWhen(event),
     startIso: isoWithOffset(event.start_date, event.timezone),
     venue: venueView(event.venue, false),
     cost: event.cost ?? '',
@@ -133,8 +133,8 @@ export interface CalendarActions {
  * template), and every date of the series (the API's .ics of the series, with its cancelled and edited dates, and
  * Google's subscription to that same file, since a template link cannot carry a series' exceptions).
  */
-function calendarActions(config: Config, event: ApiObject, location: string): CalendarActions[] {
-  const google = googleCalendarLink(event as never, location);
+function calendarActions(config: Config, event: ApiEvent, location: string): CalendarActions[] {
+  const google = googleCalendarLink(event, location);
   if (event.series_id === null) return [{ ics: `${config.apiRoot}/events/${event.id}.ics`, google, subscribe: false }];
   const seriesIcs = `${config.apiRoot}/events/${event.series_id}.ics`;
   return [
@@ -149,7 +149,7 @@ function calendarActions(config: Config, event: ApiObject, location: string): Ca
 }
 
 /** D25: what an event page says of its series: how it repeats, and its next other dates, linked. */
-export function seriesView(config: Config, event: ApiObject, series: SeriesDates) {
+export function seriesView(config: Config, event: ApiEvent, series: SeriesDates) {
   return {
     rule: describeRecurrence(event.recurrence, event.start_date),
     dates: series.dates.map((date) => ({
@@ -160,38 +160,38 @@ export function seriesView(config: Config, event: ApiObject, series: SeriesDates
         all_day: date.all_day === 1,
         start_date: date.start_local,
         end_date: date.end_local,
-      } as never).text,
+      }).text,
     })),
     more: series.total - series.dates.length,
   };
 }
 
 /** The event page's data: everything GET /events/{id} gives, worded, plus the add-to-calendar links. */
-export function eventView(config: Config, event: ApiObject, series?: SeriesDates) {
+export function eventView(config: Config, event: ApiEvent, series?: SeriesDates) {
   const venue = venueView(event.venue, event.show_map_link === true);
   const location = venue ? [venue.name, venue.address].filter(Boolean).join(', ') : '';
-  const terms = (list: Array<ApiObject>, publicPath: string) =>
-    list.map((term) => ({ name: String(term.name), href: `${basePath(config)}/${publicPath}/${term.slug}/` }));
+  const terms = (list: ApiEvent['categories'], publicPath: string) =>
+    list.map((term) => ({ name: term.name, href: `${basePath(config)}/${publicPath}/${term.slug}/` }));
   return {
-    id: event.id as number,
-    title: event.title as string,
-    when: describeWhen(event as never),
+    id: event.id,
+    title: event.title,
+    when: describeWhen(event),
     startIso: isoWithOffset(event.start_date, event.timezone),
     endIso: isoWithOffset(event.end_date, event.timezone),
     image: event.image
       ? {
-          url: event.image.url as string,
-          width: event.image.width as number | undefined,
-          height: event.image.height as number | undefined,
+          url: event.image.url,
+          width: event.image.width,
+          height: event.image.height,
         }
       : undefined,
-    cost: event.cost as string,
+    cost: event.cost,
     venue,
-    organizers: (event.organizer as Array<ApiObject>).map((organizer) => ({
-      name: String(organizer.organizer ?? ''),
+    organizers: event.organizer.map((organizer) => ({
+      name: organizer.organizer ?? '',
       href: pathOf(organizer.url),
-      email: organizer.email as string | undefined,
-      phone: organizer.phone as string | undefined,
+      email: organizer.email,
+      phone: organizer.phone,
     })),
     categories: terms(event.categories, 'events/category'),
     tags: terms(event.tags, 'events/tag'),
@@ -200,11 +200,12 @@ export function eventView(config: Config, event: ApiObject, series?: SeriesDates
       typeof event.website === 'string' && event.website !== '' && event.website !== event.url
         ? decodeEntities(event.website)
         : undefined,
-    descriptionHtml: event.description as string,
+    descriptionHtml: event.description,
     calendar: calendarActions(config, event, location),
     series: series === undefined ? undefined : seriesView(config, event, series),
   };
 }
 
 /** A short plain-text summary of an item (meta description, og:description). */
-export const summaryOf = (item: ApiObject) => shorten(plainText(String(item.excerpt || item.description || '')), 200);
+export const summaryOf = (item: { excerpt?: string; description?: string }) =>
+  shorten(plainText(item.excerpt || item.description || ''), 200);

@@ -4,6 +4,9 @@ import type {
   FastifyPluginAsync,
   FastifyReply,
   FastifyRequest,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
   RouteHandlerMethod,
 } from 'fastify';
 import type { Config } from '../config.ts';
@@ -30,10 +33,19 @@ import {
   unknownPage,
   upcomingPage,
   type PageHandler,
+  type PageRequest,
+  type PageRoute,
 } from '../pages/routes.ts';
 import { hasUnlockCookie } from '../pages/unlock.ts';
 import { runWithDeadline } from '../store/deadline.ts';
 import { sendReply, type EncodedReply } from './reply.ts';
+
+type PageRouteHandler = RouteHandlerMethod<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  PageRoute
+>;
 
 export interface PagesOptions {
   deps: AppDeps;
@@ -111,7 +123,7 @@ const pages: FastifyPluginAsync<PagesOptions> = async (app: FastifyInstance, { d
   const { config } = deps;
   const { requestMs } = config.deadlines;
 
-  const run = (handler: PageHandler, request: FastifyRequest) =>
+  const run = (handler: PageHandler, request: PageRequest) =>
     runWithDeadline(requestMs, async () => {
       try {
         return await handler(anonymous(request.ctx), request);
@@ -124,7 +136,7 @@ const pages: FastifyPluginAsync<PagesOptions> = async (app: FastifyInstance, { d
     });
 
   const read =
-    (handler: PageHandler): RouteHandlerMethod =>
+    (handler: PageHandler): PageRouteHandler =>
     async (request, reply) => {
       const compute = () => run(handler, request);
       return sendReply(
@@ -133,7 +145,7 @@ const pages: FastifyPluginAsync<PagesOptions> = async (app: FastifyInstance, { d
       );
     };
   const write =
-    (handler: PageHandler): RouteHandlerMethod =>
+    (handler: PageHandler): PageRouteHandler =>
     async (request, reply) =>
       sendReply(reply, await run(handler, request));
 
