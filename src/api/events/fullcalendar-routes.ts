@@ -155,7 +155,7 @@ function sourceEvent(
   detailed: boolean,
 ): FullCalendarEvent | undefined {
   const head = { id: post.id, title: plainTitle(post.title) };
-  // Both read only columns a source record has.
+  // postLike and publicUrl take a whole row, of which they read only columns a source record has.
   const row = post as PostRow;
   const url = publicUrl(ctx.config, row, effectiveStatus(postLike(row), formatWp(ctx.now)));
   if (event.all_day === 1 && detailed) {
