@@ -1,3 +1,4 @@
+import { keepDocumentsCurrent } from './core/documents/follow.ts';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { createCaches, type AppCaches } from './caches.ts';
 import { BODY_LIMIT_BYTES } from './http/body.ts';
@@ -81,6 +82,9 @@ export async function buildApp(setup: AppSetup, options: AppOptions = {}): Promi
   });
 
   app.decorate('caches', caches);
+  // D34: every write through this store renders the stored documents of what it changed.
+  const stopDocuments = keepDocumentsCurrent(store, config);
+  app.addHook('onClose', async () => stopDocuments());
   await app.register(errors);
   await app.register(activity);
   await app.register(body);

@@ -53,6 +53,11 @@ export interface Config {
    * or UNTIL, those within the horizon for open-ended ones (RECURRENCE_MAX_OCCURRENCES, default 1000).
    */
   recurrence: { horizonDays: number; maxOccurrences: number };
+  /**
+   * D34: whether reads use the stored documents (STORED_DOCUMENTS, default 1). Writes keep them current either way, so
+   * turning it back on needs no re-rendering; 0 renders every read live (to compare, or to rule the documents out).
+   */
+  storedDocuments: boolean;
   /** GET /events/{id} answers of public events kept per process, up to this many bytes (ITEM_CACHE_BYTES; 0: off). */
   itemCacheBytes: number;
   /**
@@ -335,6 +340,7 @@ export function loadConfig(env: Env = process.env): Config {
     logFormat: readLogFormat(env),
     validateResponses: readSwitch(env, 'VALIDATE_RESPONSES'),
     changesRetentionDays: readInteger(env, 'CHANGES_RETENTION_DAYS', 30, 1, 36_500),
+    storedDocuments: readSwitch({ STORED_DOCUMENTS: '1', ...env }, 'STORED_DOCUMENTS'),
     itemCacheBytes: readInteger(env, 'ITEM_CACHE_BYTES', 32 * 1024 * 1024, 0, 4 * 1024 * 1024 * 1024),
     sitemapUrlsPerFile: readInteger(env, 'SITEMAP_URLS_PER_FILE', 10_000, 1, 10_000),
     readCacheBytes: readInteger(env, 'READ_CACHE_BYTES', 16 * 1024 * 1024, 0, 4 * 1024 * 1024 * 1024),

@@ -2,6 +2,7 @@
 // src/launch.ts in its own process (WORKERS=1) or in each cluster worker (WORKERS>1).
 import { DateTime } from 'luxon';
 import { buildApp } from './app.ts';
+import { keepDocumentsRendered } from './core/background/documents.ts';
 import { keepSeriesHorizons } from './core/background/series-horizons.ts';
 import { keepChangesPruned } from './core/change-log/retention.ts';
 import type { Config } from './config.ts';
@@ -30,6 +31,13 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
     actor: () => ({ viewer: null, now: DateTime.utc(), config }),
     onError: (error) => app.log.warn({ err: error }, 'extending series horizons failed; tried again in an hour'),
   });
+  // D34: documents missing or rendered under another configuration are rendered again, off the request path.
+  const stopDocuments = keepDocumentsRendered(store, config, {
+    onError: (error) => app.log.warn({ err: error }, 'rendering stored documents failed; reads render live'),
+    onDone: (run) => {
+      if (run.events + run.linked > 0) app.log.info(run, 'stored documents rendered');
+    },
+  });
   // D27: deliveries run after commits, off the request path (a thread of their own on PostgreSQL); one worker per
   // process, cooperating with the other processes' through the database.
   const webhooks = startWebhooks(store, config, app.log);
@@ -43,6 +51,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
     stopPruning();
     await app.close();
     await stopHorizons();
+    await stopDocuments();
     // After the last request: attempts in flight finish and are recorded; queued ones wait in the database.
     await webhooks.stop();
     await store.close();

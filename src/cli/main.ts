@@ -1,3 +1,4 @@
+import { keepDocumentsCurrent } from '../core/documents/follow.ts';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { ImportFileError } from '../ical/import.ts';
@@ -128,6 +129,8 @@ async function main(): Promise<void> {
     const config = loadConfig();
     // Imports and upkeep are not requests: no statement time limit (D31 bounds the service's requests).
     store = await openStore(config.database, { withoutStatementTimeout: true });
+    // D34: what the command writes renders its stored documents, as the service's writes do.
+    keepDocumentsCurrent(store, config);
     await runCli(process.argv.slice(2), store, (line) => console.log(line), config);
   } catch (error) {
     if (error instanceof UsageError || error instanceof ConfigError || isParseArgsError(error)) {

@@ -22,6 +22,20 @@ export class ItemStream<T = unknown> {
   }
 }
 
+/**
+ * An item already encoded as JSON (a stored document, D34): written as it is. Another serialiser gets its value
+ * through `toJSON`.
+ */
+export class EncodedJson {
+  readonly text: string;
+  constructor(text: string) {
+    this.text = text;
+  }
+  toJSON(): unknown {
+    return JSON.parse(this.text);
+  }
+}
+
 /** `items` mapped lazily through `build` (each item is built only when the serialiser reaches it). */
 export function itemStream<T, U>(items: readonly T[], build: (item: T) => U): ItemStream<U> {
   return new ItemStream({
@@ -91,6 +105,10 @@ export async function serializeBounded(body: Record<string, unknown>, maxBytes: 
   };
   /** `JSON.stringify(value)`, objects and arrays down to `depth` levels written member by member. */
   const write = async (value: unknown, depth: number): Promise<void> => {
+    if (value instanceof EncodedJson) {
+      emit(value.text);
+      return;
+    }
     if (
       depth === 0 ||
       value === null ||

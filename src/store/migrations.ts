@@ -467,5 +467,30 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
           .execute();
       },
     },
+    // D34: stored representations. Empty at first: the documents job (core/background/documents.ts) renders every
+    // published event, venue and organizer in the background while reads fall back to rendering live.
+    '0018_documents': {
+      async up(db: Kysely<any>) {
+        await db.schema
+          .createTable('event_documents')
+          .addColumn('event_id', 'integer', (c) => c.primaryKey())
+          .addColumn('fingerprint', 'text', (c) => c.notNull())
+          .addColumn('item', 'text', (c) => c.notNull())
+          .addColumn('entry', 'text', (c) => c.notNull())
+          .addColumn('venue_id', 'integer')
+          .addColumn('organizer_ids', 'text', (c) => c.notNull())
+          .addColumn('term_ids', 'text', (c) => c.notNull())
+          .addColumn('modified_utc', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createTable('linked_documents')
+          .addColumn('post_id', 'integer', (c) => c.primaryKey())
+          .addColumn('fingerprint', 'text', (c) => c.notNull())
+          .addColumn('item', 'text', (c) => c.notNull())
+          .addColumn('entry', 'text', (c) => c.notNull())
+          .addColumn('json_ld', 'text', (c) => c.notNull())
+          .execute();
+      },
+    },
   };
 }

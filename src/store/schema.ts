@@ -285,6 +285,33 @@ export interface SettingsTable {
   value: string;
 }
 
+/**
+ * An event's public JSON (D34), rendered by the write that changed it: `item` as GET by id answers it, `entry` as a
+ * list shows it, each with tokens where the venue, organizers, categories and tags go (documents/template.ts).
+ */
+export interface EventDocumentsTable {
+  event_id: number;
+  fingerprint: string;
+  item: string;
+  entry: string;
+  venue_id: number | null;
+  /** JSON array of organizer ids, in the event's order. */
+  organizer_ids: string;
+  /** JSON array of term ids (their order is the terms' names', decided when read). */
+  term_ids: string;
+  modified_utc: string;
+}
+
+/** A venue's or organizer's public JSON as events embed it (D34): with `json_ld` (`item`), without (`entry`). */
+export interface LinkedDocumentsTable {
+  post_id: number;
+  fingerprint: string;
+  item: string;
+  entry: string;
+  /** The item's `json_ld` alone, which the event's own `json_ld` embeds; '' when it has none. */
+  json_ld: string;
+}
+
 export interface Database {
   data_version: DataVersionTable;
   changes: ChangesTable;
@@ -305,4 +332,6 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   settings: SettingsTable;
+  event_documents: EventDocumentsTable;
+  linked_documents: LinkedDocumentsTable;
 }

@@ -7,9 +7,9 @@ import { migrations } from './migrations.ts';
 import { openPostgresDialect } from './postgres/dialect.ts';
 import type { Database } from './schema.ts';
 import { openSqliteDialect } from './sqlite/dialect.ts';
-import { openerOf, openHooks, runAfterCommit, runBeforeCommit } from './transaction-hooks.ts';
+import { openerOf, openHooks, runAfterCommit, runAfterWork, runBeforeCommit } from './transaction-hooks.ts';
 
-export { afterCommit, beforeCommit } from './transaction-hooks.ts';
+export { afterCommit, afterWork, beforeCommit } from './transaction-hooks.ts';
 
 /** The store whose transaction `trx` is (only stores open transactions with hooks: the cast holds). */
 export const storeOf = (trx: Trx): Store => openerOf(trx) as Store;
@@ -167,6 +167,7 @@ export async function openStore(config: DatabaseConfig, options: OpenStoreOption
           // A new set of hooks per attempt: an attempt SQLite runs again starts afresh.
           const hooks = openHooks(trx, store);
           const value = await work(trx);
+          await runAfterWork(trx, hooks);
           await dialect.enterCommitOrder(trx);
           await runBeforeCommit(trx, hooks);
           // D31: past the request's deadline this throws, and the transaction rolls back.

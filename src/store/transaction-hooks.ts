@@ -9,6 +9,7 @@ type Trx = Transaction<Database>;
  */
 interface TransactionHooks {
   readonly store: unknown;
+  readonly afterWork: Array<(trx: Trx) => Promise<void>>;
   readonly beforeCommit: Array<(trx: Trx) => Promise<void>>;
   readonly afterCommit: Array<() => void>;
 }
@@ -19,6 +20,15 @@ function hooksOf(trx: Trx): TransactionHooks {
   const hooks = open.get(trx);
   if (!hooks) throw new Error('not a transaction of Store.transaction (or Store.batchTransaction)');
   return hooks;
+}
+
+/**
+ * Runs `hook` right after the work of `trx`, before it enters commit order: for follow-up writes that take more than a
+ * statement or two (rendering stored documents), which must not hold other writers up. A hook may add another, and
+ * may record changes (they are written by the beforeCommit hooks that follow).
+ */
+export function afterWork(trx: Trx, hook: (trx: Trx) => Promise<void>): void {
+  hooksOf(trx).afterWork.push(hook);
 }
 
 /**
@@ -43,9 +53,13 @@ export const openerOf = (trx: Trx): unknown => hooksOf(trx).store;
 
 /** Store.transaction's side: registers the hooks of a new transaction (one per attempt). */
 export function openHooks(trx: Trx, store: unknown): TransactionHooks {
-  const hooks: TransactionHooks = { store, beforeCommit: [], afterCommit: [] };
+  const hooks: TransactionHooks = { store, afterWork: [], beforeCommit: [], afterCommit: [] };
   open.set(trx, hooks);
   return hooks;
+}
+
+export async function runAfterWork(trx: Trx, hooks: TransactionHooks): Promise<void> {
+  for (let hook = hooks.afterWork.shift(); hook; hook = hooks.afterWork.shift()) await hook(trx);
 }
 
 export async function runBeforeCommit(trx: Trx, hooks: TransactionHooks): Promise<void> {

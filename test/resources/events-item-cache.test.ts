@@ -179,9 +179,11 @@ describeEachDatabase('the item cache of each app, sized by its own configuration
       // The app without a cache asks first: were the cache one per store, made by its first caller, no app would keep anything.
       assert.equal((await get(withoutCache)).statusCode, 200);
       assert.equal((await get(h().app)).statusCode, 200);
-      assert.ok((await queriesDuring(h().store, () => get(h().app))) <= 2, 'the app with a cache answers from it');
+      const cached = await queriesDuring(h().store, () => get(h().app));
+      assert.ok(cached <= 2, 'the app with a cache answers from it');
+      // Without a cache, the event's stored document (D34) is read every time: one statement more.
       assert.ok(
-        (await queriesDuring(h().store, () => get(withoutCache))) > 2,
+        (await queriesDuring(h().store, () => get(withoutCache))) > cached,
         'the app without one reads the event every time',
       );
     } finally {

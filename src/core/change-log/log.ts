@@ -5,7 +5,7 @@
 // commit order (see flush below).
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../../store/schema.ts';
-import { afterCommit, beforeCommit, storeOf, type Store, type Trx } from '../../store/store.ts';
+import { afterCommit, afterWork, beforeCommit, storeOf, type Store, type Trx } from '../../store/store.ts';
 
 export type ChangeType = 'event' | 'venue' | 'organizer' | 'category' | 'tag';
 export type ChangeAction = 'created' | 'updated' | 'trashed' | 'restored' | 'deleted';
@@ -29,6 +29,11 @@ export interface Change {
    * publication date, deletion); left out by one that changes none of these (a title, a venue, a term).
    */
   before?: ListedBefore;
+  /**
+   * Only something the item embeds changed (a venue, an organizer, a term), not the item's own rows: what keeps
+   * the item's stored document (D34) need not render it again. The log row is the same either way.
+   */
+  embedded?: boolean;
 }
 
 /** A row of the change log: a change with its place in commit order and its time (UTC `YYYY-MM-DD HH:MM:SS`). */
@@ -74,6 +79,7 @@ export function recordChange(trx: Trx, change: Change): void {
     beforeCommit(trx, flush);
     buffer = new Map();
     buffers.set(trx, buffer);
+    afterWork(trx, tellRecorded);
   }
   const key = `${change.type}:${change.id}`;
   const earlier = buffer.get(key);
@@ -84,6 +90,7 @@ export function recordChange(trx: Trx, change: Change): void {
     id: change.id,
     action: earlier ? coalesce(earlier.action, change.action) : change.action,
     ...(before ? { before } : {}),
+    ...(change.embedded && (!earlier || earlier.embedded) ? { embedded: true } : {}),
   });
 }
 
@@ -95,8 +102,14 @@ function listedBefore(change: Change): ListedBefore | null {
 }
 
 /** {@link recordChange} for many items of one type with one action (the batch import path). */
-export function recordChanges(trx: Trx, type: ChangeType, ids: Iterable<number>, action: ChangeAction): void {
-  for (const id of ids) recordChange(trx, { type, id, action });
+export function recordChanges(
+  trx: Trx,
+  type: ChangeType,
+  ids: Iterable<number>,
+  action: ChangeAction,
+  options: { embedded?: boolean } = {},
+): void {
+  for (const id of ids) recordChange(trx, { type, id, action, ...options });
 }
 
 /** UTC `YYYY-MM-DD HH:MM:SS`, as the other `*_utc` columns. */
@@ -161,6 +174,35 @@ export async function deleteChangesBefore(trx: Trx, cutoff: string, limit: numbe
     )
     .executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/** What follows the changes of a transaction inside it (stored documents, D34): called once its work is done. */
+export type RecordedListener = (trx: Trx, changes: readonly Change[]) => Promise<void>;
+
+const recordedListeners = new WeakMap<Store, RecordedListener[]>();
+
+/**
+ * Calls `listener` inside every transaction of `store` that recorded changes, after the transaction's work and before
+ * it enters commit order (so its statements hold no other writer up), with the changes recorded so far. What it
+ * writes commits or rolls back with the transaction. Returns a function that removes it.
+ */
+export function onChangesRecorded(store: Store, listener: RecordedListener): () => void {
+  const list = recordedListeners.get(store) ?? [];
+  recordedListeners.set(store, [...list, listener]);
+  return () => {
+    recordedListeners.set(
+      store,
+      (recordedListeners.get(store) ?? []).filter((other) => other !== listener),
+    );
+  };
+}
+
+async function tellRecorded(trx: Trx): Promise<void> {
+  const buffer = buffers.get(trx);
+  const list = recordedListeners.get(storeOf(trx));
+  if (!buffer || !list) return;
+  const changes = [...buffer.values()];
+  for (const listener of list) await listener(trx, changes);
 }
 
 export type CommittedListener = (changes: readonly CommittedChange[]) => void;

@@ -158,6 +158,7 @@ async function logEmbeddingEvents(trx: Trx, kind: LinkedPostKind, id: number): P
     'event',
     rows.map((row) => row.event_id),
     'updated',
+    { embedded: true },
   );
 }
 

@@ -68,8 +68,9 @@ async function eventsCarrying(trx: Trx, termIds: readonly number[]): Promise<num
   return rows.map((row) => row.event_id);
 }
 
-/** Logs `eventIds` as updated: their embedded terms changed. */
-const logEventsUpdated = (trx: Trx, eventIds: readonly number[]) => recordChanges(trx, 'event', eventIds, 'updated');
+/** Logs `eventIds` as updated: their embedded terms changed (their own rows did not, unless `embedded` is false). */
+const logEventsUpdated = (trx: Trx, eventIds: readonly number[], embedded = true) =>
+  recordChanges(trx, 'event', eventIds, 'updated', { embedded });
 
 /** The descendants of a category (itself excluded). */
 async function descendantsOf(trx: Trx, info: TaxonomyInfo, id: number): Promise<number[]> {
@@ -432,7 +433,7 @@ export async function removeTerm(
     const carriers = await eventsCarrying(trx, [current.id, ...children]);
     await deleteTerm(trx, current);
     logTermsUpdated(trx, info, descendants);
-    logEventsUpdated(trx, carriers);
+    logEventsUpdated(trx, carriers, false);
     return current;
   });
 }

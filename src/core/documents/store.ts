@@ -1,0 +1,114 @@
+// The stored documents (D34): all SQL of `event_documents` and `linked_documents`. Written only by the renderer
+// (render.ts), inside the transaction whose changes it follows; read by one statement per set of events.
+import { sql, type Insertable } from 'kysely';
+import type { EventDocumentsTable, LinkedDocumentsTable } from '../../store/schema.ts';
+import { chunks } from '../../store/chunks.ts';
+import type { Db, Trx } from '../../store/store.ts';
+
+export type EventDocumentRow = Insertable<EventDocumentsTable>;
+export type LinkedDocumentRow = Insertable<LinkedDocumentsTable>;
+
+export async function writeEventDocuments(trx: Trx, rows: readonly EventDocumentRow[]): Promise<void> {
+  for (const row of rows) {
+    const { event_id: _id, ...changes } = row;
+    await trx
+      .insertInto('event_documents')
+      .values(row)
+      .onConflict((conflict) => conflict.column('event_id').doUpdateSet(changes))
+      .execute();
+  }
+}
+
+export async function deleteEventDocuments(trx: Trx, ids: readonly number[]): Promise<void> {
+  for (const chunk of chunks(ids)) await trx.deleteFrom('event_documents').where('event_id', 'in', chunk).execute();
+}
+
+export async function writeLinkedDocuments(trx: Trx, rows: readonly LinkedDocumentRow[]): Promise<void> {
+  for (const row of rows) {
+    const { post_id: _id, ...changes } = row;
+    await trx
+      .insertInto('linked_documents')
+      .values(row)
+      .onConflict((conflict) => conflict.column('post_id').doUpdateSet(changes))
+      .execute();
+  }
+}
+
+export async function deleteLinkedDocuments(trx: Trx, ids: readonly number[]): Promise<void> {
+  for (const chunk of chunks(ids)) await trx.deleteFrom('linked_documents').where('post_id', 'in', chunk).execute();
+}
+
+/** A row of {@link readDocuments}: an event's document (`part` 0) or one its documents embed (`part` 1). */
+export interface DocumentPartRow {
+  id: number;
+  part: number;
+  body: string;
+  fingerprint: string;
+  venue_id: number | null;
+  /** Part 0: the organizer ids (JSON); part 1: the linked item's json_ld ('' for none). */
+  extra: string;
+  term_ids: string;
+  modified_utc: string;
+}
+
+/**
+ * In one statement (one round trip), the documents of `eventIds` in `form` and those of the venues and organizers
+ * they link. The linked ones are found through the events' current rows (a document that names a venue or organizer
+ * another way is caught by the reader's check of its ids).
+ */
+export async function readDocuments(
+  db: Db,
+  eventIds: readonly number[],
+  form: 'item' | 'entry',
+): Promise<DocumentPartRow[]> {
+  // Bound values, not literals: the statement's text depends only on how many ids there are, so it is prepared once.
+  const ids = sql.join(eventIds);
+  const body = sql.ref(form);
+  const result = await sql<DocumentPartRow>`
+    select event_id as id, 0 as part, ${body} as body, fingerprint, venue_id, organizer_ids as extra, term_ids,
+      modified_utc
+    from event_documents where event_id in (${ids})
+    union all
+    select post_id, 1, ${body}, fingerprint, null, json_ld, '', ''
+    from linked_documents where post_id in (
+      select venue_id from events where id in (${ids}) and venue_id is not null
+      union select organizer_id from event_organizers where event_id in (${ids}))`.execute(db);
+  return result.rows;
+}
+
+/** Up to `limit` ids after `afterId` of events that should have a document (published, no password) and whose is missing or stale. */
+export async function staleEventIds(db: Db, fingerprint: string, afterId: number, limit: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('posts')
+    .leftJoin('event_documents as d', 'd.event_id', 'posts.id')
+    .select('posts.id')
+    .where('posts.type', '=', 'event')
+    .where('posts.status', '=', 'publish')
+    .where('posts.password', '=', '')
+    .where('posts.id', '>', afterId)
+    .where((eb) => eb.or([eb('d.fingerprint', 'is', null), eb('d.fingerprint', '!=', fingerprint)]))
+    .orderBy('posts.id')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/** {@link staleEventIds} for venues and organizers (published). */
+export async function staleLinkedIds(
+  db: Db,
+  fingerprint: string,
+  afterId: number,
+  limit: number,
+): Promise<Array<{ id: number; type: 'event' | 'venue' | 'organizer' | 'image' }>> {
+  return db
+    .selectFrom('posts')
+    .leftJoin('linked_documents as d', 'd.post_id', 'posts.id')
+    .select(['posts.id', 'posts.type'])
+    .where('posts.type', 'in', ['venue', 'organizer'])
+    .where('posts.status', '=', 'publish')
+    .where('posts.id', '>', afterId)
+    .where((eb) => eb.or([eb('d.fingerprint', 'is', null), eb('d.fingerprint', '!=', fingerprint)]))
+    .orderBy('posts.id')
+    .limit(limit)
+    .execute();
+}

@@ -1,0 +1,174 @@
+// D34: GET /events/{id} of a published event is answered from its stored document, which every write keeps exact.
+// Each check compares the stored answer byte for byte with the live one (`context=view` renders live), and proves the
+// stored text is what was served by marking it in the database.
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { sql, type RawBuilder } from 'kysely';
+import { renderStaleDocuments } from '../../src/core/background/documents.ts';
+import { describeEachDatabase, type Harness } from '../helpers/harness.ts';
+import { createEvent, exampleEventWithLinks } from '../resources/events-support.ts';
+import { createLinked } from '../resources/support.ts';
+
+async function storedItem(h: Harness, id: number): Promise<string | undefined> {
+  const row = await h.store.db
+    .selectFrom('event_documents')
+    .select('item')
+    .where('event_id', '=', id)
+    .executeTakeFirst();
+  return row?.item;
+}
+
+/** A statement run as a write of the service (so that the answers it caches see the data version move). */
+const change = (h: Harness, statement: RawBuilder<unknown>) =>
+  h.store.transaction(async (trx) => {
+    await statement.execute(trx);
+  });
+
+/** GET by id (from the document when there is one) and the same rendered live; asserts they are the same bytes. */
+async function assertSameAsLive(h: Harness, id: number): Promise<any> {
+  const stored = await h.request('GET', `/events/${id}`);
+  const live = await h.request('GET', `/events/${id}`, { query: { context: 'view' } });
+  assert.equal(stored.statusCode, 200, stored.body);
+  assert.equal(stored.body, live.body);
+  assert.equal(stored.headers['last-modified'], live.headers['last-modified']);
+  assert.equal(stored.headers.etag, live.headers.etag);
+  return stored.json();
+}
+
+/** Proves the answer is the stored text: a mark written into the document shows in the next answer. */
+async function assertServedFromDocument(h: Harness, id: number): Promise<void> {
+  const item = await storedItem(h, id);
+  assert.ok(item, `event ${id} has a stored document`);
+  await change(
+    h,
+    sql`update event_documents set item = replace(item, '"title":"', '"title":"MARK ') where event_id = ${id}`,
+  );
+  const answer = await h.request('GET', `/events/${id}`);
+  assert.match(answer.json().title, /^MARK /, 'the answer is the stored text');
+  await change(h, sql`update event_documents set item = ${item} where event_id = ${id}`);
+}
+
+describeEachDatabase(
+  'Stored documents (D34)',
+  (h) => {
+    it('answers an event with a venue, organizers, terms and json_ld from its document, as the live render', async () => {
+      const { body, venue } = await exampleEventWithLinks(h());
+      const second = await createLinked(h(), 'organizers', { organizer: 'Second Org', email: 'b@example.com' });
+      const created = await h().request('POST', '/events', {
+        as: h().users.administrator,
+        body: { ...body, organizer: [...body.organizer, { id: second.id }], tags: ['zeta', 'alpha'], cost: '10' },
+      });
+      assert.equal(created.statusCode, 201, created.body);
+      const id = created.json().id;
+      await assertServedFromDocument(h(), id);
+      const event = await assertSameAsLive(h(), id);
+      assert.equal(event.venue.id, venue.id);
+      assert.equal(event.organizer.length, 2);
+      assert.ok(Array.isArray(event.json_ld.organizer), 'two organizers: an array of people');
+      assert.deepEqual(
+        event.tags.map((tag: any) => tag.name),
+        ['alpha', 'zeta'],
+      );
+    });
+
+    it('shows a venue edit, a term rename and another event in the term without rendering the event again', async () => {
+      const venue = await createLinked(h(), 'venues', { venue: 'Old Hall', city: 'Porto' });
+      const category = await h().request('POST', '/categories', { as: h().users.editor, body: { name: 'Music' } });
+      const event = await createEvent(h(), { venue: { id: venue.id }, categories: [category.json().id] });
+      const before = await storedItem(h(), event.id);
+
+      await h().request('POST', `/venues/${venue.id}`, { as: h().users.editor, body: { venue: 'New Hall' } });
+      await h().request('POST', `/categories/${category.json().id}`, { as: h().users.editor, body: { name: 'Jazz' } });
+      await createEvent(h(), { categories: [category.json().id] });
+
+      assert.equal(await storedItem(h(), event.id), before, 'the event document was not rendered again');
+      const read = await assertSameAsLive(h(), event.id);
+      assert.equal(read.venue.venue, 'New Hall');
+      assert.equal(read.json_ld.location.name, 'New Hall');
+      assert.deepEqual(
+        read.categories.map((term: any) => [term.name, term.count]),
+        [['Jazz', 2]],
+      );
+    });
+
+    it('renders live, and keeps no document, where the answer depends on the reader', async () => {
+      const draftVenue = await createLinked(h(), 'venues', { venue: 'Secret Hall', status: 'draft' });
+      const withDraftVenue = await createEvent(h(), { venue: { id: draftVenue.id } });
+      assert.ok(await storedItem(h(), withDraftVenue.id), 'the event itself is stored');
+      const anonymous = await assertSameAsLive(h(), withDraftVenue.id);
+      assert.deepEqual(anonymous.venue, [], 'a draft venue is not shown to anyone who may not read it');
+      const editor = await h().request('GET', `/events/${withDraftVenue.id}`, { as: h().users.editor });
+      assert.equal(editor.json().venue.venue, 'Secret Hall', 'its editors see it');
+
+      const protectedEvent = await createEvent(h(), { password: 'pw' });
+      assert.equal(await storedItem(h(), protectedEvent.id), undefined);
+      const draft = await createEvent(h(), { status: 'draft' });
+      assert.equal(await storedItem(h(), draft.id), undefined);
+
+      const trashed = await createEvent(h());
+      assert.ok(await storedItem(h(), trashed.id));
+      await h().request('DELETE', `/events/${trashed.id}`, { as: h().users.editor });
+      assert.equal(await storedItem(h(), trashed.id), undefined, 'trashing deletes the document');
+      assert.equal((await h().request('GET', `/events/${trashed.id}`)).statusCode, 403);
+    });
+
+    it('keeps every value a value: a title holding what the tokens look like stays text', async () => {
+      // The tokens hold a lone surrogate, which no stored text can: the API refuses it as not text.
+      const refused = await h().request('POST', '/events', {
+        as: h().users.editor,
+        body: { title: '\ud800venue', start_date: '2027-03-10 09:00:00', end_date: '2027-03-10 10:00:00' },
+      });
+      assert.equal(refused.statusCode, 400);
+      for (const title of ['"\\ud800venue"', '\\ud800organizer', '","venue":"x', '\\"\\ud800tags\\"']) {
+        const event = await createEvent(h(), { title, description: title, website: `https://example.com/${title}` });
+        assert.ok(await storedItem(h(), event.id));
+        const read = await assertSameAsLive(h(), event.id);
+        assert.deepEqual([read.venue, read.organizer, read.tags], [[], [], []], 'no token was filled in the text');
+      }
+    });
+
+    it('answers a list page from the documents, the same bytes as rendered live', async () => {
+      const venue = await createLinked(h(), 'venues', { venue: 'List Hall', city: 'Lisbon' });
+      const organizer = await createLinked(h(), 'organizers', { organizer: 'List Org' });
+      for (let day = 10; day < 16; day++) {
+        await createEvent(h(), {
+          title: `Listed ${day}`,
+          start_date: `2031-05-${day} 09:00:00`,
+          end_date: `2031-05-${day} 10:00:00`,
+          ...(day % 2 === 0 ? { venue: { id: venue.id }, organizer: [{ id: organizer.id }], tags: ['t'] } : {}),
+        });
+      }
+      await createEvent(h(), {
+        title: 'Listed locked',
+        start_date: '2031-05-12 11:00:00',
+        end_date: '2031-05-12 12:00:00',
+        password: 'pw',
+      });
+      const query = { start_date: '2031-05-01', end_date: '2031-06-01', per_page: '20' };
+      const fromDocuments = await h().request('GET', '/events', { query });
+      assert.equal(fromDocuments.statusCode, 200, fromDocuments.body);
+      assert.equal(fromDocuments.json().events.length, 7);
+      await change(h(), sql`update event_documents set item = 'x', entry = 'x', fingerprint = 'old'`);
+      const live = await h().request('GET', '/events', { query });
+      assert.equal(fromDocuments.body, live.body);
+    });
+
+    it('ignores documents of another fingerprint and renders them again in the background', async () => {
+      const venue = await createLinked(h(), 'venues', { venue: 'Hall' });
+      const event = await createEvent(h(), { venue: { id: venue.id } });
+      await change(h(), sql`update event_documents set fingerprint = 'old', item = '{"stale":true}'`);
+      await change(h(), sql`update linked_documents set fingerprint = 'old'`);
+      const answer = await assertSameAsLive(h(), event.id);
+      assert.equal(answer.id, event.id, 'a stale document is never served');
+
+      const run = await renderStaleDocuments(h().store, h().config);
+      assert.ok(run.events >= 1 && run.linked >= 1, JSON.stringify(run));
+      await assertServedFromDocument(h(), event.id);
+      await assertSameAsLive(h(), event.id);
+      assert.deepEqual(await renderStaleDocuments(h().store, h().config), { events: 0, linked: 0 }, 'nothing left');
+    });
+  },
+  // The item cache, which would answer a second read of an event before its document, is left out: the documents are
+  // what is under test.
+  { ITEM_CACHE_BYTES: '0' },
+);
