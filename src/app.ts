@@ -1,3 +1,4 @@
+import { keepCountsCurrent } from './core/occurrences/follow-counts.ts';
 import { keepDocumentsCurrent } from './core/documents/follow.ts';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { createCaches, type AppCaches } from './caches.ts';
@@ -82,9 +83,13 @@ export async function buildApp(setup: AppSetup, options: AppOptions = {}): Promi
   });
 
   app.decorate('caches', caches);
-  // D34: every write through this store renders the stored documents of what it changed.
+  // D34: every write through this store renders the stored documents of what it changed, and counts its events.
   const stopDocuments = keepDocumentsCurrent(store, config);
-  app.addHook('onClose', async () => stopDocuments());
+  const stopCounts = keepCountsCurrent(store);
+  app.addHook('onClose', async () => {
+    stopDocuments();
+    stopCounts();
+  });
   await app.register(errors);
   await app.register(activity);
   await app.register(body);

@@ -3,6 +3,7 @@
 import { DateTime } from 'luxon';
 import { buildApp } from './app.ts';
 import { keepDocumentsRendered } from './core/background/documents.ts';
+import { keepOccurrenceCounts } from './core/background/occurrence-counts.ts';
 import { keepSeriesHorizons } from './core/background/series-horizons.ts';
 import { keepChangesPruned } from './core/change-log/retention.ts';
 import type { Config } from './config.ts';
@@ -38,6 +39,10 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
       if (run.events + run.linked > 0) app.log.info(run, 'stored documents rendered');
     },
   });
+  // Totals without scans: the events of an older database are counted, and the ledger compacted, off the request path.
+  const stopCounts = keepOccurrenceCounts(store, {
+    onError: (error) => app.log.warn({ err: error }, 'counting events failed; lists count rows meanwhile'),
+  });
   // D27: deliveries run after commits, off the request path (a thread of their own on PostgreSQL); one worker per
   // process, cooperating with the other processes' through the database.
   const webhooks = startWebhooks(store, config, app.log);
@@ -52,6 +57,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
     await app.close();
     await stopHorizons();
     await stopDocuments();
+    await stopCounts();
     // After the last request: attempts in flight finish and are recorded; queued ones wait in the database.
     await webhooks.stop();
     await store.close();

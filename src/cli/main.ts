@@ -1,3 +1,4 @@
+import { keepCountsCurrent } from '../core/occurrences/follow-counts.ts';
 import { keepDocumentsCurrent } from '../core/documents/follow.ts';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
@@ -129,8 +130,9 @@ async function main(): Promise<void> {
     const config = loadConfig();
     // Imports and upkeep are not requests: no statement time limit (D31 bounds the service's requests).
     store = await openStore(config.database, { withoutStatementTimeout: true });
-    // D34: what the command writes renders its stored documents, as the service's writes do.
+    // D34: what the command writes renders its stored documents and counts its events, as the service does.
     keepDocumentsCurrent(store, config);
+    keepCountsCurrent(store);
     await runCli(process.argv.slice(2), store, (line) => console.log(line), config);
   } catch (error) {
     if (error instanceof UsageError || error instanceof ConfigError || isParseArgsError(error)) {

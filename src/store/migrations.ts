@@ -492,5 +492,39 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
           .execute();
       },
     },
+    // Totals without scans (core/occurrences/counts.ts). A database that already holds events has its counts made by
+    // the start-up job before lists use them; an empty one is complete at once.
+    '0019_occurrence_counts': {
+      async up(db: Kysely<any>) {
+        await db.schema
+          .createTable('occurrence_counts')
+          .addColumn('id', dialect.serialBigKey.type, dialect.serialBigKey.tweak)
+          .addColumn('dimension', 'text', (c) => c.notNull())
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('start_day', 'text', (c) => c.notNull())
+          .addColumn('end_day', 'text', (c) => c.notNull())
+          .addColumn('count', 'integer', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createIndex('occurrence_counts_key')
+          .on('occurrence_counts')
+          .columns(['dimension', 'status', 'start_day', 'end_day', 'count'])
+          .execute();
+        await db.schema
+          .createTable('counted_events')
+          .addColumn('event_id', 'integer', (c) => c.primaryKey())
+          .addColumn('keys', 'text', (c) => c.notNull())
+          .execute();
+        // The scheduled rows a counted total adds apart: found by status, not by walking the window.
+        await db.schema
+          .createIndex('occurrences_status')
+          .on('occurrences')
+          .columns(['status', 'start_local'])
+          .execute();
+        const anyEvent = await db.selectFrom('events').select('id').limit(1).executeTakeFirst();
+        if (!anyEvent)
+          await db.insertInto('settings').values({ name: 'occurrence_counts', value: 'complete' }).execute();
+      },
+    },
   };
 }

@@ -312,6 +312,26 @@ export interface LinkedDocumentsTable {
   json_ld: string;
 }
 
+/**
+ * Totals without scans: how many listed occurrences (not hidden) start and end on each pair of days, per stored status,
+ * for all events (`dimension` '') and per term (`t<term id>`). A ledger: each write appends the change of its events'
+ * contributions (counts may be negative); compaction sums the rows of a key into one (core/occurrences/counts.ts).
+ */
+export interface OccurrenceCountsTable {
+  id: Generated<number>;
+  dimension: string;
+  status: string;
+  start_day: string;
+  end_day: string;
+  count: number;
+}
+
+/** What each event adds to `occurrence_counts` now: its keys (JSON), taken back when it changes. */
+export interface CountedEventsTable {
+  event_id: number;
+  keys: string;
+}
+
 export interface Database {
   data_version: DataVersionTable;
   changes: ChangesTable;
@@ -334,4 +354,6 @@ export interface Database {
   settings: SettingsTable;
   event_documents: EventDocumentsTable;
   linked_documents: LinkedDocumentsTable;
+  occurrence_counts: OccurrenceCountsTable;
+  counted_events: CountedEventsTable;
 }

@@ -49,6 +49,9 @@ const OWNERS: Record<string, string> = {
   // Stored documents (D34), rendered by the transactions whose changes they follow.
   event_documents: 'src/core/documents/store.ts',
   linked_documents: 'src/core/documents/store.ts',
+  // Totals without scans: the ledger of occurrence counts and what each event adds to it.
+  occurrence_counts: 'src/core/occurrences/counts.ts',
+  counted_events: 'src/core/occurrences/counts.ts',
   // Bumped by every write transaction on PostgreSQL: the dialect's own bookkeeping.
   data_version: 'src/store/postgres/transaction.ts',
 };

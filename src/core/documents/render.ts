@@ -40,26 +40,27 @@ function jsonLdTemplate(ld: Record<string, unknown>, hasVenue: boolean): Record<
   return out;
 }
 
-/** The event's two templates: rendered with no venue or organizer, whose places then get tokens. */
+/**
+ * The event's two templates: rendered with no venue or organizer, whose places then get tokens. The list form is the
+ * single form without its last key, `json_ld`: rendered once, encoded once.
+ */
 export function eventTemplates(
   context: RenderContext,
   bundle: EventBundle,
   id: number,
 ): { item: string; entry: string } {
   const alone: EventBundle = { ...bundle, venues: new Map(), organizers: new Map() };
-  const actor = anyone(context);
   const hasVenue = bundle.records.get(id)!.event.venue_id !== null;
-  const withTokens = (object: Record<string, unknown>): Record<string, unknown> => ({
+  const { json_ld: ld, ...object } = serializeEvent(anyone(context), alone, id, { single: true });
+  const entry = JSON.stringify({
     ...object,
     categories: token('categories'),
     tags: token('tags'),
     venue: hasVenue ? token('venue') : [],
     organizer: token('organizer'),
   });
-  const item = withTokens(serializeEvent(actor, alone, id, { single: true }));
-  item.json_ld = jsonLdTemplate(item.json_ld as Record<string, unknown>, hasVenue);
-  const entry = withTokens(serializeEvent(actor, alone, id, { single: false }));
-  return { item: JSON.stringify(item), entry: JSON.stringify(entry) };
+  const item = `${entry.slice(0, -1)},"json_ld":${JSON.stringify(jsonLdTemplate(ld as Record<string, unknown>, hasVenue))}}`;
+  return { item, entry };
 }
 
 /**

@@ -1,4 +1,6 @@
 // Event rows: batch reads, every write of `events` and `event_organizers`, and the list query (§4).
+import { countedTotal, countsComplete } from '../occurrences/counts.ts';
+import { countedQueryOf, listsScheduledRows } from './list-total.ts';
 import {
   sql,
   type Expression,
@@ -457,12 +459,32 @@ export function eventListQueries(store: Store, actor: Actor, plan: EventListPlan
   return { count: filtered.select((eb) => eb.fn.countAll<number | string>().as('total')), page };
 }
 
+/**
+ * The total of a list: from the occurrence counts where they cover it (list-total.ts), the scheduled rows counted
+ * apart; otherwise (or while a database from before the counts is being counted) by counting the filtered rows.
+ */
+export async function listTotal(store: Store, actor: Actor, plan: EventListPlan): Promise<number> {
+  const counted = countedQueryOf(plan, actor.viewer);
+  if (counted === undefined || !(await countsComplete(store))) {
+    const { count } = eventListQueries(store, actor, plan);
+    return Number((await count.executeTakeFirstOrThrow()).total);
+  }
+  const scheduled = listsScheduledRows(plan)
+    ? filteredOccurrences(store, actor, plan)
+        .where('occurrences.status', '=', 'future')
+        .select((eb) => eb.fn.countAll<number | string>().as('total'))
+        .executeTakeFirstOrThrow()
+    : Promise.resolve({ total: 0 });
+  const [fromCounts, fromRows] = await Promise.all([countedTotal(store.db, counted), scheduled]);
+  return fromCounts + Number(fromRows.total);
+}
+
 export async function findEventPage(
   store: Store,
   actor: Actor,
   plan: EventListPlan,
 ): Promise<{ total: number; ids: number[] }> {
   const queries = eventListQueries(store, actor, plan);
-  const [count, rows] = await Promise.all([queries.count.executeTakeFirstOrThrow(), queries.page.execute()]);
-  return { total: Number(count.total), ids: rows.map((row) => row.id) };
+  const [total, rows] = await Promise.all([listTotal(store, actor, plan), queries.page.execute()]);
+  return { total, ids: rows.map((row) => row.id) };
 }

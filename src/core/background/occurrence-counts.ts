@@ -1,0 +1,52 @@
+// Totals without scans (core/occurrences/counts.ts): counts the events of a database from before the counts existed,
+// then marks the counts complete, from which point lists add up the ledger instead of counting rows; and compacts the
+// ledger every minute, so that a total sums about one row per key. Until the counts are complete, lists count rows.
+import type { Store } from '../../store/store.ts';
+import { compactCounts, countEvents, markCountsComplete, uncountedEventIds } from '../occurrences/counts.ts';
+
+const EVENTS_PER_BATCH = 500;
+const COMPACT_EVERY_MS = 60_000;
+
+/** Counts every event not counted yet, then marks the counts complete; answers how many it counted. */
+export async function countUncountedEvents(store: Store, stopped: () => boolean = () => false): Promise<number> {
+  let counted = 0;
+  for (let after = 0; !stopped(); ) {
+    const batch = await uncountedEventIds(store.db, after, EVENTS_PER_BATCH);
+    if (batch.length === 0) {
+      await store.transaction(markCountsComplete);
+      break;
+    }
+    await store.transaction((trx) => countEvents(trx, batch));
+    counted += batch.length;
+    after = batch[batch.length - 1];
+  }
+  return counted;
+}
+
+/** Compacts the whole ledger; answers how many rows went. */
+export async function compactAllCounts(store: Store): Promise<number> {
+  let removed = 0;
+  for (;;) {
+    const step = await store.transaction((trx) => compactCounts(trx));
+    removed += step;
+    if (step === 0) return removed;
+  }
+}
+
+/** Starts the job in the background; the returned function stops it and waits for what is under way. */
+export function keepOccurrenceCounts(
+  store: Store,
+  options: { onError: (error: unknown) => void },
+): () => Promise<void> {
+  let stopped = false;
+  let running: Promise<unknown> = countUncountedEvents(store, () => stopped).catch(options.onError);
+  const timer = setInterval(() => {
+    running = running.then(() => (stopped ? 0 : compactAllCounts(store))).catch(options.onError);
+  }, COMPACT_EVERY_MS);
+  timer.unref();
+  return async () => {
+    stopped = true;
+    clearInterval(timer);
+    await running;
+  };
+}

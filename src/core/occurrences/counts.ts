@@ -1,0 +1,176 @@
+// The one owner of `occurrence_counts` and `counted_events` (totals without scans): every transaction that changes
+// events counts them again before it commits (documents' follower, documents/follow.ts), appending to the ledger the
+// difference between what each event added before (`counted_events`) and what it adds now. Appending, never updating
+// a shared row, lets concurrent writers on PostgreSQL count without waiting on (or deadlocking over) each other;
+// compaction later sums each key's rows into one.
+import { sql } from 'kysely';
+import { chunks } from '../../store/chunks.ts';
+import { storeOf, type Db, type Store, type Trx } from '../../store/store.ts';
+import { contributionKeys, countDelta, splitKey, type CountedOccurrence } from '../../domain/occurrence-counts.ts';
+import { readSetting, writeSetting } from '../settings/store.ts';
+
+const COMPLETE_SETTING = 'occurrence_counts';
+
+const parseKeys = (json: string): string[] => {
+  const keys: unknown = JSON.parse(json);
+  if (!Array.isArray(keys) || !keys.every((key) => typeof key === 'string'))
+    throw new Error('counted_events holds keys that are not strings');
+  return keys;
+};
+
+/**
+ * Counts events `ids` again as they stand in `trx`. On PostgreSQL each event's lock is taken first (in id order):
+ * two transactions counting one event at once would both take back its old keys; the second to lock reads what the
+ * first committed.
+ */
+export async function countEvents(trx: Trx, ids: readonly number[]): Promise<void> {
+  const wanted = [...new Set(ids)].sort((a, b) => a - b);
+  const store = storeOf(trx);
+  if (store.writers === 'many') for (const id of wanted) await store.lock(trx, `counts:${id}`);
+  for (const chunk of chunks(wanted)) {
+    const [counted, occurrences, terms] = await Promise.all([
+      trx.selectFrom('counted_events').select(['event_id', 'keys']).where('event_id', 'in', chunk).execute(),
+      // What each event's occurrences row holds (one per event, store.ts), read where it comes from, by key: a bulk
+      // load counts its batches while the occurrences' own indexes are set aside.
+      trx
+        .selectFrom('events')
+        .innerJoin('posts', 'posts.id', 'events.id')
+        .select([
+          'events.id as event_id',
+          'posts.status',
+          'events.start_local',
+          'events.end_local',
+          'events.hide_from_listings as hidden',
+        ])
+        .where('events.id', 'in', chunk)
+        .execute(),
+      trx.selectFrom('event_terms').select(['event_id', 'term_id']).where('event_id', 'in', chunk).execute(),
+    ]);
+    const before = new Map(counted.map((row) => [row.event_id, parseKeys(row.keys)]));
+    const occurrencesOf = new Map<number, CountedOccurrence[]>();
+    for (const row of occurrences) {
+      const list = occurrencesOf.get(row.event_id) ?? [];
+      list.push({ status: row.status, startLocal: row.start_local, endLocal: row.end_local, hidden: row.hidden === 1 });
+      occurrencesOf.set(row.event_id, list);
+    }
+    const termsOf = new Map<number, number[]>();
+    for (const row of terms) termsOf.set(row.event_id, [...(termsOf.get(row.event_id) ?? []), row.term_id]);
+
+    const total = new Map<string, number>();
+    const now: Array<{ event_id: number; keys: string }> = [];
+    for (const id of chunk) {
+      const keys = contributionKeys(occurrencesOf.get(id) ?? [], termsOf.get(id) ?? []);
+      for (const [key, change] of countDelta(before.get(id) ?? [], keys))
+        total.set(key, (total.get(key) ?? 0) + change);
+      // Every event that exists keeps a row, even with no keys (a hidden event): it is
+      // counted, as nothing. A deleted event's row goes.
+      if (occurrencesOf.has(id)) now.push({ event_id: id, keys: JSON.stringify(keys) });
+    }
+    const rows = [...total]
+      .filter(([, change]) => change !== 0)
+      .map(([key, count]) => {
+        const { dimension, status, startDay, endDay } = splitKey(key);
+        return { dimension, status, start_day: startDay, end_day: endDay, count };
+      });
+    for (const part of chunks(rows, 200)) await trx.insertInto('occurrence_counts').values(part).execute();
+    if (counted.length > 0) await trx.deleteFrom('counted_events').where('event_id', 'in', chunk).execute();
+    for (const part of chunks(now, 200)) await trx.insertInto('counted_events').values(part).execute();
+  }
+}
+
+/** What a total asks of the counts: one dimension, stored statuses, and whole local days. */
+export interface CountedQuery {
+  dimension: string;
+  statuses: readonly string[];
+  /** Occurrences starting on or after this day. */
+  fromDay?: string;
+  /** Occurrences ending on or before this day. */
+  toDay?: string;
+}
+
+/** The number of listed occurrences `query` covers, summed over the ledger (constant work per day of the window). */
+export async function countedTotal(db: Db, query: CountedQuery): Promise<number> {
+  if (query.statuses.length === 0) return 0;
+  let select = db
+    .selectFrom('occurrence_counts')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('count'), sql<number>`0`).as('total'))
+    .where('dimension', '=', query.dimension)
+    .where('status', 'in', [...query.statuses]);
+  if (query.fromDay !== undefined) select = select.where('start_day', '>=', query.fromDay);
+  // An occurrence never ends before it starts (D3): the end bound bounds the start, and the index range stops there.
+  if (query.toDay !== undefined)
+    select = select.where('start_day', '<=', query.toDay).where('end_day', '<=', query.toDay);
+  return Number((await select.executeTakeFirstOrThrow()).total);
+}
+
+const complete = new WeakSet<Store>();
+
+/** Whether every event is counted (the start-up job has counted those of a database from before the counts). */
+export async function countsComplete(store: Store): Promise<boolean> {
+  if (complete.has(store)) return true;
+  const done = (await readSetting(store.db as unknown as Trx, COMPLETE_SETTING)) === 'complete';
+  if (done) complete.add(store);
+  return done;
+}
+
+/** Up to `limit` ids after `afterId` of events not counted yet. */
+export async function uncountedEventIds(db: Db, afterId: number, limit: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('events')
+    .leftJoin('counted_events', 'counted_events.event_id', 'events.id')
+    .select('events.id')
+    .where('counted_events.event_id', 'is', null)
+    .where('events.id', '>', afterId)
+    .orderBy('events.id')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+export async function markCountsComplete(trx: Trx): Promise<void> {
+  await writeSetting(trx, COMPLETE_SETTING, 'complete');
+}
+
+/** Sums the rows of up to `limit` ledger rows' keys into one row per key; answers how many rows it removed. */
+export async function compactCounts(trx: Trx, limit = 5000): Promise<number> {
+  const rows = await trx
+    .selectFrom('occurrence_counts')
+    .select(['id', 'dimension', 'status', 'start_day', 'end_day', 'count'])
+    .where((eb) =>
+      eb(
+        eb.refTuple('dimension', 'status', 'start_day', 'end_day'),
+        'in',
+        eb
+          .selectFrom('occurrence_counts')
+          .select(['dimension', 'status', 'start_day', 'end_day'])
+          .groupBy(['dimension', 'status', 'start_day', 'end_day'])
+          .having((having) => having.fn.countAll(), '>', 1)
+          .limit(limit)
+          .$asTuple('dimension', 'status', 'start_day', 'end_day'),
+      ),
+    )
+    .execute();
+  if (rows.length === 0) return 0;
+  const sums = new Map<
+    string,
+    { dimension: string; status: string; start_day: string; end_day: string; count: number }
+  >();
+  for (const row of rows) {
+    const key = `${row.dimension}|${row.status}|${row.start_day}|${row.end_day}`;
+    const sum = sums.get(key) ?? {
+      dimension: row.dimension,
+      status: row.status,
+      start_day: row.start_day,
+      end_day: row.end_day,
+      count: 0,
+    };
+    sum.count += Number(row.count);
+    sums.set(key, sum);
+  }
+  // Only the rows read are replaced: a row another writer appends meanwhile stays as it is.
+  for (const part of chunks(rows.map((row) => row.id)))
+    await trx.deleteFrom('occurrence_counts').where('id', 'in', part).execute();
+  const kept = [...sums.values()].filter((sum) => sum.count !== 0);
+  for (const part of chunks(kept, 200)) await trx.insertInto('occurrence_counts').values(part).execute();
+  return rows.length - kept.length;
+}

@@ -1,0 +1,46 @@
+// Totals without scans: the keys under which a listed occurrence is counted, and what a change of an event does to
+// the counts. Pure; core/occurrences/counts.ts reads the rows and writes the ledger.
+
+/** An occurrence as the counts see it. */
+export interface CountedOccurrence {
+  status: string;
+  startLocal: string;
+  endLocal: string;
+  hidden: boolean;
+}
+
+/** The dimension of every event, and of the events carrying a term. */
+export const ALL_EVENTS = '';
+export const termDimension = (termId: number) => `t${termId}`;
+
+/** A key: dimension, stored status, start day and end day (local, `YYYY-MM-DD`), joined by `|`. */
+export function countKey(dimension: string, status: string, startDay: string, endDay: string): string {
+  return `${dimension}|${status}|${startDay}|${endDay}`;
+}
+
+export function splitKey(key: string): { dimension: string; status: string; startDay: string; endDay: string } {
+  const [dimension, status, startDay, endDay] = key.split('|');
+  return { dimension, status, startDay, endDay };
+}
+
+/** The keys one event is counted under: each of its listed occurrences, for all events and for each of its terms. */
+export function contributionKeys(occurrences: readonly CountedOccurrence[], termIds: readonly number[]): string[] {
+  const dimensions = [ALL_EVENTS, ...[...new Set(termIds)].map(termDimension)];
+  const keys: string[] = [];
+  for (const occurrence of occurrences) {
+    if (occurrence.hidden) continue;
+    const startDay = occurrence.startLocal.slice(0, 10);
+    const endDay = occurrence.endLocal.slice(0, 10);
+    for (const dimension of dimensions) keys.push(countKey(dimension, occurrence.status, startDay, endDay));
+  }
+  return keys.sort();
+}
+
+/** What moving from `before` to `after` adds to each key (only the keys that change). */
+export function countDelta(before: readonly string[], after: readonly string[]): Map<string, number> {
+  const delta = new Map<string, number>();
+  for (const key of before) delta.set(key, (delta.get(key) ?? 0) - 1);
+  for (const key of after) delta.set(key, (delta.get(key) ?? 0) + 1);
+  for (const [key, change] of delta) if (change === 0) delta.delete(key);
+  return delta;
+}

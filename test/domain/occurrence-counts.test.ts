@@ -1,0 +1,46 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { seededRandom } from '../../bench/random.ts';
+import { contributionKeys, countDelta, countKey } from '../../src/domain/occurrence-counts.ts';
+
+describe('occurrence count keys', () => {
+  it('counts each listed occurrence for all events and for each of its terms, by status and days', () => {
+    const keys = contributionKeys(
+      [
+        { status: 'publish', startLocal: '2030-01-05 22:00:00', endLocal: '2030-01-06 01:00:00', hidden: false },
+        { status: 'publish', startLocal: '2030-01-07 10:00:00', endLocal: '2030-01-07 11:00:00', hidden: true },
+      ],
+      [4, 4, 9],
+    );
+    assert.deepEqual(
+      keys,
+      [
+        countKey('', 'publish', '2030-01-05', '2030-01-06'),
+        countKey('t4', 'publish', '2030-01-05', '2030-01-06'),
+        countKey('t9', 'publish', '2030-01-05', '2030-01-06'),
+      ].sort(),
+    );
+  });
+
+  it('moves from one set of keys to another by the delta alone (random multisets)', () => {
+    const random = seededRandom(7);
+    const keyPool = ['a', 'b', 'c', 'd'];
+    const sample = () => Array.from({ length: Math.floor(random() * 6) }, () => keyPool[Math.floor(random() * 4)]);
+    for (let round = 0; round < 500; round++) {
+      const before = sample();
+      const after = sample();
+      const counts = new Map<string, number>();
+      for (const key of before) counts.set(key, (counts.get(key) ?? 0) + 1);
+      for (const [key, change] of countDelta(before, after)) {
+        assert.notEqual(change, 0);
+        counts.set(key, (counts.get(key) ?? 0) + change);
+      }
+      for (const key of keyPool)
+        assert.equal(
+          counts.get(key) ?? 0,
+          after.filter((other) => other === key).length,
+          JSON.stringify({ before, after }),
+        );
+    }
+  });
+});
