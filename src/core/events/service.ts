@@ -18,14 +18,18 @@ import { nowStamp, postChanges, publicationDate, type PublicationDate } from '..
 import {
   claimForWrite,
   createPost,
+  createPostsOf,
   deletePostForever,
+  imageAllowed,
   trashClaimedPost,
   updatePostRow,
   type WriteOptions,
 } from '../posts/lifecycle.ts';
 import type { PostRow } from '../posts/store.ts';
 import { countNewEvents, withTermCounts } from '../terms/counts.ts';
+import type { TermLookup } from '../terms/lookup.ts';
 import { resolveTermsForWrite, setEventTerms, type Taxonomy } from '../terms/service.ts';
+import { insertNewEventTerms } from '../terms/store.ts';
 import { venueKind } from '../venues/kind.ts';
 import { followSequence, followTrash, icalColumns } from './sequence.ts';
 import type { LinkedInput } from '../linked/input.ts';
@@ -58,6 +62,8 @@ import {
 import {
   costColumns,
   insertEventRow,
+  insertEventRows,
+  insertOrganizerLinks,
   scheduleColumns,
   setOrganizers,
   updateEventRow,
@@ -139,16 +145,18 @@ async function writeTerms(trx: Trx, store: Store, actor: Actor, eventId: number,
   for (const [param, taxonomy] of TAXONOMY_PARAMS) {
     if (sent[param] === undefined) continue;
     const result = await resolveTermsForWrite(trx, store, actor, taxonomy, termValues(sent[param]));
-    if (!result.ok) {
-      throw invalidField(param, {
-        code: 'rest_term_not_creatable',
-        message: `"${result.name}" does not exist, and you are not allowed to create it.`,
-        data: { param },
-      });
-    }
+    if (!result.ok) throw termNotCreatable(param, result.name);
     await setEventTerms(trx, eventId, taxonomy, result.ids);
   }
 }
+
+/** D16: a term name the caller may not create. */
+const termNotCreatable = (param: string, name: string) =>
+  invalidField(param, {
+    code: 'rest_term_not_creatable',
+    message: `"${name}" does not exist, and you are not allowed to create it.`,
+    data: { param },
+  });
 
 /** The event columns a request sets besides the schedule: only what was sent (D2). */
 function sentEventColumns(sent: Sent): Updateable<EventsTable> {
@@ -271,15 +279,23 @@ function writeExisting<T>(
   options: WriteOptions,
   write: (trx: Trx, row: PostRow) => Promise<T>,
 ): Promise<T> {
-  return store
-    .transaction(async (trx) => {
-      await lockSeriesOf(trx, id);
-      const row = await claimFor(trx, actor, id, may, options);
-      const result = await withTermCounts(trx, [id], () => write(trx, row));
-      await refreshListing(trx, [id]);
-      return result;
-    })
-    .catch(linkedItemGone);
+  return store.transaction((trx) => writeExistingIn(trx, actor, id, may, options, write)).catch(linkedItemGone);
+}
+
+/** {@link writeExisting} inside the caller's transaction. */
+async function writeExistingIn<T>(
+  trx: Trx,
+  actor: Actor,
+  id: number,
+  may: typeof canEditPost,
+  options: WriteOptions,
+  write: (trx: Trx, row: PostRow) => Promise<T>,
+): Promise<T> {
+  await lockSeriesOf(trx, id);
+  const row = await claimFor(trx, actor, id, may, options);
+  const result = await withTermCounts(trx, [id], () => write(trx, row));
+  await refreshListing(trx, [id]);
+  return result;
 }
 
 /** The event's row claimed for a write (posts/lifecycle.ts claimForWrite). */
@@ -298,20 +314,24 @@ export function updateEvent(
   input: EventInput,
   options: WriteOptions = {},
 ): Promise<void> {
-  return writeExisting(store, actor, id, canEditPost, options, async (trx, post) => {
-    // The post is the claimed row: only the event's own row is read again.
-    const event = await trx.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-    if (isOccurrence(event)) {
-      await updateOccurrence(trx, store, actor, { post, event }, input);
-    } else {
-      const { schedule, recurrence } = await applyUpdate(trx, store, actor, { post, event }, input);
-      if (event.series_id !== null || input.recurrence !== undefined)
-        await updateSeries(trx, store, actor, { post, event }, input, schedule, recurrence);
-    }
-    // D26: SEQUENCE follows the dates, title, venue and status (ical/sequence.ts).
-    await followSequence(trx, id, { ...event, title: post.title, status: post.status });
-  });
+  return writeExisting(store, actor, id, canEditPost, options, writeUpdate(store, actor, input));
 }
+
+/** The write of {@link updateEvent} on the claimed `post`. */
+const writeUpdate = (store: Store, actor: Actor, input: EventInput) => async (trx: Trx, post: PostRow) => {
+  const id = post.id;
+  // The post is the claimed row: only the event's own row is read again.
+  const event = await trx.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  if (isOccurrence(event)) {
+    await updateOccurrence(trx, store, actor, { post, event }, input);
+  } else {
+    const { schedule, recurrence } = await applyUpdate(trx, store, actor, { post, event }, input);
+    if (event.series_id !== null || input.recurrence !== undefined)
+      await updateSeries(trx, store, actor, { post, event }, input, schedule, recurrence);
+  }
+  // D26: SEQUENCE follows the dates, title, venue and status (ical/sequence.ts).
+  await followSequence(trx, id, { ...event, title: post.title, status: post.status });
+};
 
 /**
  * D25, after a write of a series' own row (or of a single event that sent `recurrence`): the rule stored and the
@@ -460,19 +480,23 @@ function changedRecurrence(
 
 /** §5.4: to the trash, with the `__trashed` slug; of two simultaneous trashes exactly one answers 410. */
 export function trashEvent(store: Store, actor: Actor, id: number, options: WriteOptions = {}): Promise<void> {
-  return writeExisting(store, actor, id, canDeletePost, options, async (trx, row) => {
-    const event = await trx.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-    await trashClaimedPost(trx, actor, 'event', row, inTrash);
-    await followTrash(trx, event);
-    if (isOccurrence(event)) {
-      // D25: cancels this occurrence of its series.
-      await setOverrides(trx, event, [CANCELLED]);
-      await setExdate(trx, event.series_id!, event.occurrence_start_utc!, true);
-    } else if (event.series_id !== null) {
-      await trashSeriesMembers(trx, actor, id);
-    }
-  });
+  return writeExisting(store, actor, id, canDeletePost, options, writeTrash(actor));
 }
+
+/** The write of {@link trashEvent} on the claimed `row`. */
+const writeTrash = (actor: Actor) => async (trx: Trx, row: PostRow) => {
+  const id = row.id;
+  const event = await trx.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  await trashClaimedPost(trx, actor, 'event', row, inTrash);
+  await followTrash(trx, event);
+  if (isOccurrence(event)) {
+    // D25: cancels this occurrence of its series.
+    await setOverrides(trx, event, [CANCELLED]);
+    await setExdate(trx, event.series_id!, event.occurrence_start_utc!, true);
+  } else if (event.series_id !== null) {
+    await trashSeriesMembers(trx, actor, id);
+  }
+};
 
 /** D18: gone for good, with its occurrences, links and term counts; `snapshot` reads what it was first. */
 export function deleteEvent<T>(
@@ -496,4 +520,185 @@ export function deleteEvent<T>(
     await withTermCounts(trx, [id], () => deletePostForever(trx, actor, 'event', row));
     return previous;
   });
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// The batch write path of event writes (the .ics import): many writes in the caller's one transaction, each checked
+// and written as its single form (createEvent, updateEvent, trashEvent) checks and writes it, the creates in a few
+// statements for the whole batch. A create goes in three steps, so that a caller can tell a refusal that wrote nothing
+// from one that did (after which it must roll the transaction back): checkEventCreate reads only, stageEventCreate
+// writes what the create links to (inline venues and organizers, new terms), insertStagedEvents writes the events.
+
+/** A create checked by {@link checkEventCreate}: nothing is written yet. */
+export interface CheckedEventCreate {
+  input: EventInput;
+  schedule: EventSchedule;
+  recurrence: ParsedRecurrence | null | undefined;
+  published: PublicationDate | undefined;
+  /** Per taxonomy sent: its values, and their term ids (undefined: some terms are to be created). */
+  terms: Array<{
+    param: 'categories' | 'tags';
+    taxonomy: Taxonomy;
+    values: Array<string | number>;
+    ids: number[] | undefined;
+  }>;
+}
+
+/** A create whose linked items and terms exist: what {@link insertStagedEvents} writes. */
+export interface StagedEventCreate extends CheckedEventCreate {
+  venueIds: number[];
+  organizerIds: number[];
+  termIds: number[];
+}
+
+/**
+ * Every check of {@link createEvent} on `input`, in its order, reading only (terms through `terms`, one lookup for a
+ * whole batch): throws the refusal createEvent would throw, before anything is written.
+ */
+export async function checkEventCreate(
+  actor: Actor,
+  input: EventInput,
+  terms: TermLookup,
+): Promise<CheckedEventCreate> {
+  const schedule = scheduleOrThrow(resolveSchedule(scheduleInput(input), null, actor.config.siteTimezone, actor.now));
+  const recurrence = validRecurrence(actor, input.recurrence, schedule);
+  if (input.venue !== undefined && 'csv' in input.venue) throw couldNotCreate(venueKind);
+  if (input.organizer !== undefined && 'csv' in input.organizer) throw couldNotCreate(organizerKind);
+  const published = eventPublicationDate(input, schedule.timezone, actor);
+  if (!imageAllowed(actor, input.image)) throw invalidField('image');
+  const checked: CheckedEventCreate = { input, schedule, recurrence, published, terms: [] };
+  for (const [param, taxonomy] of TAXONOMY_PARAMS) {
+    if (input[param] === undefined) continue;
+    const values = termValues(input[param]);
+    const result = await terms.resolve(actor, taxonomy, values);
+    if ('refused' in result) throw termNotCreatable(param, result.refused);
+    checked.terms.push({ param, taxonomy, values, ids: 'ids' in result ? result.ids : undefined });
+  }
+  return checked;
+}
+
+/**
+ * Writes what a checked create links to, in `trx`: its inline venues and organizers (or the duplicates they reuse) and
+ * its new terms, as createEvent writes them. A refusal from here (a concurrent write changed what the check read) comes
+ * after writes: the caller must roll `trx` back.
+ */
+export async function stageEventCreate(
+  trx: Trx,
+  store: Store,
+  actor: Actor,
+  checked: CheckedEventCreate,
+  terms: TermLookup,
+): Promise<StagedEventCreate> {
+  const { input } = checked;
+  const venueIds = input.venue === undefined ? [] : await linkedIds(trx, store, actor, venueKind, input.venue);
+  const organizerIds =
+    input.organizer === undefined ? [] : await linkedIds(trx, store, actor, organizerKind, input.organizer);
+  const termIds: number[] = [];
+  for (const { param, taxonomy, values, ids } of checked.terms) {
+    if (ids !== undefined) {
+      termIds.push(...ids);
+      continue;
+    }
+    const result = await resolveTermsForWrite(trx, store, actor, taxonomy, values);
+    terms.forget(taxonomy, values);
+    if (!result.ok) throw termNotCreatable(param, result.name);
+    termIds.push(...result.ids);
+  }
+  return { ...checked, venueIds, organizerIds, termIds: [...new Set(termIds)] };
+}
+
+/**
+ * Writes staged creates in `trx`, in a few statements whatever their number: the same rows, occurrences, links, term
+ * counts, series and change-log records as one createEvent each. Answers the new ids in input order.
+ */
+export async function insertStagedEvents(
+  trx: Trx,
+  store: Store,
+  actor: Actor,
+  staged: readonly StagedEventCreate[],
+): Promise<number[]> {
+  if (staged.length === 0) return [];
+  const posts = await createPostsOf(
+    trx,
+    actor,
+    'event',
+    staged.map(({ input, published }) => {
+      const title = sanitizeTitle(String(input.title));
+      return {
+        author_id: (input.author as number | undefined) ?? actor.viewer!.id,
+        status: input.status as string | undefined,
+        title,
+        content: input.description === undefined ? '' : sanitizeHtml(String(input.description)),
+        excerpt: input.excerpt === undefined ? '' : sanitizeHtml(String(input.excerpt)),
+        password: (input.password as string | undefined) ?? '',
+        published,
+        slugBase: slugify(String(input.slug ?? '')) || slugify(title) || 'event',
+        image: input.image,
+      };
+    }),
+  );
+  const ids = posts.map((post) => post.id);
+  const rows = staged.map(({ input, schedule, recurrence, venueIds }, index) => ({
+    id: ids[index],
+    ...scheduleColumns(schedule),
+    cost_values: '[]',
+    currency_symbol: '',
+    currency_position: '',
+    website: null,
+    show_map: 0,
+    show_map_link: 0,
+    hide_from_listings: 0,
+    sticky: 0,
+    featured: 0,
+    ...sentEventColumns(input),
+    venue_id: venueIds[0] ?? null,
+    ...seriesColumns(ids[index], recurrence, schedule),
+  }));
+  // The row writer takes rows of one set of columns: a column a row leaves out keeps the table's default, as in createEvent.
+  const byColumns = new Map<string, typeof rows>();
+  for (const row of rows) {
+    const key = Object.keys(row).sort().join();
+    byColumns.set(key, [...(byColumns.get(key) ?? []), row]);
+  }
+  for (const group of byColumns.values()) await insertEventRows(trx, group);
+  await rebuildOccurrences(trx, ids);
+  await insertOrganizerLinks(
+    trx,
+    staged.flatMap(({ organizerIds }, index) =>
+      [...new Set(organizerIds)].map((organizerId, position) => ({
+        event_id: ids[index],
+        organizer_id: organizerId,
+        position,
+      })),
+    ),
+  );
+  // A new event counts for its terms when stored as published (a series by its own row: countNewEvents).
+  await insertNewEventTerms(
+    trx,
+    staged.map(({ termIds }, index) => ({
+      eventId: ids[index],
+      published: posts[index].status === 'publish',
+      termIds,
+    })),
+  );
+  for (const [index, { recurrence }] of staged.entries())
+    if (recurrence) await syncSeries(trx, store, actor, ids[index]);
+  return ids;
+}
+
+/** {@link updateEvent} in the caller's transaction `trx` (a foreign-key violation is the caller's to handle). */
+export function updateEventIn(
+  trx: Trx,
+  store: Store,
+  actor: Actor,
+  id: number,
+  input: EventInput,
+  options: WriteOptions = {},
+): Promise<void> {
+  return writeExistingIn(trx, actor, id, canEditPost, options, writeUpdate(store, actor, input));
+}
+
+/** {@link trashEvent} in the caller's transaction `trx`. */
+export function trashEventIn(trx: Trx, actor: Actor, id: number, options: WriteOptions = {}): Promise<void> {
+  return writeExistingIn(trx, actor, id, canDeletePost, options, writeTrash(actor));
 }

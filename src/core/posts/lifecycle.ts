@@ -131,10 +131,19 @@ async function writeImage(
   authorId: number,
 ): Promise<number | null | undefined> {
   if (image === undefined) return undefined;
+  if (!imageAllowed(actor, image)) throw invalidField('image');
   const input = readImageInput(image);
-  // A URL adds an image record: media only those who may upload files add (every surface, not only the API's checks).
-  if (input && 'url' in input && !canUploadFiles(actor.viewer)) throw invalidField('image');
   return input ? resolveImage(trx, input, authorId, nowStamp(actor.now, actor.config.siteTimezone)) : undefined;
+}
+
+/**
+ * Whether `actor` may send this `image` field: a URL adds an image record, media only those who may upload files add
+ * (every surface, not only the API's checks).
+ */
+export function imageAllowed(actor: Actor, image: unknown): boolean {
+  if (image === undefined) return true;
+  const input = readImageInput(image);
+  return !(input && 'url' in input && !canUploadFiles(actor.viewer));
 }
 
 export interface PostUpdate {
@@ -247,6 +256,38 @@ export async function createPosts(
   const ids = await insertPosts(trx, type, posts);
   recordChanges(trx, type, ids, 'created');
   return ids;
+}
+
+/**
+ * {@link createPost} for many new posts of one kind in `trx` (the batch import): the same columns, statuses, unique slugs,
+ * images and change-log records as one createPost each, in a few statements whatever their number. Images are checked
+ * before anything is written. Answers each post's id and stored status, in input order.
+ */
+export async function createPostsOf(
+  trx: Trx,
+  actor: Actor,
+  type: LifecyclePostType,
+  inputs: ReadonlyArray<Omit<NewPostInput, 'type'>>,
+): Promise<Array<{ id: number; status: string }>> {
+  for (const input of inputs) if (!imageAllowed(actor, input.image)) throw invalidField('image');
+  const stamp = nowStamp(actor.now, actor.config.siteTimezone);
+  const rows = inputs.map(({ status, published: sentPublished, image: _image, ...columns }) => {
+    const published = sentPublished ?? stamp;
+    return {
+      ...columns,
+      status: requestedStatus(actor, status, published.utc),
+      date_local: published.local,
+      date_utc: published.utc,
+      modified_local: stamp.local,
+      modified_utc: stamp.utc,
+    };
+  });
+  const ids = await createPosts(trx, type, rows);
+  for (const [index, input] of inputs.entries()) {
+    const imageId = await writeImage(trx, actor, input.image, rows[index].author_id);
+    if (imageId) await updatePost(trx, ids[index], { image_id: imageId });
+  }
+  return ids.map((id, index) => ({ id, status: rows[index].status }));
 }
 
 /** Posts to the trash with their `__trashed` slugs, each keeping its status to restore; logged as trashed. */
