@@ -2,26 +2,38 @@
 // The whole file is read and parsed first (bounded by ICAL_IMPORT_MAX_BYTES, checked before reading): a file that does
 // not parse writes nothing. Then each UID is one unit: matched by its stored UID (so a second import of the same file
 // changes nothing and an updated file updates in place), validated exactly as the API validates a request (the event
-// routes' argument schemas), and written through the events service (createEvent/updateEvent), one transaction each.
-// A component that cannot be imported is refused with its reason; the others go on.
+// routes' argument schemas), checked and written through the events service as createEvent/updateEvent would write it,
+// many units to a transaction (importCalendar). A component that cannot be imported is refused with its reason, and
+// nothing of it is written; the others go on.
 import { createHash } from 'node:crypto';
 import { open, stat } from 'node:fs/promises';
-import { sql, type SqlBool } from 'kysely';
+import { sql } from 'kysely';
 import ICAL from 'ical.js';
-import { DateTime, IANAZone } from 'luxon';
+import { DateTime, IANAZone, Info, Zone, type ZoneOffsetFormat, type ZoneOffsetOptions } from 'luxon';
 import { findIana } from 'windows-iana';
 import type { Config } from '../config.ts';
-import { canReadPost, canUploadFiles, type Viewer } from '../domain/access.ts';
+import { canDeletePost, canEditPost, canReadPost, canUploadFiles, type Viewer } from '../domain/access.ts';
+import type { Actor } from '../domain/actor.ts';
 import { formatWp } from '../domain/dates/stored-format.ts';
+import { offsetAt } from '../domain/dates/zone-offsets.ts';
 import { escapeHtml } from '../domain/html.ts';
 import { commandContext, type CommandContext } from '../core/input/context.ts';
-import { DomainError, InvalidFields, MissingFields } from '../domain/errors.ts';
+import { DomainError, InvalidFields, MissingFields, notAllowed } from '../domain/errors.ts';
 import type { ParamMap } from '../core/input/params.ts';
 import { readEventCommand } from '../core/events/command.ts';
-import { createEvent, trashEvent, updateEvent } from '../core/events/service.ts';
-import { setIcalHash } from '../core/events/store.ts';
+import {
+  checkEventCreate,
+  insertStagedEvents,
+  stageEventCreate,
+  trashEventIn,
+  updateEventIn,
+  type StagedEventCreate,
+} from '../core/events/service.ts';
+import { updateEventRow } from '../core/events/store.ts';
 import { postLike } from '../core/posts/fields.ts';
-import type { Store } from '../store/store.ts';
+import type { PostRow } from '../core/posts/store.ts';
+import { TermLookup } from '../core/terms/lookup.ts';
+import { isForeignKeyViolation, isRowId, type Store, type Trx } from '../store/store.ts';
 import { uidHost } from './feed.ts';
 import { checkLineLimits, LineLimitError, MAX_PARAMETERS, MAX_UNFOLDED_LINE } from './line-limits.ts';
 
@@ -232,32 +244,109 @@ interface Moment {
 
 const WP = 'yyyy-MM-dd HH:mm:ss';
 
+/**
+ * A zone that answers its offsets from the domain's table of them (domain/dates/zone-offsets.ts offsetAt: exactly the
+ * zone's own, asked of Intl once per zone and year) instead of asking Intl at every call: reading one wall-clock time
+ * in a zone asks for three, and an import reads two or three a unit. Everything else is the zone's.
+ */
+class TabledZone extends Zone {
+  readonly #zone: Zone;
+
+  constructor(zone: Zone) {
+    super();
+    this.#zone = zone;
+  }
+
+  override get type() {
+    return this.#zone.type;
+  }
+
+  override get name() {
+    return this.#zone.name;
+  }
+
+  override get isUniversal() {
+    return this.#zone.isUniversal;
+  }
+
+  override get isValid() {
+    return this.#zone.isValid;
+  }
+
+  override offsetName(ts: number, options: ZoneOffsetOptions) {
+    return this.#zone.offsetName(ts, options);
+  }
+
+  override formatOffset(ts: number, format: ZoneOffsetFormat) {
+    return this.#zone.formatOffset(ts, format);
+  }
+
+  override offset(ts: number) {
+    return Number.isFinite(ts) ? offsetAt(this.#zone, ts) : this.#zone.offset(ts);
+  }
+
+  override equals(other: Zone) {
+    return this.#zone.equals(other);
+  }
+}
+
+const tabledZones = new Map<string, Zone>();
+
+/** The zone named `name` (IANA, or as luxon reads it), its offsets from the table when it has transitions. */
+function tabled(name: string): Zone {
+  let zone = tabledZones.get(name);
+  if (zone === undefined) {
+    const plain = Info.normalizeZone(name);
+    zone = plain.type === 'iana' && plain.isValid ? new TabledZone(plain) : plain;
+    tabledZones.set(name, zone);
+  }
+  return zone;
+}
+
 /** A DTSTART/DTEND/RECURRENCE-ID as wall-clock time in its zone. */
 function momentOf(property: JCal, calendar: ParsedCalendar, siteZone: string): Moment {
   const value = String(property[3]);
   if (property[2] === 'date') {
     const zone = defaultZone(calendar) ?? '';
-    return { allDay: true, local: `${value} 00:00:00`, zone, at: DateTime.fromISO(value, { zone: zone || siteZone }) };
+    return {
+      allDay: true,
+      local: `${value} 00:00:00`,
+      zone,
+      at: DateTime.fromISO(value, { zone: tabled(zone || siteZone) }),
+    };
   }
   const tzid = property[1].tzid;
   if (typeof tzid === 'string' && !value.endsWith('Z')) {
-    const zone = resolveZone(tzid, calendar.zoneAliases);
+    const zone = zoneOf(calendar, tzid);
     if (zone === undefined) throw new Refusal(`unknown time zone "${tzid}" in ${property[0].toUpperCase()}`);
-    const at = DateTime.fromISO(value, { zone });
+    const at = DateTime.fromISO(value, { zone: tabled(zone) });
     return { allDay: false, local: at.toFormat(WP), zone, at };
   }
   if (value.endsWith('Z')) {
     const zone = defaultZone(calendar) ?? 'UTC';
-    const at = DateTime.fromISO(value, { zone: 'utc' }).setZone(zone);
+    const at = DateTime.fromISO(value, { zone: 'utc' }).setZone(tabled(zone));
     return { allDay: false, local: at.toFormat(WP), zone, at };
   }
   const zone = defaultZone(calendar) ?? '';
-  const at = DateTime.fromISO(value, { zone: zone || siteZone });
+  const at = DateTime.fromISO(value, { zone: tabled(zone || siteZone) });
   return { allDay: false, local: at.toFormat(WP), zone, at };
 }
 
 function defaultZone(calendar: ParsedCalendar): string | undefined {
-  return calendar.defaultZone === undefined ? undefined : resolveZone(calendar.defaultZone, calendar.zoneAliases);
+  return calendar.defaultZone === undefined ? undefined : zoneOf(calendar, calendar.defaultZone);
+}
+
+/** Each calendar's TZIDs as resolved (resolveZone asks Intl about each candidate: a file names few zones, many times). */
+const zonesOf = new WeakMap<ParsedCalendar, Map<string, string | undefined>>();
+
+function zoneOf(calendar: ParsedCalendar, tzid: string): string | undefined {
+  let zones = zonesOf.get(calendar);
+  if (!zones) {
+    zones = new Map();
+    zonesOf.set(calendar, zones);
+  }
+  if (!zones.has(tzid)) zones.set(tzid, resolveZone(tzid, calendar.zoneAliases));
+  return zones.get(tzid);
 }
 
 /**
@@ -282,7 +371,7 @@ function eventFields(
     endLocal = start.allDay
       ? // DTEND of an all-day event is the day after its last day.
         `${DateTime.fromISO(end.local.slice(0, 10)).minus({ days: 1 }).toISODate()} 00:00:00`
-      : end.at.setZone(start.zone || config.siteTimezone).toFormat(WP);
+      : end.at.setZone(tabled(start.zone || config.siteTimezone)).toFormat(WP);
     if (start.allDay && endLocal < start.local) endLocal = start.local;
   } else {
     const duration = textOf(component, 'duration');
@@ -310,16 +399,21 @@ function eventFields(
   fields.all_day = start.allDay;
   const klass = textOf(component, 'class')?.toUpperCase();
   fields.status = klass === 'PRIVATE' || klass === 'CONFIDENTIAL' ? 'private' : 'publish';
-  const categories = propertiesOf(component, 'categories')
-    .flatMap((property) => property.slice(3).map(String))
-    .map((name) => name.trim())
-    .filter(Boolean);
-  fields.categories = [...new Set(categories)];
+  fields.categories = categoriesOf(component);
   const image = propertiesOf(component, 'attach')
     .map((property) => String(property[3]))
     .find((uri) => /^https?:\/\//i.test(uri));
   if (image !== undefined && canUploadFiles(actor.viewer)) fields.image = image;
   return fields;
+}
+
+/** CATEGORIES (each property may list several) as names, each once. */
+function categoriesOf(component: JComponent): string[] {
+  const categories = propertiesOf(component, 'categories')
+    .flatMap((property) => property.slice(3).map(String))
+    .map((name) => name.trim())
+    .filter(Boolean);
+  return [...new Set(categories)];
 }
 
 /** LOCATION (or our X-CALENDAR-EVENTS-VENUE, or Apple's structured location) as a venue's name, address and place. */
@@ -356,54 +450,18 @@ function organizerOf(component: JComponent): Record<string, unknown> | undefined
   return email === '' ? { organizer: name } : { organizer: name, email };
 }
 
-/** An existing venue or organizer with this name (case-insensitive), reused rather than written again. */
-async function existingByName(
-  ctx: CommandContext,
-  type: 'venue' | 'organizer',
-  name: string,
-): Promise<number | undefined> {
-  const rows = await ctx.store.db
-    .selectFrom('posts')
-    .selectAll()
-    .where('type', '=', type)
-    .where('status', '!=', 'trash')
-    .where(sql<SqlBool>`${ctx.store.lower(sql.ref('title'))} = ${ctx.store.lower(sql<string>`${name}`)}`)
-    .orderBy('id')
-    .limit(NAMESAKES)
-    .execute();
-  // One the importer cannot read (someone else's private or draft venue) is as if it did not exist: the unit gets a
-  // venue of its own, as POST /events with the venue's fields would, and nothing tells the importer it is there.
-  const nowUtc = formatWp(ctx.now);
-  return rows.find((row) => canReadPost(ctx.viewer, type, postLike(row), nowUtc))?.id;
-}
-
 /** Items of one name looked at for a LOCATION or ORGANIZER: names are nearly unique, so a few are plenty. */
 const NAMESAKES = 20;
 
-/** The event this UID names: one imported with it, or, for `<id>@<our host>`, the event of that id (one of ours). */
-async function findByUid(
-  store: Store,
-  uid: string,
-  host: string,
-): Promise<{ id: number; hash: string | null } | undefined> {
-  const imported = await store.db
-    .selectFrom('events')
-    .select(['id', 'ical_hash'])
-    .where('ical_uid', '=', uid)
-    .orderBy('id')
-    .limit(1)
-    .executeTakeFirst();
-  if (imported) return { id: imported.id, hash: imported.ical_hash };
-  const own = new RegExp(`^(\\d{1,10})@${host.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'i').exec(uid);
-  if (!own) return undefined;
-  const row = await store.db
-    .selectFrom('events')
-    .select(['id', 'ical_hash'])
-    .where('id', '=', Number(own[1]))
-    .where('ical_uid', 'is', null)
-    .executeTakeFirst();
-  return row ? { id: row.id, hash: row.ical_hash } : undefined;
-}
+/**
+ * Units written per transaction: enough that a commit and each read of what the units name (their UIDs, venues,
+ * organizers, categories) serve many events; few enough that a transaction holds SQLite's write lock, or the rows it
+ * claims on PostgreSQL, for a fraction of a second.
+ */
+export const UNITS_PER_TRANSACTION = 250;
+
+/** Transactions written again when a venue, organizer or term they link to was deleted meanwhile by another writer. */
+const FOREIGN_KEY_RETRIES = 3;
 
 /** The reason an error gives, as the report prints it (a refused field's message included); anything else is a bug. */
 function reasonOf(error: unknown): string {
@@ -421,11 +479,51 @@ function reasonOf(error: unknown): string {
 
 export interface ImportOptions {
   viewer: NonNullable<Viewer>;
-  /** Called after each unit (a progress bar). */
+  /** Called after each transaction with the units done so far (a progress bar). */
   progress?: (done: number, total: number) => void;
 }
 
-/** Imports every unit of a parsed calendar; returns what happened to each UID. */
+/** What happened to one unit. */
+type UnitOutcome = 'created' | 'updated' | 'unchanged' | { refused: string };
+
+/**
+ * A unit (or one edited occurrence of it, `key` `<unit>/<occurrence>`) refused after it had written: what it wrote,
+ * and what the change log recorded of it, can only go with its transaction. That transaction is rolled back, and the
+ * units before it (up to `rerunUpTo`, exclusive) are written again without it.
+ */
+class RefusedAfterWriting extends Error {
+  readonly key: string;
+  readonly reason: string;
+  readonly rerunUpTo: number;
+
+  constructor(key: string, reason: string, rerunUpTo: number) {
+    super(reason);
+    this.key = key;
+    this.reason = reason;
+    this.rerunUpTo = rerunUpTo;
+  }
+}
+
+/** What every transaction of one import shares. */
+interface ImportRun {
+  store: Store;
+  config: Config;
+  calendar: ParsedCalendar;
+  viewer: NonNullable<Viewer>;
+  /** `<id>@<our host>`: the UID of one of our own events (feed.ts). */
+  ownUid: RegExp;
+  /** Refusals that came after writes, by unit (or `<unit>/<occurrence>`): later attempts skip those. */
+  refusedAfterWriting: Map<string, string>;
+}
+
+/**
+ * Imports every unit of a parsed calendar; returns what happened to each UID. Units are written
+ * {@link UNITS_PER_TRANSACTION} to a transaction, each checked before it writes anything: a unit refused by a check
+ * writes nothing and the others go on. A unit refused after it wrote (a write's own check, e.g. after a concurrent
+ * change) takes its transaction down with it; the units before it are then written again without it. A transaction
+ * that fails otherwise (a bug, the database gone) is rolled back whole and the import stops there: what earlier
+ * transactions wrote stays.
+ */
 export async function importCalendar(
   store: Store,
   config: Config,
@@ -433,30 +531,99 @@ export async function importCalendar(
   options: ImportOptions,
 ): Promise<ImportReport> {
   const report: ImportReport = { created: [], updated: [], unchanged: [], refused: [...calendar.refused] };
-  const host = uidHost(config.siteUrl);
-  let done = 0;
-  for (const unit of calendar.units) {
-    const ctx = commandContext(store, { viewer: options.viewer, now: DateTime.utc(), config });
-    try {
-      const outcome = await importUnit(ctx, calendar, unit, host);
-      report[outcome].push(unit.uid);
-    } catch (error) {
-      report.refused.push({ uid: unit.uid, reason: reasonOf(error) });
+  const host = uidHost(config.siteUrl).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const run: ImportRun = {
+    store,
+    config,
+    calendar,
+    viewer: options.viewer,
+    ownUid: new RegExp(`^(\\d{1,10})@${host}$`, 'i'),
+    refusedAfterWriting: new Map(),
+  };
+  const units = calendar.units;
+  let next = 0;
+  let size = UNITS_PER_TRANSACTION;
+  let retries = 0;
+  try {
+    while (next < units.length) {
+      const from = next;
+      const to = Math.min(units.length, from + size);
+      let outcomes: UnitOutcome[];
+      try {
+        outcomes = await store.batchTransaction((trx) => writeUnits(trx, run, from, to));
+      } catch (error) {
+        if (error instanceof RefusedAfterWriting) {
+          run.refusedAfterWriting.set(error.key, error.reason);
+          size = error.rerunUpTo > from ? error.rerunUpTo - from : UNITS_PER_TRANSACTION;
+          continue;
+        }
+        if (isForeignKeyViolation(error) && ++retries <= FOREIGN_KEY_RETRIES) continue;
+        throw error;
+      }
+      for (const [offset, outcome] of outcomes.entries()) {
+        const uid = units[from + offset].uid;
+        if (typeof outcome === 'string') report[outcome].push(uid);
+        else report.refused.push({ uid, reason: outcome.refused });
+      }
+      next = to;
+      size = UNITS_PER_TRANSACTION;
+      retries = 0;
+      options.progress?.(next, units.length);
     }
-    options.progress?.(++done, calendar.units.length);
+  } catch (error) {
+    await store.flushBatches().catch(() => {});
+    throw error;
   }
+  await store.flushBatches();
   return report;
 }
 
-type Outcome = 'created' | 'updated' | 'unchanged';
+/** Writes units `from` to `to` (exclusive) in `trx`: each unit's outcome, in order. */
+async function writeUnits(trx: Trx, run: ImportRun, from: number, to: number): Promise<UnitOutcome[]> {
+  const reads = new UnitReads(trx, run, { viewer: run.viewer, now: DateTime.utc(), config: run.config });
+  const units = run.calendar.units.slice(from, to);
+  await reads.prefetch(units);
+  const outcomes: UnitOutcome[] = [];
+  const creates: StagedEventCreate[] = [];
+  for (const [offset, unit] of units.entries()) {
+    const index = from + offset;
+    const refused = run.refusedAfterWriting.get(String(index));
+    if (refused !== undefined) {
+      outcomes.push({ refused });
+      continue;
+    }
+    const step = { wrote: false };
+    try {
+      outcomes.push(await writeUnit(trx, run, reads, unit, index, step, creates));
+    } catch (error) {
+      const reason = reasonOf(error);
+      if (step.wrote) throw new RefusedAfterWriting(String(index), reason, index);
+      outcomes.push({ refused: reason });
+    }
+  }
+  // The new events of the transaction, together.
+  await insertStagedEvents(trx, run.store, reads.actor, creates);
+  return outcomes;
+}
 
-async function importUnit(
-  ctx: CommandContext,
-  calendar: ParsedCalendar,
+/**
+ * One unit, in the order of the API's own checks: matched by UID, read into a request's fields and validated as the
+ * event routes validate them, then checked as the events service checks a write, all before it writes anything (`step`
+ * says when it starts writing). A new event is staged in `creates`, written with the transaction's others.
+ */
+async function writeUnit(
+  trx: Trx,
+  run: ImportRun,
+  reads: UnitReads,
   unit: ImportUnit,
-  host: string,
-): Promise<Outcome> {
-  const existing = await findByUid(ctx.store, unit.uid, host);
+  index: number,
+  step: { wrote: boolean },
+  creates: StagedEventCreate[],
+): Promise<UnitOutcome> {
+  const { store, calendar } = run;
+  const { actor } = reads;
+  const nowUtc = formatWp(actor.now);
+  const existing = reads.existing(unit.uid);
   const digest = unitDigest(unit);
   if (existing && existing.hash === digest) return 'unchanged';
   if (!unit.master) {
@@ -470,45 +637,61 @@ async function importUnit(
     .map((property) => ICAL.stringify.property(property as never, undefined as never, true));
   if (textOf(master, 'status')?.toUpperCase() === 'CANCELLED') {
     if (!existing) return 'unchanged';
-    const status = await ctx.store.db
-      .selectFrom('posts')
-      .select('status')
-      .where('id', '=', existing.id)
-      .executeTakeFirst();
-    if (status?.status !== 'trash') await trashEvent(ctx.store, ctx, existing.id);
-    await setIcalHash(ctx.store, existing.id, digest);
+    const post = reads.postOf(existing.id);
+    if (post?.status !== 'trash') {
+      if (post && !canDeletePost(actor.viewer, postLike(post), nowUtc)) throw notAllowed();
+      step.wrote = true;
+      await trashEventIn(trx, actor, existing.id);
+    }
+    step.wrote = true;
+    await updateEventRow(trx, existing.id, { ical_hash: digest });
     return 'updated';
   }
 
+  const ctx = reads.context();
   const raw = eventFields(master, calendar, ctx);
   if (recurrence.length > 0) raw.recurrence = recurrence;
   const venue = venueOf(master);
   const organizer = organizerOf(master);
   if (venue) {
-    const id = await existingByName(ctx, 'venue', String(venue.venue));
+    const id = await reads.namedItem('venue', String(venue.venue));
     raw.venue = id === undefined ? venue : { id };
   } else if (existing) raw.venue = 0;
   if (organizer) {
-    const id = await existingByName(ctx, 'organizer', String(organizer.organizer));
+    const id = await reads.namedItem('organizer', String(organizer.organizer));
     raw.organizer = id === undefined ? [organizer] : [{ id }];
   } else if (existing) raw.organizer = [];
 
   const input = await readEventCommand(ctx, raw, { create: !existing });
   // The digest goes with the last write: a unit whose exceptions fail is tried again by the next import.
-  const finalDigest = unit.exceptions.length === 0 ? digest : undefined;
   input.ical_uid = unit.uid;
-  if (finalDigest !== undefined) input.ical_hash = finalDigest;
+  if (unit.exceptions.length === 0) input.ical_hash = digest;
 
   let id: number;
   if (existing) {
-    await updateEvent(ctx.store, ctx, existing.id, input);
+    // updateEvent's first check, made here: a refusal then writes nothing.
+    const post = reads.postOf(existing.id);
+    if (post && !canEditPost(actor.viewer, postLike(post), nowUtc)) throw notAllowed();
+    step.wrote = true;
+    await updateEventIn(trx, store, actor, existing.id, input);
     id = existing.id;
   } else {
-    id = await createEvent(ctx.store, ctx, input);
+    const checked = await checkEventCreate(actor, input, reads.terms);
+    step.wrote = true;
+    const staged = await stageEventCreate(trx, store, actor, checked, reads.terms);
+    if (unit.exceptions.length === 0) {
+      creates.push(staged);
+      reads.wroteItems(venue && raw.venue === venue ? String(venue.venue) : undefined, organizer, raw.organizer);
+      return 'created';
+    }
+    [id] = await insertStagedEvents(trx, store, actor, [staged]);
   }
+  reads.wroteItems(venue && raw.venue === venue ? String(venue.venue) : undefined, organizer, raw.organizer);
   if (unit.exceptions.length > 0) {
-    await importExceptions(ctx, calendar, unit, id);
-    await setIcalHash(ctx.store, id, digest);
+    const problems = await importExceptions(trx, run, reads, unit, index, id);
+    if (problems.length > 0)
+      return { refused: `the series was written, but not all of its edited occurrences: ${problems.join('; ')}` };
+    await updateEventRow(trx, id, { ical_hash: digest });
   }
   return existing ? 'updated' : 'created';
 }
@@ -516,18 +699,22 @@ async function importUnit(
 /**
  * Edited occurrences (D25): each RECURRENCE-ID names an occurrence of the series by its original start; its fields
  * are written on that occurrence alone, or it is cancelled (STATUS:CANCELLED). Occurrences are events whose
- * `series_id` is the series and whose `occurrence_start_utc` is their original start.
+ * `series_id` is the series and whose `occurrence_start_utc` is their original start. Answers the reasons of those
+ * that could not be written (the others are).
  */
 async function importExceptions(
-  ctx: CommandContext,
-  calendar: ParsedCalendar,
+  trx: Trx,
+  run: ImportRun,
+  reads: UnitReads,
   unit: ImportUnit,
+  index: number,
   seriesId: number,
-): Promise<void> {
+): Promise<string[]> {
+  const { actor } = reads;
   const problems: string[] = [];
   // The series' occurrences by original start, read once (editing or cancelling one leaves the others' starts as they are).
   const occurrences = new Map<string, number>();
-  const rows = await ctx.store.db
+  const rows = await trx
     .selectFrom('events')
     .select(['id', 'occurrence_start_utc'])
     .where('series_id', '=', seriesId)
@@ -536,24 +723,193 @@ async function importExceptions(
     if (row.occurrence_start_utc !== null && !occurrences.has(row.occurrence_start_utc))
       occurrences.set(row.occurrence_start_utc, row.id);
   }
-  for (const exception of unit.exceptions) {
+  for (const [position, exception] of unit.exceptions.entries()) {
+    const key = `${index}/${position}`;
+    const refused = run.refusedAfterWriting.get(key);
+    if (refused !== undefined) {
+      problems.push(refused);
+      continue;
+    }
+    let wrote = false;
     try {
-      const original = momentOf(propertyOf(exception, 'recurrence-id')!, calendar, ctx.config.siteTimezone);
+      const original = momentOf(propertyOf(exception, 'recurrence-id')!, run.calendar, actor.config.siteTimezone);
       const originalUtc = original.at.toUTC().toFormat(WP);
       const occurrenceId = occurrences.get(originalUtc);
       if (occurrenceId === undefined)
         throw new Refusal(`RECURRENCE-ID ${originalUtc} UTC is not an occurrence of the series`);
       if (textOf(exception, 'status')?.toUpperCase() === 'CANCELLED') {
-        await trashEvent(ctx.store, ctx, occurrenceId);
+        wrote = true;
+        await trashEventIn(trx, actor, occurrenceId);
         continue;
       }
-      const raw = eventFields(exception, calendar, ctx);
+      const ctx = reads.context();
+      const raw = eventFields(exception, run.calendar, ctx);
       delete raw.status;
-      await updateEvent(ctx.store, ctx, occurrenceId, await readEventCommand(ctx, raw, { create: false }));
+      const input = await readEventCommand(ctx, raw, { create: false });
+      wrote = true;
+      await updateEventIn(trx, run.store, actor, occurrenceId, input);
     } catch (error) {
-      problems.push(reasonOf(error));
+      const reason = reasonOf(error);
+      if (wrote) throw new RefusedAfterWriting(key, reason, index + 1);
+      problems.push(reason);
     }
   }
-  if (problems.length > 0)
-    throw new Refusal(`the series was written, but not all of its edited occurrences: ${problems.join('; ')}`);
+  return problems;
+}
+
+type LinkedType = 'venue' | 'organizer';
+
+/**
+ * What the units of one transaction look up, read for all of them at once and kept for the transaction (never
+ * longer: a rolled-back transaction takes what it wrote with it): the events their UIDs name, and the posts of those;
+ * the venues and organizers their LOCATIONs and ORGANIZERs name; their categories (terms/lookup.ts). A name a unit
+ * writes a venue or organizer for is read again when a later unit asks for it.
+ */
+class UnitReads {
+  readonly actor: Actor;
+  readonly terms: TermLookup;
+  /** The store as the units' checks read it: through the transaction, seeing what earlier units wrote. */
+  readonly #store: Store;
+  readonly #trx: Trx;
+  readonly #run: ImportRun;
+  readonly #uids = new Map<string, { id: number; hash: string | null } | undefined>();
+  readonly #posts = new Map<number, PostRow>();
+  readonly #named: Record<LinkedType, Map<string, number | undefined>> = { venue: new Map(), organizer: new Map() };
+  /** Venue and organizer posts by `post:<id>`, as the checks' memo keys them (core/posts/input.ts loadPost). */
+  readonly #linkedPosts = new Map<string, Promise<unknown>>();
+
+  constructor(trx: Trx, run: ImportRun, actor: Actor) {
+    this.#trx = trx;
+    this.#run = run;
+    this.actor = actor;
+    this.#store = { ...run.store, db: trx };
+    this.terms = new TermLookup(trx, run.store);
+  }
+
+  async prefetch(units: readonly ImportUnit[]): Promise<void> {
+    await this.#readUids(units.map((unit) => unit.uid));
+    const masters = units.flatMap((unit) => (unit.master ? [unit.master] : []));
+    const names = (type: LinkedType, of: (component: JComponent) => Record<string, unknown> | undefined) =>
+      masters.flatMap((master) => {
+        const item = of(master);
+        return item ? [String(item[type])] : [];
+      });
+    await this.#readNamed('venue', names('venue', venueOf));
+    await this.#readNamed('organizer', names('organizer', organizerOf));
+    await this.terms.prefetch('event_category', masters.map(categoriesOf));
+  }
+
+  /** The event a UID of the transaction's units names (see {@link UnitReads.prefetch}). */
+  existing(uid: string): { id: number; hash: string | null } | undefined {
+    return this.#uids.get(uid);
+  }
+
+  /** The post of an event {@link UnitReads.existing} answered. */
+  postOf(id: number): PostRow | undefined {
+    return this.#posts.get(id);
+  }
+
+  /**
+   * An existing venue or organizer with this name (case-insensitive) that the importer can read, reused rather than
+   * written again. One the importer cannot read (someone else's private or draft venue) is as if it did not exist:
+   * the unit gets one of its own, as POST /events with the venue's fields would, and nothing tells the importer it is
+   * there.
+   */
+  async namedItem(type: LinkedType, name: string): Promise<number | undefined> {
+    if (!this.#named[type].has(name)) await this.#readNamed(type, [name]);
+    return this.#named[type].get(name);
+  }
+
+  /** A unit wrote inline items (venue by this name, organizers): they are read again when next asked for. */
+  wroteItems(venueName: string | undefined, organizer: Record<string, unknown> | undefined, sent: unknown): void {
+    const inlineOrganizer = organizer !== undefined && Array.isArray(sent) && sent[0] === organizer;
+    if (venueName === undefined && !inlineOrganizer) return;
+    if (venueName !== undefined) this.#named.venue.delete(venueName);
+    if (inlineOrganizer) this.#named.organizer.delete(String(organizer.organizer));
+  }
+
+  /** A unit's command context: its own memo, but the venue and organizer posts read once for the transaction. */
+  context(): CommandContext {
+    const own = commandContext(this.#store, this.actor);
+    const linked = this.#linkedPosts;
+    return {
+      ...own,
+      memo<T>(key: string, load: () => Promise<T>): Promise<T> {
+        if (!key.startsWith('post:')) return own.memo(key, load);
+        let value = linked.get(key);
+        if (value === undefined) {
+          value = load();
+          linked.set(key, value);
+        }
+        return value as Promise<T>;
+      },
+    };
+  }
+
+  /** The event each UID names: one imported with it, or, for `<id>@<our host>`, the event of that id (one of ours). */
+  async #readUids(uids: readonly string[]): Promise<void> {
+    const wanted = [...new Set(uids)].filter((uid) => !this.#uids.has(uid));
+    if (wanted.length === 0) return;
+    for (const row of await this.#trx
+      .selectFrom('events')
+      .select(['id', 'ical_hash', 'ical_uid'])
+      .where('ical_uid', 'in', wanted)
+      .orderBy('id')
+      .execute()) {
+      if (!this.#uids.has(row.ical_uid!)) this.#uids.set(row.ical_uid!, { id: row.id, hash: row.ical_hash });
+    }
+    const own = new Map<number, string>();
+    for (const uid of wanted) {
+      if (this.#uids.has(uid)) continue;
+      const match = this.#run.ownUid.exec(uid);
+      if (match && isRowId(Number(match[1]))) own.set(Number(match[1]), uid);
+    }
+    if (own.size > 0) {
+      for (const row of await this.#trx
+        .selectFrom('events')
+        .select(['id', 'ical_hash'])
+        .where('id', 'in', [...own.keys()])
+        .where('ical_uid', 'is', null)
+        .execute())
+        this.#uids.set(own.get(row.id)!, { id: row.id, hash: row.ical_hash });
+    }
+    for (const uid of wanted) if (!this.#uids.has(uid)) this.#uids.set(uid, undefined);
+    const ids = wanted.flatMap((uid) => {
+      const found = this.#uids.get(uid);
+      return found ? [found.id] : [];
+    });
+    if (ids.length > 0)
+      for (const post of await this.#trx.selectFrom('posts').selectAll().where('id', 'in', ids).execute())
+        this.#posts.set(post.id, post);
+  }
+
+  /**
+   * For each name, the first readable item among the first {@link NAMESAKES} non-trashed ones of that name
+   * (case-insensitive, by id): one query for all the names, through the `posts_type_lower_title` index, once per
+   * name (SQLite keeps the order of a CROSS JOIN: left to itself it would scan every item of the type per name).
+   */
+  async #readNamed(type: LinkedType, names: readonly string[]): Promise<void> {
+    const found = this.#named[type];
+    const wanted = [...new Set(names)].filter((name) => !found.has(name));
+    if (wanted.length === 0) return;
+    const { lower } = this.#run.store;
+    const { rows } = await sql<PostRow & { wanted: string }>`
+      with wanted (name) as (values ${sql.join(wanted.map((name) => sql`(cast(${name} as text))`))})
+      select * from (
+        select wanted.name as wanted, posts.*,
+          row_number() over (partition by wanted.name order by posts.id) as place
+        from wanted cross join posts
+        where posts.type = ${type} and ${lower(sql.ref('posts.title'))} = ${lower(sql.ref('wanted.name'))}
+          and posts.status != 'trash'
+      ) as namesakes
+      where place <= ${NAMESAKES}
+      order by wanted, id`.execute(this.#trx);
+    const nowUtc = formatWp(this.actor.now);
+    for (const { wanted: name, place: _place, ...post } of rows as Array<PostRow & { wanted: string; place: number }>) {
+      if (found.get(name) !== undefined || !canReadPost(this.actor.viewer, type, postLike(post), nowUtc)) continue;
+      found.set(name, post.id);
+      this.#linkedPosts.set(`post:${post.id}`, Promise.resolve(post));
+    }
+    for (const name of wanted) if (!found.has(name)) found.set(name, undefined);
+  }
 }
