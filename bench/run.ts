@@ -15,6 +15,7 @@ import { keepCountsCurrent } from '../src/core/occurrences/follow-counts.ts';
 import { generateAppPassword } from '../src/core/users/secrets.ts';
 import { createAppPassword, createUser, findUserByLogin } from '../src/core/users/store.ts';
 import type { BenchContext, Scenario, ScenarioModule } from './scenario.ts';
+import { IMPORT_MEASUREMENT, measureImport } from './import.ts';
 import { seed, type SeedResult } from './seed.ts';
 
 const USAGE = `npm run bench -- [--events N] [--database sqlite|postgres] [--duration seconds] [--connections N] …
@@ -372,6 +373,9 @@ async function main(): Promise<void> {
   }
   await countUncountedEvents(store);
   await store.close();
+  // D26: the command-line import of a generated .ics file, into a database of its own (bench/import.ts).
+  if (only === undefined || only.some((word) => IMPORT_MEASUREMENT.toLowerCase().includes(word)))
+    await measureImport(options.database as 'sqlite' | 'postgres', { cpuProfileDir: options['cpu-prof'] });
 
   const nodeFlags = [
     '--max-semi-space-size=2',
