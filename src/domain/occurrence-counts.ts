@@ -4,6 +4,8 @@
 /** An occurrence as the counts see it. */
 export interface CountedOccurrence {
   status: string;
+  /** The publication time (UTC): kept in the key of a scheduled (`future`) row, which lists show once it is due. */
+  publishedUtc: string;
   startLocal: string;
   endLocal: string;
   hidden: boolean;
@@ -13,14 +15,23 @@ export interface CountedOccurrence {
 export const ALL_EVENTS = '';
 export const termDimension = (termId: number) => `t${termId}`;
 
-/** A key: dimension, stored status, start day and end day (local, `YYYY-MM-DD`), joined by `|`. */
-export function countKey(dimension: string, status: string, startDay: string, endDay: string): string {
-  return `${dimension}|${status}|${startDay}|${endDay}`;
+/**
+ * A key: dimension, stored status, start day and end day (local, `YYYY-MM-DD`), and for a scheduled row its
+ * publication time (otherwise ''), joined by `|`.
+ */
+export function countKey(dimension: string, status: string, startDay: string, endDay: string, published = ''): string {
+  return `${dimension}|${status}|${startDay}|${endDay}|${published}`;
 }
 
-export function splitKey(key: string): { dimension: string; status: string; startDay: string; endDay: string } {
-  const [dimension, status, startDay, endDay] = key.split('|');
-  return { dimension, status, startDay, endDay };
+export function splitKey(key: string): {
+  dimension: string;
+  status: string;
+  startDay: string;
+  endDay: string;
+  published: string;
+} {
+  const [dimension, status, startDay, endDay, published] = key.split('|');
+  return { dimension, status, startDay, endDay, published };
 }
 
 /** The keys one event is counted under: each of its listed occurrences, for all events and for each of its terms. */
@@ -31,7 +42,8 @@ export function contributionKeys(occurrences: readonly CountedOccurrence[], term
     if (occurrence.hidden) continue;
     const startDay = occurrence.startLocal.slice(0, 10);
     const endDay = occurrence.endLocal.slice(0, 10);
-    for (const dimension of dimensions) keys.push(countKey(dimension, occurrence.status, startDay, endDay));
+    const published = occurrence.status === 'future' ? occurrence.publishedUtc : '';
+    for (const dimension of dimensions) keys.push(countKey(dimension, occurrence.status, startDay, endDay, published));
   }
   return keys.sort();
 }

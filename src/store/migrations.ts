@@ -503,23 +503,18 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
           .addColumn('status', 'text', (c) => c.notNull())
           .addColumn('start_day', 'text', (c) => c.notNull())
           .addColumn('end_day', 'text', (c) => c.notNull())
+          .addColumn('published_utc', 'text', (c) => c.notNull())
           .addColumn('count', 'integer', (c) => c.notNull())
           .execute();
         await db.schema
           .createIndex('occurrence_counts_key')
           .on('occurrence_counts')
-          .columns(['dimension', 'status', 'start_day', 'end_day', 'count'])
+          .columns(['dimension', 'status', 'start_day', 'end_day', 'published_utc', 'count'])
           .execute();
         await db.schema
           .createTable('counted_events')
           .addColumn('event_id', 'integer', (c) => c.primaryKey())
           .addColumn('keys', 'text', (c) => c.notNull())
-          .execute();
-        // The scheduled rows a counted total adds apart: found by status, not by walking the window.
-        await db.schema
-          .createIndex('occurrences_status')
-          .on('occurrences')
-          .columns(['status', 'start_local'])
           .execute();
         const anyEvent = await db.selectFrom('events').select('id').limit(1).executeTakeFirst();
         if (!anyEvent)

@@ -313,7 +313,8 @@ export interface LinkedDocumentsTable {
 }
 
 /**
- * Totals without scans: how many listed occurrences (not hidden) start and end on each pair of days, per stored status,
+ * Totals without scans: how many listed occurrences (not hidden) start and end on each pair of days, per stored status
+ * (and for scheduled rows per publication time),
  * for all events (`dimension` '') and per term (`t<term id>`). A ledger: each write appends the change of its events'
  * contributions (counts may be negative); compaction sums the rows of a key into one (core/occurrences/counts.ts).
  */
@@ -323,6 +324,8 @@ export interface OccurrenceCountsTable {
   status: string;
   start_day: string;
   end_day: string;
+  /** A scheduled (`future`) row's publication time (UTC), from which lists show it; '' for every other status. */
+  published_utc: string;
   count: number;
 }
 

@@ -4,11 +4,30 @@ import { seededRandom } from '../../bench/random.ts';
 import { contributionKeys, countDelta, countKey } from '../../src/domain/occurrence-counts.ts';
 
 describe('occurrence count keys', () => {
-  it('counts each listed occurrence for all events and for each of its terms, by status and days', () => {
+  it('counts each listed occurrence for all events and each of its terms, by status, days and a schedule', () => {
     const keys = contributionKeys(
       [
-        { status: 'publish', startLocal: '2030-01-05 22:00:00', endLocal: '2030-01-06 01:00:00', hidden: false },
-        { status: 'publish', startLocal: '2030-01-07 10:00:00', endLocal: '2030-01-07 11:00:00', hidden: true },
+        {
+          status: 'publish',
+          publishedUtc: '2029-12-01 10:00:00',
+          startLocal: '2030-01-05 22:00:00',
+          endLocal: '2030-01-06 01:00:00',
+          hidden: false,
+        },
+        {
+          status: 'publish',
+          publishedUtc: '2029-12-01 10:00:00',
+          startLocal: '2030-01-07 10:00:00',
+          endLocal: '2030-01-07 11:00:00',
+          hidden: true,
+        },
+        {
+          status: 'future',
+          publishedUtc: '2030-01-02 18:00:00',
+          startLocal: '2030-01-09 10:00:00',
+          endLocal: '2030-01-09 11:00:00',
+          hidden: false,
+        },
       ],
       [4, 4, 9],
     );
@@ -18,6 +37,9 @@ describe('occurrence count keys', () => {
         countKey('', 'publish', '2030-01-05', '2030-01-06'),
         countKey('t4', 'publish', '2030-01-05', '2030-01-06'),
         countKey('t9', 'publish', '2030-01-05', '2030-01-06'),
+        countKey('', 'future', '2030-01-09', '2030-01-09', '2030-01-02 18:00:00'),
+        countKey('t4', 'future', '2030-01-09', '2030-01-09', '2030-01-02 18:00:00'),
+        countKey('t9', 'future', '2030-01-09', '2030-01-09', '2030-01-02 18:00:00'),
       ].sort(),
     );
   });

@@ -10,11 +10,8 @@ import type { EventListPlan } from './list-query.ts';
 const START_OF_DAY = ' 00:00:00';
 const END_OF_DAY = ' 23:59:59';
 
-/**
- * The counted query that gives the total of `plan` for `viewer`, besides the scheduled (`future`) rows, which the
- * caller counts apart (whether one is listed as published depends on the clock); undefined when the counts cannot.
- */
-export function countedQueryOf(plan: EventListPlan, viewer: Viewer): CountedQuery | undefined {
+/** The counted query that gives the total of `plan` for `viewer` at `nowUtc`; undefined when the counts cannot. */
+export function countedQueryOf(plan: EventListPlan, viewer: Viewer, nowUtc: string): CountedQuery | undefined {
   if (
     plan.searchTerms !== undefined ||
     plan.venueIds !== undefined ||
@@ -49,11 +46,5 @@ export function countedQueryOf(plan: EventListPlan, viewer: Viewer): CountedQuer
       return undefined;
     }
   }
-  // The stored statuses the counts add up: a due scheduled row is `future` in storage and counted apart.
-  const statuses = plan.statuses.filter((status) => status !== 'future');
-  return { dimension, statuses, ...query };
+  return { dimension, statuses: plan.statuses, nowUtc, ...query };
 }
-
-/** Whether the list may show scheduled rows (as published once due, or as scheduled): the caller counts those rows. */
-export const listsScheduledRows = (plan: EventListPlan) =>
-  plan.statuses.includes('publish') || plan.statuses.includes('future');

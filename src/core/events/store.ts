@@ -1,6 +1,6 @@
 // Event rows: batch reads, every write of `events` and `event_organizers`, and the list query (§4).
 import { countedTotal, countsComplete } from '../occurrences/counts.ts';
-import { countedQueryOf, listsScheduledRows } from './list-total.ts';
+import { countedQueryOf } from './list-total.ts';
 import {
   sql,
   type Expression,
@@ -460,23 +460,14 @@ export function eventListQueries(store: Store, actor: Actor, plan: EventListPlan
 }
 
 /**
- * The total of a list: from the occurrence counts where they cover it (list-total.ts), the scheduled rows counted
- * apart; otherwise (or while a database from before the counts is being counted) by counting the filtered rows.
+ * The total of a list: from the occurrence counts where they cover it (list-total.ts); otherwise (or while a database
+ * from before the counts is being counted) by counting the filtered rows.
  */
 export async function listTotal(store: Store, actor: Actor, plan: EventListPlan): Promise<number> {
-  const counted = countedQueryOf(plan, actor.viewer);
-  if (counted === undefined || !(await countsComplete(store))) {
-    const { count } = eventListQueries(store, actor, plan);
-    return Number((await count.executeTakeFirstOrThrow()).total);
-  }
-  const scheduled = listsScheduledRows(plan)
-    ? filteredOccurrences(store, actor, plan)
-        .where('occurrences.status', '=', 'future')
-        .select((eb) => eb.fn.countAll<number | string>().as('total'))
-        .executeTakeFirstOrThrow()
-    : Promise.resolve({ total: 0 });
-  const [fromCounts, fromRows] = await Promise.all([countedTotal(store.db, counted), scheduled]);
-  return fromCounts + Number(fromRows.total);
+  const counted = countedQueryOf(plan, actor.viewer, formatWp(actor.now));
+  if (counted !== undefined && (await countsComplete(store))) return countedTotal(store.db, counted);
+  const { count } = eventListQueries(store, actor, plan);
+  return Number((await count.executeTakeFirstOrThrow()).total);
 }
 
 export async function findEventPage(

@@ -6,7 +6,13 @@
 import { sql } from 'kysely';
 import { chunks } from '../../store/chunks.ts';
 import { storeOf, type Db, type Store, type Trx } from '../../store/store.ts';
-import { contributionKeys, countDelta, splitKey, type CountedOccurrence } from '../../domain/occurrence-counts.ts';
+import {
+  contributionKeys,
+  countDelta,
+  countKey,
+  splitKey,
+  type CountedOccurrence,
+} from '../../domain/occurrence-counts.ts';
 import { readSetting, writeSetting } from '../settings/store.ts';
 
 const COMPLETE_SETTING = 'occurrence_counts';
@@ -38,6 +44,7 @@ export async function countEvents(trx: Trx, ids: readonly number[]): Promise<voi
         .select([
           'events.id as event_id',
           'posts.status',
+          'posts.date_utc',
           'events.start_local',
           'events.end_local',
           'events.hide_from_listings as hidden',
@@ -50,7 +57,13 @@ export async function countEvents(trx: Trx, ids: readonly number[]): Promise<voi
     const occurrencesOf = new Map<number, CountedOccurrence[]>();
     for (const row of occurrences) {
       const list = occurrencesOf.get(row.event_id) ?? [];
-      list.push({ status: row.status, startLocal: row.start_local, endLocal: row.end_local, hidden: row.hidden === 1 });
+      list.push({
+        status: row.status,
+        publishedUtc: row.date_utc,
+        startLocal: row.start_local,
+        endLocal: row.end_local,
+        hidden: row.hidden === 1,
+      });
       occurrencesOf.set(row.event_id, list);
     }
     const termsOf = new Map<number, number[]>();
@@ -69,8 +82,8 @@ export async function countEvents(trx: Trx, ids: readonly number[]): Promise<voi
     const rows = [...total]
       .filter(([, change]) => change !== 0)
       .map(([key, count]) => {
-        const { dimension, status, startDay, endDay } = splitKey(key);
-        return { dimension, status, start_day: startDay, end_day: endDay, count };
+        const { dimension, status, startDay, endDay, published } = splitKey(key);
+        return { dimension, status, start_day: startDay, end_day: endDay, published_utc: published, count };
       });
     for (const part of chunks(rows, 200)) await trx.insertInto('occurrence_counts').values(part).execute();
     if (counted.length > 0) await trx.deleteFrom('counted_events').where('event_id', 'in', chunk).execute();
@@ -78,24 +91,38 @@ export async function countEvents(trx: Trx, ids: readonly number[]): Promise<voi
   }
 }
 
-/** What a total asks of the counts: one dimension, stored statuses, and whole local days. */
+/** What a total asks of the counts: one dimension, effective statuses (D17) at `nowUtc`, and whole local days. */
 export interface CountedQuery {
   dimension: string;
   statuses: readonly string[];
+  nowUtc: string;
   /** Occurrences starting on or after this day. */
   fromDay?: string;
   /** Occurrences ending on or before this day. */
   toDay?: string;
 }
 
-/** The number of listed occurrences `query` covers, summed over the ledger (constant work per day of the window). */
+/**
+ * The number of listed occurrences `query` covers, summed over the ledger: work grows with the days of the window,
+ * not with the events. A scheduled row counts as published once its publication time has come (D17).
+ */
 export async function countedTotal(db: Db, query: CountedQuery): Promise<number> {
   if (query.statuses.length === 0) return 0;
+  const plain = query.statuses.filter((status) => status !== 'publish' && status !== 'future');
   let select = db
     .selectFrom('occurrence_counts')
     .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('count'), sql<number>`0`).as('total'))
     .where('dimension', '=', query.dimension)
-    .where('status', 'in', [...query.statuses]);
+    .where((eb) => {
+      const conditions = plain.length > 0 ? [eb('status', 'in', plain)] : [];
+      if (query.statuses.includes('publish')) {
+        conditions.push(eb('status', '=', 'publish'));
+        conditions.push(eb.and([eb('status', '=', 'future'), eb('published_utc', '<=', query.nowUtc)]));
+      }
+      if (query.statuses.includes('future'))
+        conditions.push(eb.and([eb('status', '=', 'future'), eb('published_utc', '>', query.nowUtc)]));
+      return eb.or(conditions);
+    });
   if (query.fromDay !== undefined) select = select.where('start_day', '>=', query.fromDay);
   // An occurrence never ends before it starts (D3): the end bound bounds the start, and the index range stops there.
   if (query.toDay !== undefined)
@@ -135,35 +162,26 @@ export async function markCountsComplete(trx: Trx): Promise<void> {
 export async function compactCounts(trx: Trx, limit = 5000): Promise<number> {
   const rows = await trx
     .selectFrom('occurrence_counts')
-    .select(['id', 'dimension', 'status', 'start_day', 'end_day', 'count'])
+    .select(['id', 'dimension', 'status', 'start_day', 'end_day', 'published_utc', 'count'])
     .where((eb) =>
       eb(
-        eb.refTuple('dimension', 'status', 'start_day', 'end_day'),
+        eb.refTuple('dimension', 'status', 'start_day', 'end_day', 'published_utc'),
         'in',
         eb
           .selectFrom('occurrence_counts')
-          .select(['dimension', 'status', 'start_day', 'end_day'])
-          .groupBy(['dimension', 'status', 'start_day', 'end_day'])
+          .select(['dimension', 'status', 'start_day', 'end_day', 'published_utc'])
+          .groupBy(['dimension', 'status', 'start_day', 'end_day', 'published_utc'])
           .having((having) => having.fn.countAll(), '>', 1)
           .limit(limit)
-          .$asTuple('dimension', 'status', 'start_day', 'end_day'),
+          .$asTuple('dimension', 'status', 'start_day', 'end_day', 'published_utc'),
       ),
     )
     .execute();
   if (rows.length === 0) return 0;
-  const sums = new Map<
-    string,
-    { dimension: string; status: string; start_day: string; end_day: string; count: number }
-  >();
-  for (const row of rows) {
-    const key = `${row.dimension}|${row.status}|${row.start_day}|${row.end_day}`;
-    const sum = sums.get(key) ?? {
-      dimension: row.dimension,
-      status: row.status,
-      start_day: row.start_day,
-      end_day: row.end_day,
-      count: 0,
-    };
+  const sums = new Map<string, Omit<(typeof rows)[number], 'id'>>();
+  for (const { id: _id, ...row } of rows) {
+    const key = countKey(row.dimension, row.status, row.start_day, row.end_day, row.published_utc);
+    const sum = sums.get(key) ?? { ...row, count: 0 };
     sum.count += Number(row.count);
     sums.set(key, sum);
   }
