@@ -54,6 +54,8 @@ export interface StoreDialect {
    * retried).
    */
   lock(trx: Transaction<Database>, key: string): Promise<void>;
+  /** {@link lock} of every key, in the order given (callers sort them, so that two never wait on each other in a circle). */
+  lockAll(trx: Transaction<Database>, keys: readonly string[]): Promise<void>;
   /** See Store.dataVersion. */
   dataVersion(): Promise<string>;
 

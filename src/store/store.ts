@@ -63,6 +63,8 @@ export interface Store {
    * check-then-write safely). No-op on SQLite, whose single writer serialises them already.
    */
   lock(trx: Trx, key: string): Promise<void>;
+  /** {@link lock} of every key, in the order given, in one statement. */
+  lockAll(trx: Trx, keys: readonly string[]): Promise<void>;
   /**
    * The batch write path (imports, seeding): many rows into one table inside `trx`. Rows are written as given
    * (already validated); every row has the same columns.
@@ -197,6 +199,7 @@ export async function openStore(config: DatabaseConfig, options: OpenStoreOption
     writers: dialect.writers,
     batchConcurrency: dialect.batchConcurrency,
     lock: (trx, key) => dialect.lock(trx, key),
+    lockAll: (trx, keys) => dialect.lockAll(trx, keys),
     dataVersion: () => dialect.dataVersion(),
     insertRows: async (trx, table, rows) => {
       await dialect.insertRows(trx, table, rows as readonly Record<string, unknown>[]);

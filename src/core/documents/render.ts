@@ -2,12 +2,17 @@
 // documents follows the change log's record (change-log/log.ts onChangesRecorded), so every writer that records its
 // changes keeps the documents exact without knowing of them. A document is kept only for an item whose answer is the
 // same for every reader who may read it and does not depend on the clock (published, no password); every other
-// item's document is deleted, and its readers render it live.
+// item's document is deleted, and its readers render it live. Each item's lock is taken before it is read
+// (item-locks.ts): with several processes on PostgreSQL, the document last written is always rendered from the item's
+// latest state (a venue's trash that unlinks an event and the event's own write may both render it).
 import type { Actor } from '../../domain/actor.ts';
-import { storeOf, type Trx } from '../../store/store.ts';
+import type { Trx } from '../../store/store.ts';
+import { lockItems } from '../item-locks.ts';
 import type { LinkedPostKind } from '../linked/kind.ts';
 import { loadLinked, serializeLinked } from '../linked/serialize.ts';
-import { loadEventBundle, serializeEvent, type EventBundle } from '../events/serialize.ts';
+import { serializeEvent, type EventBundle } from '../events/serialize.ts';
+import { loadEventRecords, loadOrganizerIds } from '../events/store.ts';
+import { loadImages } from '../images/images.ts';
 import { documentFingerprint } from './fingerprint.ts';
 import {
   deleteEventDocuments,
@@ -49,6 +54,7 @@ export function eventTemplates(
   bundle: EventBundle,
   id: number,
 ): { item: string; entry: string } {
+  // No venue or organizer: the serialiser leaves them out (and out of json_ld), and the tokens go in their places.
   const alone: EventBundle = { ...bundle, venues: new Map(), organizers: new Map() };
   const hasVenue = bundle.records.get(id)!.event.venue_id !== null;
   const { json_ld: ld, ...object } = serializeEvent(anyone(context), alone, id, { single: true });
@@ -63,23 +69,30 @@ export function eventTemplates(
   return { item, entry };
 }
 
-/**
- * Takes the documents' locks of `ids` (in id order, so that two renders never wait on each other in a circle) before
- * anything is read for them. Two transactions may render one item (an event's own write, and a venue's trash that
- * unlinks it): with several processes on PostgreSQL, the second to lock reads after the first has committed, so the
- * document last written is always rendered from the item's latest state. A no-op on SQLite, which has one writer.
- */
-async function lockDocuments(trx: Trx, ids: readonly number[]): Promise<void> {
-  const store = storeOf(trx);
-  if (store.writers === 'one') return;
-  for (const id of [...ids].sort((a, b) => a - b)) await store.lock(trx, `document:${id}`);
-}
-
 /** Renders (or deletes) the documents of events `ids`. */
 export async function renderEventDocuments(trx: Trx, context: RenderContext, ids: readonly number[]): Promise<void> {
   if (ids.length === 0) return;
-  await lockDocuments(trx, ids);
-  const bundle = await loadEventBundle(trx, anyone(context), ids);
+  await lockItems(trx, ids);
+  // What the templates need: not the venues, organizers and term objects, whose places get tokens.
+  const [records, organizerIds, termLinks] = await Promise.all([
+    loadEventRecords(trx, ids),
+    loadOrganizerIds(trx, ids),
+    trx.selectFrom('event_terms').select(['event_id', 'term_id']).where('event_id', 'in', ids).execute(),
+  ]);
+  const images = await loadImages(
+    trx,
+    [...records.values()].map(({ post }) => post.image_id),
+  );
+  const bundle: EventBundle = {
+    records,
+    images,
+    venues: new Map(),
+    organizerIds,
+    organizers: new Map(),
+    terms: new Map(),
+  };
+  const termIds = new Map<number, number[]>();
+  for (const link of termLinks) termIds.set(link.event_id, [...(termIds.get(link.event_id) ?? []), link.term_id]);
   const fingerprint = documentFingerprint(context.config);
   const rows: EventDocumentRow[] = [];
   const gone: number[] = [];
@@ -89,14 +102,13 @@ export async function renderEventDocuments(trx: Trx, context: RenderContext, ids
       gone.push(id);
       continue;
     }
-    const terms = bundle.terms.get(id) ?? { categories: [], tags: [] };
     rows.push({
       event_id: id,
       fingerprint,
       ...eventTemplates(context, bundle, id),
       venue_id: record.event.venue_id,
       organizer_ids: JSON.stringify(bundle.organizerIds.get(id) ?? []),
-      term_ids: JSON.stringify([...terms.categories, ...terms.tags].map((term) => term.id)),
+      term_ids: JSON.stringify(termIds.get(id) ?? []),
       modified_utc: record.post.modified_utc,
     });
   }
@@ -112,7 +124,7 @@ export async function renderLinkedDocuments(
   ids: readonly number[],
 ): Promise<void> {
   if (ids.length === 0) return;
-  await lockDocuments(trx, ids);
+  await lockItems(trx, ids);
   const records = await loadLinked(trx, kind, ids);
   const fingerprint = documentFingerprint(context.config);
   const rows: LinkedDocumentRow[] = [];

@@ -8,13 +8,23 @@ import type { Db, Trx } from '../../store/store.ts';
 export type EventDocumentRow = Insertable<EventDocumentsTable>;
 export type LinkedDocumentRow = Insertable<LinkedDocumentsTable>;
 
+/** One statement per 100 documents: a new row is inserted, an existing one replaced. */
 export async function writeEventDocuments(trx: Trx, rows: readonly EventDocumentRow[]): Promise<void> {
-  for (const row of rows) {
-    const { event_id: _id, ...changes } = row;
+  for (const part of chunks(rows, 100)) {
     await trx
       .insertInto('event_documents')
-      .values(row)
-      .onConflict((conflict) => conflict.column('event_id').doUpdateSet(changes))
+      .values(part)
+      .onConflict((conflict) =>
+        conflict.column('event_id').doUpdateSet((eb) => ({
+          fingerprint: eb.ref('excluded.fingerprint'),
+          item: eb.ref('excluded.item'),
+          entry: eb.ref('excluded.entry'),
+          venue_id: eb.ref('excluded.venue_id'),
+          organizer_ids: eb.ref('excluded.organizer_ids'),
+          term_ids: eb.ref('excluded.term_ids'),
+          modified_utc: eb.ref('excluded.modified_utc'),
+        })),
+      )
       .execute();
   }
 }
@@ -23,13 +33,20 @@ export async function deleteEventDocuments(trx: Trx, ids: readonly number[]): Pr
   for (const chunk of chunks(ids)) await trx.deleteFrom('event_documents').where('event_id', 'in', chunk).execute();
 }
 
+/** {@link writeEventDocuments} for venues and organizers. */
 export async function writeLinkedDocuments(trx: Trx, rows: readonly LinkedDocumentRow[]): Promise<void> {
-  for (const row of rows) {
-    const { post_id: _id, ...changes } = row;
+  for (const part of chunks(rows, 100)) {
     await trx
       .insertInto('linked_documents')
-      .values(row)
-      .onConflict((conflict) => conflict.column('post_id').doUpdateSet(changes))
+      .values(part)
+      .onConflict((conflict) =>
+        conflict.column('post_id').doUpdateSet((eb) => ({
+          fingerprint: eb.ref('excluded.fingerprint'),
+          item: eb.ref('excluded.item'),
+          entry: eb.ref('excluded.entry'),
+          json_ld: eb.ref('excluded.json_ld'),
+        })),
+      )
       .execute();
   }
 }

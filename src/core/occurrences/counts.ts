@@ -5,7 +5,8 @@
 // compaction later sums each key's rows into one.
 import { sql } from 'kysely';
 import { chunks } from '../../store/chunks.ts';
-import { storeOf, type Db, type Store, type Trx } from '../../store/store.ts';
+import type { Db, Store, Trx } from '../../store/store.ts';
+import { lockItems } from '../item-locks.ts';
 import {
   contributionKeys,
   countDelta,
@@ -25,14 +26,12 @@ const parseKeys = (json: string): string[] => {
 };
 
 /**
- * Counts events `ids` again as they stand in `trx`. On PostgreSQL each event's lock is taken first (in id order):
- * two transactions counting one event at once would both take back its old keys; the second to lock reads what the
- * first committed.
+ * Counts events `ids` again as they stand in `trx`. Each event's lock is taken first (item-locks.ts): two transactions
+ * counting one event at once would both take back its old keys; the second to lock reads what the first committed.
  */
 export async function countEvents(trx: Trx, ids: readonly number[]): Promise<void> {
   const wanted = [...new Set(ids)].sort((a, b) => a - b);
-  const store = storeOf(trx);
-  if (store.writers === 'many') for (const id of wanted) await store.lock(trx, `counts:${id}`);
+  await lockItems(trx, wanted);
   for (const chunk of chunks(wanted)) {
     const [counted, occurrences, terms] = await Promise.all([
       trx.selectFrom('counted_events').select(['event_id', 'keys']).where('event_id', 'in', chunk).execute(),
@@ -86,8 +85,15 @@ export async function countEvents(trx: Trx, ids: readonly number[]): Promise<voi
         return { dimension, status, start_day: startDay, end_day: endDay, published_utc: published, count };
       });
     for (const part of chunks(rows, 200)) await trx.insertInto('occurrence_counts').values(part).execute();
-    if (counted.length > 0) await trx.deleteFrom('counted_events').where('event_id', 'in', chunk).execute();
-    for (const part of chunks(now, 200)) await trx.insertInto('counted_events').values(part).execute();
+    const gone = counted.map((row) => row.event_id).filter((id) => !occurrencesOf.has(id));
+    if (gone.length > 0) await trx.deleteFrom('counted_events').where('event_id', 'in', gone).execute();
+    for (const part of chunks(now, 200)) {
+      await trx
+        .insertInto('counted_events')
+        .values(part)
+        .onConflict((conflict) => conflict.column('event_id').doUpdateSet((eb) => ({ keys: eb.ref('excluded.keys') })))
+        .execute();
+    }
   }
 }
 

@@ -5,7 +5,7 @@ import { createDataVersion } from './data-version.ts';
 import { migrate, schema } from './migration.ts';
 import { insertRows } from './row-writer.ts';
 import { containsText, lower, orderByCodePoint } from './text.ts';
-import { createTransactionRunner, enterCommitOrder, flushBatches, lock } from './transaction.ts';
+import { createTransactionRunner, enterCommitOrder, flushBatches, lock, lockAll } from './transaction.ts';
 
 /** The PostgreSQL implementation of {@link StoreDialect}, on `url`, with every table in `schema` when given. */
 export async function openPostgresDialect(
@@ -27,6 +27,7 @@ export async function openPostgresDialect(
     enterCommitOrder,
     flushBatches: () => flushBatches(db),
     lock,
+    lockAll,
     dataVersion: dataVersion.read,
     insertRows,
     bulkLoadUpkeep,

@@ -28,6 +28,13 @@ export async function flushBatches(db: Kysely<Database>): Promise<void> {
   await db.transaction().execute(enterCommitOrder);
 }
 
+/** {@link lock} of many keys in one statement, taken in the order given. */
+export async function lockAll(trx: Transaction<Database>, keys: readonly string[]): Promise<void> {
+  if (keys.length === 0) return;
+  await sql`select pg_advisory_xact_lock(hashtextextended(k.key, 0))
+    from unnest(cast(${[...keys]} as text[])) with ordinality as k(key, n) order by k.n`.execute(trx);
+}
+
 /** An advisory lock named by a 64-bit hash of `key`, released when `trx` ends. */
 export async function lock(trx: Transaction<Database>, key: string): Promise<void> {
   await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);

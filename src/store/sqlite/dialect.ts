@@ -25,6 +25,7 @@ export async function openSqliteDialect(path: string): Promise<StoreDialect> {
     enterCommitOrder,
     flushBatches: async () => {},
     lock,
+    lockAll: async () => {},
     dataVersion: dataVersion.read,
     insertRows: async (_trx, table, rows, returning) => writeRows(table, rows, returning),
     bulkLoadUpkeep,
