@@ -4,7 +4,14 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { bash, type FreshService, startFreshService } from './shell-examples.ts';
+import {
+  bash,
+  codeBlocks,
+  type FreshService,
+  notRunReason,
+  SHELL_LANGUAGES,
+  startFreshService,
+} from './shell-examples.ts';
 
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 
@@ -77,6 +84,23 @@ describe('the README examples, run as written', () => {
         'FEED=$(mktemp); curl "$API/events.ics" > "$FEED"\n';
       const run = await bash(`${setup}${runnable}`, { ...env, AUTH: auth });
       assert.equal(run.code, 0, `example ${index + 1}:\n${runnable}\n${run.stdout}\n${run.stderr}`);
+    }
+  });
+});
+
+describe('the README shell blocks', () => {
+  it('each runs in the tests above, or says before its fence why it does not', () => {
+    const lines = README.split('\n');
+    const section = (heading: string) => {
+      const start = lines.indexOf(`## ${heading}`) + 1;
+      const end = lines.findIndex((line, index) => index >= start && line.startsWith('## '));
+      return [start, end < 0 ? lines.length : end + 1];
+    };
+    const [runFrom, runTo] = section('What it does, in one example each');
+    for (const block of codeBlocks(README).filter((candidate) => SHELL_LANGUAGES.has(candidate.language))) {
+      const run = block.marker === 'quick-start' || (block.line > runFrom && block.line < runTo);
+      const reason = notRunReason(block);
+      assert.ok(run || (reason !== undefined && reason.length > 10), `README.md:${block.line} runs or says why not`);
     }
   });
 });

@@ -39,11 +39,15 @@ function filesUnder(folder: string): string[] {
   });
 }
 
+/** README.md and every page under docs/, sub-folders (docs/api/) included. */
 function markdownDocs(): string[] {
-  const docs = readdirSync(join(ROOT, 'docs'))
-    .filter((name) => name.endsWith('.md'))
-    .map((name) => `docs/${name}`);
-  return ['README.md', ...docs];
+  const pages = (folder: string): string[] =>
+    readdirSync(join(ROOT, folder)).flatMap((name) => {
+      const path = `${folder}/${name}`;
+      if (statSync(join(ROOT, path)).isDirectory()) return pages(path);
+      return name.endsWith('.md') ? [path] : [];
+    });
+  return ['README.md', ...pages('docs')];
 }
 
 /** Every scanned file that is text (a NUL byte marks images and other binaries). */
@@ -167,7 +171,7 @@ describe('references inside the repository', () => {
     assert.deepEqual(outside, [], `mentions of documents outside the repository:\n${outside.join('\n')}`);
   });
 
-  it('links README.md and docs/*.md only to files and headings that exist', () => {
+  it('links README.md and every page of docs/ only to files and headings that exist', () => {
     const broken = markdownDocs().flatMap((path) =>
       relativeLinks(readFileSync(join(ROOT, path), 'utf8')).flatMap(({ target, line }) => {
         const problem = linkProblem(path, target);
