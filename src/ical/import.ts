@@ -460,8 +460,14 @@ const NAMESAKES = 20;
  */
 export const UNITS_PER_TRANSACTION = 250;
 
-/** Transactions written again when a venue, organizer or term they link to was deleted meanwhile by another writer. */
-const FOREIGN_KEY_RETRIES = 3;
+/**
+ * Transactions written again when a concurrent writer got in the way: it deleted a venue, organizer or term they link
+ * to, or PostgreSQL broke a deadlock with one (the import's transactions hold many items' locks at once).
+ */
+const CONFLICT_RETRIES = 3;
+
+const isConflict = (error: unknown) =>
+  isForeignKeyViolation(error) || (error as { code?: unknown } | null)?.code === '40P01';
 
 /** The reason an error gives, as the report prints it (a refused field's message included); anything else is a bug. */
 function reasonOf(error: unknown): string {
@@ -557,7 +563,7 @@ export async function importCalendar(
           size = error.rerunUpTo > from ? error.rerunUpTo - from : UNITS_PER_TRANSACTION;
           continue;
         }
-        if (isForeignKeyViolation(error) && ++retries <= FOREIGN_KEY_RETRIES) continue;
+        if (isConflict(error) && ++retries <= CONFLICT_RETRIES) continue;
         throw error;
       }
       for (const [offset, outcome] of outcomes.entries()) {
