@@ -3,7 +3,7 @@
 // they are never stored in an event's document), then string concatenation. An event is answered from its document
 // only when everything it embeds has a current document too; otherwise (a draft venue, a document not rendered yet
 // or rendered under another configuration) it is left out of the answer and the caller renders it live.
-import type { Db } from '../../store/store.ts';
+import { isRowId, type Db } from '../../store/store.ts';
 import { embeddedTerms, type TermReader } from '../terms/embedded-cache.ts';
 import { byName } from '../terms/serialize.ts';
 import { TAXONOMIES } from '../terms/taxonomies.ts';
@@ -57,7 +57,10 @@ export async function readEventDocuments(
   const out = new Map<number, EventDocument>();
   if (eventIds.length === 0 || !reader.config.storedDocuments) return out;
   const fingerprint = documentFingerprint(reader.config);
-  const rows = await readDocuments(db, eventIds, form);
+  // D31: an id beyond 32 bits names no event (and PostgreSQL would refuse to compare it with an integer column).
+  const ids = eventIds.filter(isRowId);
+  if (ids.length === 0) return out;
+  const rows = await readDocuments(db, ids, form);
   const events: DocumentPartRow[] = [];
   const linked = new Map<number, DocumentPartRow>();
   for (const row of rows) {
