@@ -93,7 +93,7 @@ describe('configuration', () => {
     const defaults = loadConfig({});
     assert.deepEqual(
       [defaults.itemCacheBytes, defaults.readCacheBytes, defaults.icalCacheBytes],
-      [32 * 1024 * 1024, 16 * 1024 * 1024, 48 * 1024 * 1024],
+      [0, 16 * 1024 * 1024, 48 * 1024 * 1024],
     );
     const set = loadConfig({ ITEM_CACHE_BYTES: '1000', READ_CACHE_BYTES: '0', ICAL_CACHE_BYTES: '65536' });
     assert.deepEqual([set.itemCacheBytes, set.readCacheBytes, set.icalCacheBytes], [1000, 0, 65536]);
