@@ -166,31 +166,32 @@ function sentEventColumns(sent: Sent): Updateable<EventsTable> {
   return { ...columns, ...icalColumns(sent) };
 }
 
-/** §5.2 in `trx`; returns the new event's id. */
-async function insertEvent(trx: Trx, store: Store, actor: Actor, input: EventInput): Promise<number> {
-  const siteZone = actor.config.siteTimezone;
-  const schedule = scheduleOrThrow(resolveSchedule(scheduleInput(input), null, siteZone, actor.now));
-  const recurrence = validRecurrence(actor, input.recurrence, schedule);
-  // Linked items first: a CSV string of ids is refused before anything is written.
-  const venueIds = input.venue === undefined ? [] : await linkedIds(trx, store, actor, venueKind, input.venue);
-  const organizerIds =
-    input.organizer === undefined ? [] : await linkedIds(trx, store, actor, organizerKind, input.organizer);
-
+/** The post of a new event (§5.2), as createEvent and the batch path both write it. */
+function newEventPost(actor: Actor, input: EventInput, published: PublicationDate | undefined) {
   const title = sanitizeTitle(String(input.title));
-  const post = await createPost(trx, actor, {
-    type: 'event',
+  return {
     author_id: (input.author as number | undefined) ?? actor.viewer!.id,
     status: input.status as string | undefined,
     title,
     content: input.description === undefined ? '' : sanitizeHtml(String(input.description)),
     excerpt: input.excerpt === undefined ? '' : sanitizeHtml(String(input.excerpt)),
     password: (input.password as string | undefined) ?? '',
-    published: eventPublicationDate(input, schedule.timezone, actor),
+    published,
     slugBase: slugify(String(input.slug ?? '')) || slugify(title) || 'event',
     image: input.image,
-  });
-  await insertEventRow(trx, {
-    id: post.id,
+  };
+}
+
+/** The events row of a new event (§5.2), as createEvent and the batch path both write it. */
+function newEventRow(
+  id: number,
+  input: EventInput,
+  schedule: EventSchedule,
+  recurrence: ParsedRecurrence | null | undefined,
+  venueIds: readonly number[],
+) {
+  return {
+    id,
     ...scheduleColumns(schedule),
     cost_values: '[]',
     currency_symbol: '',
@@ -204,8 +205,25 @@ async function insertEvent(trx: Trx, store: Store, actor: Actor, input: EventInp
     featured: 0,
     ...sentEventColumns(input),
     venue_id: venueIds[0] ?? null,
-    ...seriesColumns(post.id, recurrence, schedule),
+    ...seriesColumns(id, recurrence, schedule),
+  };
+}
+
+/** §5.2 in `trx`; returns the new event's id. */
+async function insertEvent(trx: Trx, store: Store, actor: Actor, input: EventInput): Promise<number> {
+  const siteZone = actor.config.siteTimezone;
+  const schedule = scheduleOrThrow(resolveSchedule(scheduleInput(input), null, siteZone, actor.now));
+  const recurrence = validRecurrence(actor, input.recurrence, schedule);
+  // Linked items first: a CSV string of ids is refused before anything is written.
+  const venueIds = input.venue === undefined ? [] : await linkedIds(trx, store, actor, venueKind, input.venue);
+  const organizerIds =
+    input.organizer === undefined ? [] : await linkedIds(trx, store, actor, organizerKind, input.organizer);
+
+  const post = await createPost(trx, actor, {
+    type: 'event',
+    ...newEventPost(actor, input, eventPublicationDate(input, schedule.timezone, actor)),
   });
+  await insertEventRow(trx, newEventRow(post.id, input, schedule, recurrence, venueIds));
   await rebuildOccurrences(trx, [post.id]);
   await setOrganizers(trx, post.id, organizerIds);
   await writeTerms(trx, store, actor, post.id, input);
@@ -622,38 +640,12 @@ export async function insertStagedEvents(
     trx,
     actor,
     'event',
-    staged.map(({ input, published }) => {
-      const title = sanitizeTitle(String(input.title));
-      return {
-        author_id: (input.author as number | undefined) ?? actor.viewer!.id,
-        status: input.status as string | undefined,
-        title,
-        content: input.description === undefined ? '' : sanitizeHtml(String(input.description)),
-        excerpt: input.excerpt === undefined ? '' : sanitizeHtml(String(input.excerpt)),
-        password: (input.password as string | undefined) ?? '',
-        published,
-        slugBase: slugify(String(input.slug ?? '')) || slugify(title) || 'event',
-        image: input.image,
-      };
-    }),
+    staged.map(({ input, published }) => newEventPost(actor, input, published)),
   );
   const ids = posts.map((post) => post.id);
-  const rows = staged.map(({ input, schedule, recurrence, venueIds }, index) => ({
-    id: ids[index],
-    ...scheduleColumns(schedule),
-    cost_values: '[]',
-    currency_symbol: '',
-    currency_position: '',
-    website: null,
-    show_map: 0,
-    show_map_link: 0,
-    hide_from_listings: 0,
-    sticky: 0,
-    featured: 0,
-    ...sentEventColumns(input),
-    venue_id: venueIds[0] ?? null,
-    ...seriesColumns(ids[index], recurrence, schedule),
-  }));
+  const rows = staged.map(({ input, schedule, recurrence, venueIds }, index) =>
+    newEventRow(ids[index], input, schedule, recurrence, venueIds),
+  );
   // The row writer takes rows of one set of columns: a column a row leaves out keeps the table's default, as in createEvent.
   const byColumns = new Map<string, typeof rows>();
   for (const row of rows) {
