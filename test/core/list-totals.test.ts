@@ -7,24 +7,7 @@ import { seededRandom } from '../../bench/random.ts';
 import { sql } from 'kysely';
 import { compactAllCounts, countUncountedEvents } from '../../src/core/background/occurrence-counts.ts';
 import { describeEachDatabase, type Credentials, type Harness } from '../helpers/harness.ts';
-import { rowCount } from '../helpers/queries.ts';
-
-/** The SQL texts `h`'s store runs while `run` runs. */
-async function statementsDuring(h: Harness, run: () => Promise<unknown>): Promise<string[]> {
-  const executor = h.store.db.getExecutor() as unknown as { executeQuery: (...args: unknown[]) => Promise<unknown> };
-  const original = executor.executeQuery;
-  const texts: string[] = [];
-  executor.executeQuery = function (this: unknown, ...args: unknown[]) {
-    texts.push((args[0] as { sql: string }).sql);
-    return original.apply(this, args);
-  };
-  try {
-    await run();
-  } finally {
-    executor.executeQuery = original;
-  }
-  return texts;
-}
+import { rowCount, statementsDuring } from '../helpers/queries.ts';
 
 const SEED = Number(process.env.TOTALS_SEED ?? Math.floor(Math.random() * 2 ** 31));
 
@@ -113,7 +96,7 @@ describeEachDatabase('list totals from the occurrence counts', (h) => {
       const caller = pick(callers);
       if (caller && chance(0.5)) query.status = pick(['publish', 'draft', 'private,pending', 'future', 'trash']);
       let answer!: Awaited<ReturnType<Harness['request']>>;
-      const statements = await statementsDuring(h(), async () => {
+      const statements = await statementsDuring(h().store, async () => {
         answer = await h().request('GET', '/events', { as: caller, query });
       });
       if (statements.some((text) => text.includes('occurrence_counts'))) fromCounts++;

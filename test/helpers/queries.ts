@@ -2,13 +2,13 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../src/store/schema.ts';
 import type { Store } from '../../src/store/store.ts';
 
-/** How many statements `store` runs (through Kysely) while `run` runs. */
-export async function queriesDuring(store: Store, run: () => Promise<unknown>): Promise<number> {
+/** The SQL of every statement `store` runs (through Kysely) while `run` runs, in order. */
+export async function statementsDuring(store: Store, run: () => Promise<unknown>): Promise<string[]> {
   const executor = store.db.getExecutor() as unknown as { executeQuery: (...args: unknown[]) => Promise<unknown> };
   const original = executor.executeQuery;
-  let queries = 0;
+  const texts: string[] = [];
   executor.executeQuery = function (this: unknown, ...args: unknown[]) {
-    queries++;
+    texts.push((args[0] as { sql: string }).sql);
     return original.apply(this, args);
   };
   try {
@@ -16,7 +16,12 @@ export async function queriesDuring(store: Store, run: () => Promise<unknown>): 
   } finally {
     executor.executeQuery = original;
   }
-  return queries;
+  return texts;
+}
+
+/** How many statements `store` runs (through Kysely) while `run` runs. */
+export async function queriesDuring(store: Store, run: () => Promise<unknown>): Promise<number> {
+  return (await statementsDuring(store, run)).length;
 }
 
 /** How many rows `table` holds; with `where`, only those whose column holds that value. */
