@@ -15,6 +15,15 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  */
 export type Reply = JsonReply | RawReply | EmptyReply;
 
+/** A reply as it goes on the wire: status, headers, Content-Type (null for no body) and the encoded body. */
+export interface EncodedReply {
+  status: number;
+  headers: Record<string, string>;
+  /** The Content-Type; null for an answer without a body. */
+  type: string | null;
+  payload: string | Buffer | null;
+}
+
 interface ReplyHead {
   /** 200 when left out. */
   status?: number;

@@ -1,5 +1,5 @@
 // D28: the public pages. Each handler parses its address, reads through pages/service.ts (the API's core, as an
-// anonymous reader) and renders a template; it answers an `EncodedReply` (plugins/reply.ts), so that anonymous pages go
+// anonymous reader) and renders a template; it answers an `EncodedReply` (http/routes.ts), so that anonymous pages go
 // through the read cache and the conditional plugin (ETag/304) exactly as the API's reads do.
 import { RepeatedValues, type ParamMap } from '../core/input/params.ts';
 import { readFileSync } from 'node:fs';
@@ -8,7 +8,7 @@ import type { Config } from '../config.ts';
 import type { RequestContext } from '../http/context.ts';
 import { entityTag, lastModifiedHeader } from '../http/etag.ts';
 import { TooManyPasswordGuesses } from '../http/event-passwords.ts';
-import type { EncodedReply } from '../plugins/reply.ts';
+import type { EncodedReply } from '../http/routes.ts';
 import { embeddedTermObjects } from '../core/events/item-cache.ts';
 import { organizerKind } from '../core/organizers/kind.ts';
 import { TAXONOMIES, type TaxonomyInfo } from '../core/terms/taxonomies.ts';

@@ -1,16 +1,11 @@
 import type { FastifyReply } from 'fastify';
 import { hasItemStream, serializeBounded } from '../http/bounded-json.ts';
 import { JSON_TYPE } from '../http/content-types.ts';
-import type { Reply } from '../http/routes.ts';
+import type { EncodedReply, Reply } from '../http/routes.ts';
+
+export type { EncodedReply };
 
 /** A handler's `Reply` as it goes on the wire: what the read cache keeps and what `sendReply` writes. */
-export interface EncodedReply {
-  status: number;
-  headers: Record<string, string>;
-  /** The Content-Type; null for an answer without a body. */
-  type: string | null;
-  payload: string | Buffer | null;
-}
 
 const BODILESS = new Set([204, 304]);
 
