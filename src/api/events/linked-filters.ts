@@ -1,5 +1,6 @@
 // The venue and organizer list filters that look at events (§6 `event`, `has_events`, `only_with_upcoming`; D11),
 // added to the linked routes through their ListFilter hook.
+import { numberArg, optionalBooleanArg, optionalNumberArg } from '../../core/input/values.ts';
 import { sql, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { listStatusesAllowed, type PostStatus } from '../../domain/access.ts';
 import { formatWp } from '../../domain/dates/stored-format.ts';
@@ -47,8 +48,8 @@ function eventFilters(type: 'venue' | 'organizer', links: Links): ListFilter[] {
       where: (params, ctx) =>
         params.event === undefined
           ? undefined
-          : idIn(links(ctx.store.db).where('posts.id', '=', params.event as number)),
-      echo: (params) => [['event', params.event as number | undefined]],
+          : idIn(links(ctx.store.db).where('posts.id', '=', numberArg(params, 'event'))),
+      echo: (params) => [['event', optionalNumberArg(params, 'event')]],
     },
     {
       args: {
@@ -61,7 +62,7 @@ function eventFilters(type: 'venue' | 'organizer', links: Links): ListFilter[] {
         const linked = idIn(links(ctx.store.db).where('posts.status', 'in', LIVE_STATUSES));
         return params.has_events ? linked : sql<SqlBool>`not ${linked}`;
       },
-      echo: (params) => [['has_events', params.has_events as boolean | undefined]],
+      echo: (params) => [['has_events', optionalBooleanArg(params, 'has_events')]],
     },
     {
       args: {

@@ -1,4 +1,5 @@
 // The event routes (§2 rows 3–8): thin handlers over the schema, the list plan, the service and the serializer.
+import { numberArg, optionalNumberArg, stringArg } from '../../core/input/values.ts';
 import { planListRequest } from './list-request.ts';
 import { canAccessProtected, canCreatePosts, canDeletePost, canEditPost, canReadPost } from '../../domain/access.ts';
 import { formatWp } from '../../domain/dates/stored-format.ts';
@@ -231,7 +232,7 @@ const create = endpoint({
   allows: (ctx) => canCreatePosts(ctx.viewer),
   permission: async (ctx, params) =>
     canCreatePosts(ctx.viewer) &&
-    mayAssignAuthor(ctx, params.author as number | undefined) &&
+    mayAssignAuthor(ctx, optionalNumberArg(params, 'author')) &&
     (await mayAssignInlineAuthors(ctx, params)),
   async handler(ctx, params) {
     const id = await createEvent(ctx.store, ctx, await eventInputOf(ctx, params));
@@ -242,12 +243,12 @@ const create = endpoint({
 /** The item endpoints for one way of naming the event (by id or by slug). */
 function itemEndpoints(key: 'id' | 'slug'): AnyEndpoint[] {
   const find = async (ctx: RequestContext, params: Record<string, unknown>): Promise<PostRow | undefined> =>
-    key === 'id' ? loadPost(ctx, params.id as number) : loadPostBySlug(ctx, 'event', params.slug as string);
+    key === 'id' ? loadPost(ctx, numberArg(params, 'id')) : loadPostBySlug(ctx, 'event', stringArg(params, 'slug'));
 
   /** §5.1–§5.4: a missing item is 404 (by slug: "ID 0"), another type 400. */
   const requireEvent = async (ctx: RequestContext, params: Record<string, unknown>): Promise<PostRow> => {
     const post = await find(ctx, params);
-    if (!post) throw notFound(key === 'id' ? (params.id as number) : 0);
+    if (!post) throw notFound(key === 'id' ? numberArg(params, 'id') : 0);
     if (post.type !== 'event') throw notAnEvent();
     return post;
   };
@@ -281,25 +282,22 @@ function itemEndpoints(key: 'id' | 'slug'): AnyEndpoint[] {
       async handler(ctx, params, raw) {
         // By id without a password or context, a public event's answer is the same for everyone who may read it: it
         // is served from, and kept in, the per-process item cache, which the change log keeps exact (item-cache.ts).
-        const cache =
-          key === 'id' && raw.password === undefined && raw.context === undefined ? ctx.caches.eventItems : undefined;
-        const cacheKey = `api:${params.id as number}`;
+        const byId = key === 'id' && raw.password === undefined && raw.context === undefined;
+        const id = byId ? numberArg(params, 'id') : 0;
+        const cache = byId ? ctx.caches.eventItems : undefined;
+        const cacheKey = `api:${id}`;
         const found = await cache?.lookup(cacheKey, ctx);
         if (found && 'hit' in found) return found.hit;
         // D34: a published event without a password is answered from its stored document, when it has a current one.
-        if (cache) {
-          const stored = (await readEventDocuments(ctx.store.db, ctx, [params.id as number], 'item')).get(
-            params.id as number,
-          );
-          if (stored) {
-            const entry = {
-              type: JSON_TYPE,
-              payload: Buffer.from(documentJson(stored)),
-              headers: lastModifiedHeader({ modified_utc: stored.modifiedUtc }),
-            };
-            if (found) cache.set(cacheKey, params.id as number, found.seq, entry, stored.terms);
-            return entry;
-          }
+        const stored = byId ? (await readEventDocuments(ctx.store.db, ctx, [id], 'item')).get(id) : undefined;
+        if (stored) {
+          const entry = {
+            type: JSON_TYPE,
+            payload: Buffer.from(documentJson(stored)),
+            headers: lastModifiedHeader({ modified_utc: stored.modifiedUtc }),
+          };
+          if (cache && found) cache.set(cacheKey, id, found.seq, entry, stored.terms);
+          return entry;
         }
         const post = await requireEvent(ctx, params);
         const refusal =
@@ -362,7 +360,7 @@ function itemEndpoints(key: 'id' | 'slug'): AnyEndpoint[] {
       allows: (ctx) => canCreatePosts(ctx.viewer),
       permission: async (ctx, params) =>
         (await mayChange(canEditPost)(ctx, params)) &&
-        mayAssignAuthor(ctx, params.author as number | undefined) &&
+        mayAssignAuthor(ctx, optionalNumberArg(params, 'author')) &&
         (await mayAssignInlineAuthors(ctx, params)),
       async handler(ctx, params) {
         const { id } = await requireEvent(ctx, params);

@@ -1,3 +1,4 @@
+import { numberArg, optionalNumberArg, optionalStringsArg, stringArg } from '../../core/input/values.ts';
 import { sql, type Expression, type SqlBool } from 'kysely';
 import {
   canCreatePosts,
@@ -180,7 +181,7 @@ export function linkedPostRoutes(kind: LinkedPostKind, listFilters: ListFilter[]
       const perPage = clampPerPage(params.per_page, ctx.config.perPageDefault, ctx.config.perPageMax);
       const page = params.page;
       const statuses = (
-        listStatusesAllowed(ctx.viewer, params.status as string[] | undefined) as { ok: true; statuses: PostStatus[] }
+        listStatusesAllowed(ctx.viewer, optionalStringsArg(params, 'status')) as { ok: true; statuses: PostStatus[] }
       ).statuses;
       const nowUtc = formatWp(ctx.now);
       const words = params.search === undefined ? [] : searchWords(params.search);
@@ -255,7 +256,7 @@ export function linkedPostRoutes(kind: LinkedPostKind, listFilters: ListFilter[]
     allows: (ctx) => canCreatePosts(ctx.viewer),
     check: checkFields,
     permission: (ctx, params) =>
-      canCreatePosts(ctx.viewer) && mayAssignAuthor(ctx, params.author as number | undefined),
+      canCreatePosts(ctx.viewer) && mayAssignAuthor(ctx, optionalNumberArg(params, 'author')),
     async handler(ctx, params) {
       const sent = sentFields(params, []);
       const { id } = await createLinkedItem(ctx.store, ctx, kind, sent);
@@ -285,8 +286,8 @@ export function linkedPostRoutes(kind: LinkedPostKind, listFilters: ListFilter[]
           };
     const row = async (ctx: RequestContext, params: Record<string, unknown>): Promise<PostRow> =>
       (key === 'id'
-        ? await loadPost(ctx, params.id as number)
-        : await loadPostBySlug(ctx, kind.type, params.slug as string))!;
+        ? await loadPost(ctx, numberArg(params, 'id'))
+        : await loadPostBySlug(ctx, kind.type, stringArg(params, 'slug')))!;
     const nowUtc = (ctx: RequestContext) => formatWp(ctx.now);
 
     return [
@@ -355,7 +356,7 @@ export function linkedPostRoutes(kind: LinkedPostKind, listFilters: ListFilter[]
         allows: (ctx) => canCreatePosts(ctx.viewer),
         permission: async (ctx, params) =>
           canEditPost(ctx.viewer, postLike(await row(ctx, params)), nowUtc(ctx)) &&
-          mayAssignAuthor(ctx, params.author as number | undefined),
+          mayAssignAuthor(ctx, optionalNumberArg(params, 'author')),
         async handler(ctx, params) {
           const post = await row(ctx, params);
           const sent = sentFields(params, ['id', 'slug']);

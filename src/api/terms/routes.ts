@@ -1,3 +1,4 @@
+import { numberArg, optionalNumberArg, optionalStringArg, stringArg } from '../../core/input/values.ts';
 import { canAccessProtected, canEditPost, canReadPost } from '../../domain/access.ts';
 import { formatWp } from '../../domain/dates/stored-format.ts';
 import type { RequestContext } from '../../http/context.ts';
@@ -84,10 +85,10 @@ async function mayReadProtected(ctx: RequestContext, eventId: number, password: 
 }
 
 const termInput = (params: Record<string, unknown>): TermInput => ({
-  name: params.name as string | undefined,
-  description: params.description as string | undefined,
-  slug: params.slug as string | undefined,
-  parent: params.parent as number | undefined,
+  name: optionalStringArg(params, 'name'),
+  description: optionalStringArg(params, 'description'),
+  slug: optionalStringArg(params, 'slug'),
+  parent: optionalNumberArg(params, 'parent'),
 });
 
 export function termRoutes(taxonomy: Taxonomy): RouteGroup[] {
@@ -192,7 +193,7 @@ export function termRoutes(taxonomy: Taxonomy): RouteGroup[] {
     permission: mayManage,
     async handler(ctx, params, raw) {
       refuseParentOnFlatTaxonomy(info, raw);
-      const row = await createTerm(ctx.store, ctx, info, { ...termInput(params), name: params.name as string });
+      const row = await createTerm(ctx.store, ctx, info, { ...termInput(params), name: stringArg(params, 'name') });
       const body = await serializeOne(ctx, row);
       return { status: 201, body, headers: { Location: `${collectionUrl(ctx)}/${row.id}`, ETag: jsonTag(body) } };
     },
@@ -234,9 +235,9 @@ export function termRoutes(taxonomy: Taxonomy): RouteGroup[] {
         ctx.store,
         ctx,
         info,
-        params.id as number,
+        numberArg(params, 'id'),
         termInput(params),
-        ifMatch(ctx, params.id as number),
+        ifMatch(ctx, numberArg(params, 'id')),
       );
       const body = await serializeOne(ctx, row);
       return { body, headers: { ETag: jsonTag(body) } };

@@ -1,5 +1,6 @@
 // Event writes (§5.2–§5.4, D2, D3, D5, D16–D18) on the one post lifecycle (posts/lifecycle.ts). Each entry point
 // runs one transaction, so a failure leaves nothing behind (no event, no inline venue, no new term, no change-log row).
+import { optionalBooleanArg, optionalNumberArg, optionalStringArg } from '../input/values.ts';
 import type { Updateable } from 'kysely';
 import { canDeletePost, canEditPost } from '../../domain/access.ts';
 import type { Actor } from '../../domain/actor.ts';
@@ -99,8 +100,8 @@ function scheduleOrThrow(result: ScheduleResult): EventSchedule {
 const scheduleInput = (sent: Sent) => ({
   start: sent.start_date,
   end: sent.end_date,
-  timezone: sent.timezone as string | undefined,
-  allDay: sent.all_day as boolean | undefined,
+  timezone: optionalStringArg(sent, 'timezone'),
+  allDay: optionalBooleanArg(sent, 'all_day'),
 });
 
 /** §5.2: the publication date is read in the event's zone; the post keeps it in the site's. */
@@ -170,12 +171,12 @@ function sentEventColumns(sent: Sent): Updateable<EventsTable> {
 function newEventPost(actor: Actor, input: EventInput, published: PublicationDate | undefined) {
   const title = sanitizeTitle(String(input.title));
   return {
-    author_id: (input.author as number | undefined) ?? actor.viewer!.id,
-    status: input.status as string | undefined,
+    author_id: optionalNumberArg(input, 'author') ?? actor.viewer!.id,
+    status: optionalStringArg(input, 'status'),
     title,
     content: input.description === undefined ? '' : sanitizeHtml(String(input.description)),
     excerpt: input.excerpt === undefined ? '' : sanitizeHtml(String(input.excerpt)),
-    password: (input.password as string | undefined) ?? '',
+    password: optionalStringArg(input, 'password') ?? '',
     published,
     slugBase: slugify(String(input.slug ?? '')) || slugify(title) || 'event',
     image: input.image,
@@ -463,7 +464,7 @@ async function applyUpdate(
       published,
       nowStamp(actor.now, siteZone),
     ),
-    status: input.status as string | undefined,
+    status: optionalStringArg(input, 'status'),
     slugBase: input.slug === undefined ? undefined : slugify(String(input.slug)) || post.slug,
     image: input.image,
   });

@@ -71,7 +71,9 @@ export const typeIssue = (name: string, type: string): FieldIssue => ({
 
 const fail = <T>(name: string, type: string): Coerced<T> => ({ ok: false, issue: typeIssue(name, type) });
 
-function schemaOptions(options: ArgOptions<never>): Record<string, unknown> {
+function schemaOptions(
+  options: Pick<ArgOptions<unknown>, 'description' | 'default' | 'format' | 'enum' | 'maxLength'>,
+): Record<string, unknown> {
   const out: Record<string, unknown> = { description: options.description };
   if (options.default !== undefined) out.default = options.default;
   if (options.format !== undefined) out.format = options.format;
@@ -225,19 +227,19 @@ const TRUTHY_INPUT = Type.Unsafe({
 
 export const arg = {
   integer<const O extends ArgOptions<number>>(options: O) {
-    return build<number, O>(Type.Integer(schemaOptions(options as ArgOptions<never>)), options, (raw, name) => {
+    return build<number, O>(Type.Integer(schemaOptions(options)), options, (raw, name) => {
       const value = coerceInteger(raw);
       return value === undefined ? fail(name, 'integer') : ok(value);
     });
   },
   number<const O extends ArgOptions<number>>(options: O) {
-    return build<number, O>(Type.Number(schemaOptions(options as ArgOptions<never>)), options, (raw, name) => {
+    return build<number, O>(Type.Number(schemaOptions(options)), options, (raw, name) => {
       const value = coerceNumber(raw);
       return value === undefined ? fail(name, 'number') : ok(value);
     });
   },
   boolean<const O extends ArgOptions<boolean>>(options: O) {
-    return build<boolean, O>(Type.Boolean(schemaOptions(options as ArgOptions<never>)), options, (raw, name) => {
+    return build<boolean, O>(Type.Boolean(schemaOptions(options)), options, (raw, name) => {
       const value = coerceBoolean(raw);
       return value === undefined ? fail(name, 'boolean') : ok(value);
     });
@@ -245,7 +247,7 @@ export const arg = {
   /** A string read with `tribe_is_truthy` (`has_events`, `only_with_upcoming`, `strict_dates`); booleans and numbers too. */
   truthy<const O extends ArgOptions<boolean>>(options: O) {
     return build<boolean, O>(
-      Type.String(schemaOptions(options as ArgOptions<never>)),
+      Type.String(schemaOptions(options)),
       { openapi: TRUTHY_INPUT, ...options },
       (raw, name) => {
         const value = coerceTruthy(raw);
@@ -254,7 +256,7 @@ export const arg = {
     );
   },
   string<const O extends ArgOptions<string>>(options: O) {
-    return build<string, O>(Type.String(schemaOptions(options as ArgOptions<never>)), options, (raw, name) => {
+    return build<string, O>(Type.String(schemaOptions(options)), options, (raw, name) => {
       if (typeof raw !== 'string') return fail(name, 'string');
       if (options.maxLength !== undefined && raw.length > options.maxLength) {
         return {
@@ -272,7 +274,7 @@ export const arg = {
   /** Comma-separated or array list of integers; at most MAX_FILTER_IDS of them unless `limit` says otherwise (D31). */
   integerList<const O extends ArgOptions<number[]>>(options: O) {
     return build<number[], O>(
-      Type.Array(Type.Integer(), schemaOptions(options as ArgOptions<never>)),
+      Type.Array(Type.Integer(), schemaOptions(options)),
       { limit: maxFilterIds, ...options },
       (raw, name) => {
         const items = toList(raw);
@@ -285,7 +287,7 @@ export const arg = {
   /** Comma-separated or array list of strings (ids or slugs); at most MAX_FILTER_IDS of them unless `limit` says otherwise. */
   stringList<const O extends ArgOptions<string[]>>(options: O) {
     return build<string[], O>(
-      Type.Array(Type.String(), schemaOptions(options as ArgOptions<never>)),
+      Type.Array(Type.String(), schemaOptions(options)),
       { limit: maxFilterIds, ...options },
       (raw, name) => {
         const items = toList(raw);
@@ -296,7 +298,7 @@ export const arg = {
   /** Accepted as sent (a scalar, list or object); the validator and handler decide. */
   any<const O extends ArgOptions<unknown>>(options: O & { schema?: TSchema }) {
     return build<unknown, O>(
-      options.schema ?? Type.Unknown(schemaOptions(options as ArgOptions<never>)),
+      options.schema ?? Type.Unknown(schemaOptions(options)),
       options,
       (raw) => ok(raw),
     );

@@ -1,6 +1,7 @@
 // Venue and organizer writes (§7, D2, D4, D16, D18) on the one post lifecycle (posts/lifecycle.ts). Entry points take
 // the store and run one transaction each; `createLinked` also runs inside an event write's transaction for inline
 // venues and organizers.
+import { optionalNumberArg, optionalStringArg } from '../input/values.ts';
 import { sql } from 'kysely';
 import { canDeletePost, canEditPost } from '../../domain/access.ts';
 import type { Actor } from '../../domain/actor.ts';
@@ -98,10 +99,10 @@ export async function createLinked(
   }
 
   const published = publicationDate(sent, actor.config.siteTimezone, actor.now);
-  const status = sent.status as string | undefined;
+  const status = optionalStringArg(sent, 'status');
   const post = await createPost(trx, actor, {
     type: kind.type,
-    author_id: (sent.author as number | undefined) ?? actor.viewer!.id,
+    author_id: optionalNumberArg(sent, 'author') ?? actor.viewer!.id,
     status,
     title: name,
     content: content ?? '',
@@ -129,7 +130,7 @@ async function updateLinked(trx: Trx, actor: Actor, kind: LinkedPostKind, row: P
         published,
         stamp,
       ),
-      status: sent.status as string | undefined,
+      status: optionalStringArg(sent, 'status'),
       image: sent.image,
     },
     unlinkFromEvents(kind),

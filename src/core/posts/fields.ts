@@ -1,3 +1,4 @@
+import { numberArg, stringArg } from '../input/values.ts';
 import type { Updateable } from 'kysely';
 import type { DateTime } from 'luxon';
 import { sanitizeHtml, sanitizeTitle } from '../../domain/html.ts';
@@ -113,8 +114,8 @@ export function postChanges(
   if (sent.title !== undefined) changes.title = sanitizeTitle(String(sent.title));
   if (sent.content !== undefined) changes.content = sanitizeHtml(String(sent.content));
   if (sent.excerpt !== undefined) changes.excerpt = sanitizeHtml(String(sent.excerpt));
-  if (sent.author !== undefined) changes.author_id = sent.author as number;
-  if (sent.password !== undefined) changes.password = sent.password as string;
+  if (sent.author !== undefined) changes.author_id = numberArg(sent, 'author');
+  if (sent.password !== undefined) changes.password = stringArg(sent, 'password');
   if (published) {
     changes.date_local = published.local;
     changes.date_utc = published.utc;
