@@ -297,10 +297,6 @@ export const arg = {
   },
   /** Accepted as sent (a scalar, list or object); the validator and handler decide. */
   any<const O extends ArgOptions<unknown>>(options: O & { schema?: TSchema }) {
-    return build<unknown, O>(
-      options.schema ?? Type.Unknown(schemaOptions(options)),
-      options,
-      (raw) => ok(raw),
-    );
+    return build<unknown, O>(options.schema ?? Type.Unknown(schemaOptions(options)), options, (raw) => ok(raw));
   },
 };
