@@ -1,4 +1,5 @@
 // LOG_FORMAT: where the service's pino log lines go, as JSON (pino's own) or through pino-pretty for a person to read.
+import { errorCode } from './domain/errors.ts';
 import type { FastifyLoggerOptions } from 'fastify';
 import { ConfigError, type Config, type LogFormat } from './config.ts';
 
@@ -13,7 +14,7 @@ async function importPinoPretty(): Promise<PrettyPrinter | undefined> {
     // Written synchronously, as pino's own lines are: the last ones before process.exit() are not lost.
     return () => pinoPretty({ sync: true });
   } catch (error) {
-    if ((error as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND') return undefined;
+    if (errorCode(error) === 'ERR_MODULE_NOT_FOUND') return undefined;
     throw error;
   }
 }

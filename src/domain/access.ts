@@ -2,6 +2,7 @@
 // event shows instead of its content (§3.10) is the events slice's concern (core/events/protected.ts).
 // Events, venues and organizers each have their own copy of the WordPress post capabilities, but every default role
 // holds the same ones on all three types, so one capability table serves them all.
+import { isOneOf } from './lists.ts';
 import { createHash, timingSafeEqual } from 'node:crypto';
 
 export type Role = 'administrator' | 'editor' | 'author' | 'contributor' | 'subscriber';
@@ -198,7 +199,7 @@ export function scaleBackStatus(viewer: Viewer, requested: string | undefined): 
 const ANY_STATUSES: readonly PostStatus[] = POST_STATUSES.filter((status) => status !== 'trash');
 
 function isPostStatus(value: string): value is PostStatus {
-  return (POST_STATUSES as readonly string[]).includes(value);
+  return isOneOf(POST_STATUSES, value);
 }
 
 /**

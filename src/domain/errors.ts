@@ -80,3 +80,10 @@ export const preconditionFailed = () =>
     'rest_precondition_failed',
     'The item has changed since it was read (If-Match does not match its current ETag): read it again before writing.',
   );
+
+/** The `code` of a thrown value, when it has one (Node's, SQLite's and PostgreSQL's errors carry theirs there). */
+export const errorCode = (error: unknown): unknown =>
+  typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
+
+/** What a thrown value says, for a message: an Error's message, anything else as text. */
+export const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error));

@@ -30,3 +30,15 @@ export function toList(raw: unknown): string[] | undefined {
   }
   return items;
 }
+
+/** Whether `value` is one of `items`: a type guard for a list of literals (a status, a weekday code). */
+export const isOneOf = <T extends string>(items: readonly T[], value: string): value is T =>
+  (items as readonly string[]).includes(value);
+
+/** A JSON array of strings the service itself stored (costs, recurrence lines); anything else is a bug, and throws. */
+export function parseStringList(json: string): string[] {
+  const value: unknown = JSON.parse(json);
+  if (!Array.isArray(value) || !value.every((item) => typeof item === 'string'))
+    throw new TypeError(`a stored list of strings holds ${json.slice(0, 80)}`);
+  return value;
+}

@@ -1,3 +1,4 @@
+import { errorCode } from '../domain/errors.ts';
 import type { Expression, Insertable, Kysely, RawBuilder, SqlBool, Transaction } from 'kysely';
 import { sql } from 'kysely';
 import type { DatabaseConfig } from '../config.ts';
@@ -112,13 +113,13 @@ export interface OpenStoreOptions {
 export const isRowId = (id: number) => Number.isSafeInteger(id) && id >= 1 && id <= 2_147_483_647;
 
 export function isUniqueViolation(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
+  const code = errorCode(error);
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
 /** A row refers to one that is not there (any more): e.g. an item deleted for good while a write linking it ran. */
 export function isForeignKeyViolation(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
+  const code = errorCode(error);
   return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
 }
 

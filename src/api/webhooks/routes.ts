@@ -1,6 +1,7 @@
 // D27 webhook subscriptions and their delivery log: administrators only (401 anonymous, 403 any other role).
 // The URL's syntax and the event types are validated with the other arguments; the SSRF check (DNS) runs after the
 // permission check, so that only administrators make the service resolve names.
+import { errorMessage } from '../../domain/errors.ts';
 import { arg } from '../../core/input/args.ts';
 import type { CommandContext } from '../../core/input/context.ts';
 import type { RequestContext } from '../../http/context.ts';
@@ -37,7 +38,7 @@ const validUrl = (value: string, _ctx: CommandContext, name: string): true | Par
     parseWebhookUrl(value);
     return true;
   } catch (error) {
-    return issue(name, 'rest_invalid_url', (error as Error).message);
+    return issue(name, 'rest_invalid_url', errorMessage(error));
   }
 };
 

@@ -1,4 +1,5 @@
 // The event object of §3.1, built for many events from a constant number of queries.
+import { parseStringList } from '../../domain/lists.ts';
 import { costValues, formatCost } from '../../domain/cost.ts';
 import { canReadPost } from '../../domain/access.ts';
 import { dateDetails, formatWp, isoWithOffset } from '../../domain/dates/stored-format.ts';
@@ -72,7 +73,7 @@ export function serializeEvent(
   const { post, event } = bundle.records.get(id)!;
   const head = postHead(config, post, ctx.now);
   const url = head.url as string;
-  const costs = JSON.parse(event.cost_values) as string[];
+  const costs = parseStringList(event.cost_values);
   const terms = bundle.terms.get(id) ?? { categories: [], tags: [] };
   const nowUtc = formatWp(ctx.now);
   const linked = (kind: LinkedPostKind, records: LinkedRecords, linkedId: number) => {

@@ -9,6 +9,7 @@
 //
 // What a series write does to its occurrences is decided by the pure series plan (domain/recurrence/series-plan.ts):
 // this module reads the series and its members, asks for the plan, and applies it through the repositories.
+import { parseStringList } from '../../domain/lists.ts';
 import type { Insertable, Updateable } from 'kysely';
 import { recordChange, recordChanges, type ChangeAction } from '../change-log/log.ts';
 import type { Actor } from '../../domain/actor.ts';
@@ -121,9 +122,9 @@ export function overridesOf(input: Record<string, unknown>): string[] {
 }
 
 export const storedOverrides = (event: Pick<EventRow, 'overrides'>): string[] =>
-  event.overrides === '' ? [] : (JSON.parse(event.overrides) as string[]);
+  event.overrides === '' ? [] : parseStringList(event.overrides);
 export const storedRecurrence = (event: Pick<EventRow, 'recurrence'>): string[] =>
-  event.recurrence === '' ? [] : (JSON.parse(event.recurrence) as string[]);
+  event.recurrence === '' ? [] : parseStringList(event.recurrence);
 
 /** Is this row an occurrence of a series other than the series' own (first) one? */
 export const isOccurrence = (event: Pick<EventRow, 'id' | 'series_id'>) =>

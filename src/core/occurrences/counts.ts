@@ -141,7 +141,7 @@ const complete = new WeakSet<Store>();
 /** Whether every event is counted (the start-up job has counted those of a database from before the counts). */
 export async function countsComplete(store: Store): Promise<boolean> {
   if (complete.has(store)) return true;
-  const done = (await readSetting(store.db as unknown as Trx, COMPLETE_SETTING)) === 'complete';
+  const done = (await readSetting(store.db, COMPLETE_SETTING)) === 'complete';
   if (done) complete.add(store);
   return done;
 }

@@ -1,3 +1,4 @@
+import { isOneOf } from '../../domain/lists.ts';
 import { canUploadFiles, listStatusesAllowed, POST_STATUSES } from '../../domain/access.ts';
 import { arg, type Validator } from '../input/args.ts';
 import type { CommandContext } from '../input/context.ts';
@@ -7,7 +8,7 @@ import { findUserById } from '../users/store.ts';
 import { isImageId, readImageInput } from '../images/images.ts';
 import { findPostById, findPostBySlug, type PostRow, type PostType } from './store.ts';
 
-export const isRegisteredStatus: Validator<string> = (value) => (POST_STATUSES as readonly string[]).includes(value);
+export const isRegisteredStatus: Validator<string> = (value) => isOneOf(POST_STATUSES, value);
 
 export const isExistingUser: Validator<number> = async (value, ctx) =>
   value > 0 && (await findUserById(ctx.store.db, value)) !== undefined;

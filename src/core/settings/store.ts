@@ -1,10 +1,10 @@
 // Service-wide settings, one text value per name (the `settings` table): this module alone writes them
 // (test/store/table-owners.test.ts).
-import type { Trx } from '../../store/store.ts';
+import type { Db, Trx } from '../../store/store.ts';
 
-/** The setting's value; undefined when it was never written. */
-export async function readSetting(trx: Trx, name: string): Promise<string | undefined> {
-  return (await trx.selectFrom('settings').select('value').where('name', '=', name).executeTakeFirst())?.value;
+/** The setting's value (read in a transaction, or outside one); undefined when it was never written. */
+export async function readSetting(db: Db, name: string): Promise<string | undefined> {
+  return (await db.selectFrom('settings').select('value').where('name', '=', name).executeTakeFirst())?.value;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { errorCode } from '../../domain/errors.ts';
 import { sql, type Kysely } from 'kysely';
 import { Migrator, type Migration, type MigrationResultSet } from 'kysely/migration';
 import type { SchemaDialect } from '../dialect.ts';
@@ -34,8 +35,8 @@ const CATALOG_RACES = new Set(['3F000', '42P01', '42703']);
 async function retryWhileCatalogChanges(attempt: () => Promise<MigrationResultSet>): Promise<MigrationResultSet> {
   for (let tries = 1; ; tries++) {
     const result = await attempt();
-    const code = (result.error as { code?: string } | undefined)?.code;
-    if (!code || !CATALOG_RACES.has(code) || tries >= 5) return result;
+    const code = errorCode(result.error);
+    if (typeof code !== 'string' || !CATALOG_RACES.has(code) || tries >= 5) return result;
     await new Promise((resolve) => setTimeout(resolve, 50 * tries));
   }
 }

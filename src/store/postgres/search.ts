@@ -1,3 +1,4 @@
+import { errorMessage } from '../../domain/errors.ts';
 import { sql, type Kysely } from 'kysely';
 
 /**
@@ -25,7 +26,7 @@ export async function createSearchIndex(db: Kysely<any>): Promise<void> {
       schema = await extensionSchema();
       if (schema === undefined) {
         console.warn(
-          `D30: the pg_trgm extension could not be created (${(error as Error).message}); keyword search scans instead of using an index`,
+          `D30: the pg_trgm extension could not be created (${errorMessage(error)}); keyword search scans instead of using an index`,
         );
         return;
       }

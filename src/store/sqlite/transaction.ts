@@ -1,10 +1,11 @@
+import { errorCode } from '../../domain/errors.ts';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../schema.ts';
 
 const BUSY_RETRIES = 8;
 
 export function isBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
+  const code = errorCode(error);
   return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 }
 
