@@ -33,7 +33,7 @@ export function toList(raw: unknown): string[] | undefined {
 
 /** Whether `value` is one of `items`: a type guard for a list of literals (a status, a weekday code). */
 export const isOneOf = <T extends string>(items: readonly T[], value: string): value is T =>
-  (items as readonly string[]).includes(value);
+  items.some((item) => item === value);
 
 /** A JSON array of strings the service itself stored (costs, recurrence lines); anything else is a bug, and throws. */
 export function parseStringList(json: string): string[] {

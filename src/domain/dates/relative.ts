@@ -5,9 +5,14 @@
  * `noon`, `midnight`, `at 9am`).
  */
 import type { DateTime, Zone } from 'luxon';
+import { isOneOf } from '../lists.ts';
 import { wallClock } from './wall-clock.ts';
 
-type OffsetUnit = 'years' | 'months' | 'weeks' | 'days' | 'hours' | 'minutes' | 'seconds';
+const OFFSET_UNITS = ['years', 'months', 'weeks', 'days', 'hours', 'minutes', 'seconds'] as const;
+type OffsetUnit = (typeof OFFSET_UNITS)[number];
+
+/** Which occurrence of a weekday `next|last|this <weekday>` names. */
+const WEEKDAY_CHOICES = ['next', 'last', 'this'] as const;
 
 interface TimeOfDay {
   hour: number;
@@ -18,7 +23,7 @@ interface TimeOfDay {
 type DayAnchor =
   | { kind: 'now' }
   | { kind: 'day'; shift: number }
-  | { kind: 'weekday'; weekday: number; which: 'next' | 'last' | 'this' };
+  | { kind: 'weekday'; weekday: number; which: (typeof WEEKDAY_CHOICES)[number] };
 
 /** What a relative expression says, in PHP strtotime's terms. */
 interface RelativeParts {
@@ -142,7 +147,8 @@ function applyDayWord([, word]: RegExpExecArray, parts: RelativeParts): boolean 
 function applyNextOrLast([, which, word]: RegExpExecArray, parts: RelativeParts): boolean {
   const weekday = WEEKDAYS.get(word);
   if (weekday !== undefined) {
-    return setAnchor(parts, { kind: 'weekday', weekday, which: which as 'next' | 'last' | 'this' });
+    // The pattern only matches these three words, so the guard always holds; it narrows the type.
+    return isOneOf(WEEKDAY_CHOICES, which) && setAnchor(parts, { kind: 'weekday', weekday, which });
   }
   const unit = UNITS.get(word);
   if (unit === undefined || which === 'this') return false;
@@ -159,7 +165,7 @@ function applyOffset([, sign, amount, word]: RegExpExecArray, parts: RelativePar
 
 /** As in PHP, `ago` negates every offset read so far: `2 days ago`, `1 week 2 days ago`. */
 function applyAgo(_match: RegExpExecArray, parts: RelativeParts): boolean {
-  const units = Object.keys(parts.offsets) as OffsetUnit[];
+  const units = OFFSET_UNITS.filter((unit) => parts.offsets[unit] !== undefined);
   if (units.length === 0) return false;
   for (const unit of units) parts.offsets[unit] = -(parts.offsets[unit] ?? 0);
   return true;

@@ -28,13 +28,13 @@ export function parseRecurrence(input: unknown, series: SeriesStart): Recurrence
       .map((line) => line.trim())
       .filter((line) => line !== '');
   } else if (Array.isArray(input)) {
-    const notString = input.findIndex((line) => typeof line !== 'string');
-    if (notString >= 0)
-      return refuse(
-        JSON.stringify(input[notString]) ?? String(input[notString]),
-        `line ${notString + 1} is not a string`,
-      );
-    lines = (input as string[]).map((line) => line.trim());
+    const items: readonly unknown[] = input;
+    lines = [];
+    for (const [index, line] of items.entries()) {
+      if (typeof line !== 'string')
+        return refuse(JSON.stringify(line) ?? String(line), `line ${index + 1} is not a string`);
+      lines.push(line.trim());
+    }
   } else {
     return refuse(
       describeValue(input),

@@ -2,6 +2,7 @@
  * The value of an `RRULE:` line (RFC 5545 §3.3.10) → a RuleSpec, with the rule's own consistency checks. Checks that
  * need the series (UNTIL before DTSTART, all-day rules) are in parse.ts.
  */
+import { isOneOf } from '../lists.ts';
 import { readDateValue, resolveDateValue } from './date-values.ts';
 import { WEEKDAY_CODES, type Frequency, type RuleSpec, type WeekdayNum } from './types.ts';
 
@@ -11,7 +12,9 @@ export interface ParsedRule {
   normalised: string;
 }
 
-const FREQUENCIES: readonly string[] = ['YEARLY', 'MONTHLY', 'WEEKLY', 'DAILY', 'HOURLY'];
+const FREQUENCIES: readonly Frequency[] = ['YEARLY', 'MONTHLY', 'WEEKLY', 'DAILY', 'HOURLY'];
+/** The weekday codes as plain text, to look up what a rule wrote (index 0 is MO, as in WeekdayNum). */
+const WEEKDAY_TEXTS: readonly string[] = WEEKDAY_CODES;
 const KNOWN_PARTS = new Set([
   'FREQ',
   'INTERVAL',
@@ -62,9 +65,9 @@ export function parseRule(value: string): ParsedRule | string {
   if (freqText === undefined) return 'FREQ is required';
   if (freqText === 'SECONDLY' || freqText === 'MINUTELY')
     return `FREQ=${freqText} is not supported: the shortest frequency is HOURLY`;
-  if (!FREQUENCIES.includes(freqText))
+  if (!isOneOf(FREQUENCIES, freqText))
     return `FREQ=${freqText} is not a frequency (YEARLY, MONTHLY, WEEKLY, DAILY or HOURLY)`;
-  const freq = freqText as Frequency;
+  const freq = freqText;
 
   const interval = readPositive(parts.get('INTERVAL'), 'INTERVAL', 1);
   if (typeof interval === 'string') return interval;
@@ -93,7 +96,7 @@ export function parseRule(value: string): ParsedRule | string {
   let wkst = 0;
   const wkstText = parts.get('WKST');
   if (wkstText !== undefined) {
-    wkst = (WEEKDAY_CODES as readonly string[]).indexOf(wkstText);
+    wkst = WEEKDAY_TEXTS.indexOf(wkstText);
     if (wkst < 0) return `WKST=${wkstText} is not a weekday (MO, TU, WE, TH, FR, SA or SU)`;
   }
 
@@ -194,7 +197,7 @@ function readByDay(text: string | undefined): WeekdayNum[] | null | string {
     if (!match || (match[1] !== undefined && (n === 0 || Math.abs(n) > 53))) {
       return `BYDAY=${text}: "${item}" is not a weekday (MO … SU), optionally with an ordinal from 1 to 53 or -1 to -53 (1MO, -1FR)`;
     }
-    const weekday = (WEEKDAY_CODES as readonly string[]).indexOf(match[2]);
+    const weekday = WEEKDAY_TEXTS.indexOf(match[2]);
     days.set(`${n}${weekday}`, { weekday, n });
   }
   return [...days.values()];
