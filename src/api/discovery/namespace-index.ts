@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { NAMESPACE } from '../../config.ts';
-import type { Arg, Args } from '../../core/input/args.ts';
+import { schemaKeyword, type Arg, type Args } from '../../core/input/args.ts';
 import type { RequestContext } from '../../http/context.ts';
 import type { RouteGroup } from '../../http/routes.ts';
 import { absoluteUrl, closedObject } from '../../http/schemas.ts';
@@ -12,11 +12,13 @@ const json = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
 
 /** One argument as §13 shows it: its default (computed now when it depends on the clock), schema keywords, `required`. */
 export function describeArg(spec: Arg, ctx: RequestContext): Record<string, unknown> {
-  const schema = spec.schema as Record<string, unknown>;
   const described: Record<string, unknown> = {};
-  const fallback = spec.documentedDefault ? spec.documentedDefault(ctx) : schema.default;
+  const fallback = spec.documentedDefault ? spec.documentedDefault(ctx) : schemaKeyword(spec.schema, 'default');
   if (fallback !== undefined) described.default = json(fallback);
-  for (const keyword of ARG_KEYWORDS) if (schema[keyword] !== undefined) described[keyword] = json(schema[keyword]);
+  for (const keyword of ARG_KEYWORDS) {
+    const value = schemaKeyword(spec.schema, keyword);
+    if (value !== undefined) described[keyword] = json(value);
+  }
   described.required = spec.required;
   return described;
 }

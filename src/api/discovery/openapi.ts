@@ -8,6 +8,9 @@ export const OPENAPI_VERSION = '3.1.0';
 
 type Json = Record<string, unknown>;
 
+/** A JSON object (not an array, not null). */
+const isJson = (value: unknown): value is Json => value !== null && typeof value === 'object' && !Array.isArray(value);
+
 /** `/venues/:id(^\\d+$)` → `/venues/{id}`; the namespace root `''` → `/`. */
 export function openApiPath(routerPath: string): string {
   const path = routerPath.replace(/:([A-Za-z_][A-Za-z0-9_]*)(\([^)]*\))?/g, '{$1}');
@@ -66,15 +69,15 @@ export class ComponentCollector {
     if (value === null || typeof value !== 'object') return value;
     const name = componentName(value);
     if (name !== undefined && value !== root) {
-      this.define(name, value as TSchema);
+      this.define(name, value);
       return { $ref: `#/components/schemas/${name}` };
     }
     const out: Json = {};
-    for (const key of Object.keys(value)) out[key] = this.convert((value as Json)[key]);
+    for (const [key, item] of Object.entries(value)) out[key] = this.convert(item);
     return out;
   }
 
-  private define(name: string, schema: TSchema): void {
+  private define(name: string, schema: object): void {
     if (this.seen.has(schema) || this.inProgress.has(name)) return;
     this.seen.add(schema);
     this.inProgress.add(name);
@@ -108,8 +111,11 @@ const fieldSchema = (spec: Arg, collector: ComponentCollector): unknown => colle
 
 function parameter(name: string, spec: Arg, location: 'path' | 'query', collector: ComponentCollector): Json {
   // The parameter carries the description; a named schema is referenced directly.
-  const { description, allOf, ...schema } = collector.convert(documentedSchema(spec)) as Json;
-  const accepted: Json = Array.isArray(allOf) && allOf.length === 1 ? { ...(allOf[0] as Json), ...schema } : schema;
+  // An argument that accepts nothing (`false`) has no keywords to show.
+  const converted = collector.convert(documentedSchema(spec));
+  const { description, allOf, ...schema } = isJson(converted) ? converted : {};
+  const named = Array.isArray(allOf) && allOf.length === 1 && isJson(allOf[0]) ? allOf[0] : undefined;
+  const accepted: Json = named === undefined ? schema : { ...named, ...schema };
   const described: Json = {
     name,
     in: location,
@@ -172,7 +178,7 @@ function operation(
   path: string,
   collector: ComponentCollector,
 ): Json {
-  const args = Object.entries(definition.args as Record<string, Arg>);
+  const args = Object.entries<Arg>(definition.args);
   const inPath = args.filter(([, spec]) => spec.location === 'path');
   const others = args.filter(([, spec]) => spec.location !== 'path');
   const hasBody = BODY_METHODS.includes(method);

@@ -101,12 +101,19 @@ function build<T, O extends ArgOptions<any>>(
 }
 
 /**
+ * A keyword of an argument's JSON schema (`default`, `type`, `description`…), as written: TypeBox types a schema as an
+ * empty interface, whatever keywords it holds.
+ */
+export const schemaKeyword = (schema: TSchema, keyword: string): unknown => Reflect.get(schema, keyword);
+
+/**
  * The schema the OpenAPI document gives an argument: its `openapi` schema, with the index's description and default,
  * or else its `schema`. A named schema (a component, published once) keeps its name: it is referenced through `allOf`.
  */
 export function documentedSchema(spec: Arg): TSchema | false {
   if (spec.openapi === undefined || spec.openapi === false) return spec.openapi ?? spec.schema;
-  const { description, default: fallback } = spec.schema as { description?: string; default?: unknown };
+  const description = schemaKeyword(spec.schema, 'description');
+  const fallback = schemaKeyword(spec.schema, 'default');
   const shown: Record<string, unknown> = {};
   if (description !== undefined) shown.description = description;
   if (fallback !== undefined) shown.default = fallback;
@@ -279,8 +286,8 @@ export const arg = {
       (raw, name) => {
         const items = toList(raw);
         const values = items?.map(coerceInteger);
-        if (!values || values.some((value) => value === undefined)) return fail(name, 'array');
-        return ok(values as number[]);
+        if (!values?.every((value) => value !== undefined)) return fail(name, 'array');
+        return ok(values);
       },
     );
   },

@@ -22,6 +22,7 @@ export function commandContext(store: Store, actor: Actor): CommandContext {
         value = load();
         cache.set(key, value);
       }
+      // A key names one record, always loaded by the same kind of loader: what is cached under it is a Promise<T>.
       return value as Promise<T>;
     },
   };

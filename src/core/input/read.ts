@@ -2,7 +2,7 @@
 // by every surface alike: the HTTP edge (http/routes.ts processArgs), the .ics import, the CLI. Failures are the core's
 // field errors (MissingFields, InvalidFields), which each surface reports in its own way.
 import { InvalidFields, MissingFields, type FieldIssue } from '../../domain/errors.ts';
-import { textLimitIssue, type Arg, type Args, type ArgValues } from './args.ts';
+import { schemaKeyword, textLimitIssue, type Arg, type Args, type ArgValues } from './args.ts';
 import type { CommandContext } from './context.ts';
 import { hasParam, RepeatedValues, type ParamMap } from './params.ts';
 
@@ -61,7 +61,7 @@ function checkBounds(entries: Array<[string, Arg]>, raw: ParamMap, ctx: CommandC
  */
 export async function readArgs<A extends Args>(args: A, sent: ParamMap, ctx: CommandContext): Promise<ArgValues<A>> {
   const raw = withRepeatedValues(args, sent);
-  const entries = Object.entries(args) as Array<[string, Arg]>;
+  const entries: Array<[string, Arg]> = Object.entries(args);
 
   const missing = entries.filter(([name, spec]) => spec.required && !hasParam(raw, name)).map(([name]) => name);
   if (missing.length > 0) throw new MissingFields(missing);
@@ -73,7 +73,7 @@ export async function readArgs<A extends Args>(args: A, sent: ParamMap, ctx: Com
 
   for (const [name, spec] of entries) {
     const present = hasParam(raw, name);
-    const input = present ? raw[name] : (spec.schema as { default?: unknown }).default;
+    const input = present ? raw[name] : schemaKeyword(spec.schema, 'default');
     if (input === undefined) continue;
     if (containsNulCharacter(input)) {
       validationFailures[name] = null;
@@ -99,10 +99,12 @@ export async function readArgs<A extends Args>(args: A, sent: ParamMap, ctx: Com
 
   if (Object.keys(validationFailures).length > 0) throw new InvalidFields(validationFailures);
   if (Object.keys(typeFailures).length > 0) throw new InvalidFields(typeFailures);
+  // Each value is what its own argument's `coerce` made of the input, the type ArgValues<A> gives that name; a
+  // record built key by key cannot show the compiler that.
   return values as ArgValues<A>;
 }
 
-const isListArg = (spec: Arg | undefined) => (spec?.schema as { type?: unknown } | undefined)?.type === 'array';
+const isListArg = (spec: Arg | undefined) => spec !== undefined && schemaKeyword(spec.schema, 'type') === 'array';
 
 /**
  * `sent` with every key sent more than once (RepeatedValues) read as the argument it names takes it: a list argument
@@ -113,7 +115,11 @@ export function withRepeatedValues(args: Args, sent: ParamMap): ParamMap {
   for (const name of Object.keys(sent)) {
     const value = sent[name];
     if (!(value instanceof RepeatedValues)) continue;
-    raw ??= Object.assign(Object.create(null) as ParamMap, sent);
+    if (raw === undefined) {
+      // Without a prototype, so that a sent key such as `constructor` reads only what was sent.
+      const copy: ParamMap = Object.create(null);
+      raw = Object.assign(copy, sent);
+    }
     raw[name] = isListArg(args[name]) ? [...value.values] : value.values.at(-1);
   }
   return raw ?? sent;

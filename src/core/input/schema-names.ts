@@ -7,12 +7,10 @@
  */
 const COMPONENT = Symbol('openapi.component');
 
-export function component<T extends object>(name: string, schema: T): T {
-  (schema as Record<symbol, unknown>)[COMPONENT] = name;
-  return schema;
-}
+export const component = <T extends object>(name: string, schema: T): T => Object.assign(schema, { [COMPONENT]: name });
 
-export const componentName = (schema: unknown): string | undefined =>
-  schema !== null && typeof schema === 'object'
-    ? ((schema as Record<symbol, unknown>)[COMPONENT] as string | undefined)
-    : undefined;
+export function componentName(schema: unknown): string | undefined {
+  if (schema === null || typeof schema !== 'object' || !(COMPONENT in schema)) return undefined;
+  const name = schema[COMPONENT];
+  return typeof name === 'string' ? name : undefined;
+}
