@@ -152,12 +152,11 @@ const OCCURRENCE_STATUS: StatusColumns = {
 
 /** The listed dates of series that anyone may see, as lists (and so the list's window) see them. */
 function publicSeriesDates(ctx: RequestContext) {
-  // visibleInList is typed for the posts table (a cast); OCCURRENCE_STATUS points it at the occurrences' copies of the
-  // columns it reads.
+  // OCCURRENCE_STATUS points visibleInList at the occurrences' copies of the columns it reads.
   return ctx.store.db
     .selectFrom('occurrences')
     .where('occurrences.hidden', '=', 0)
-    .where((eb) => visibleInList(eb as never, null, ['publish'], nowUtc(ctx), OCCURRENCE_STATUS));
+    .where((eb) => visibleInList(eb, null, ['publish'], nowUtc(ctx), OCCURRENCE_STATUS));
 }
 
 /** How many public dates each series has within `dates` (a list's window), in one query. */

@@ -3,7 +3,7 @@ import type { Actor } from '../../domain/actor.ts';
 import { escapeHtml } from '../../domain/html.ts';
 import type { Db } from '../../store/store.ts';
 import { loadImages, serializeImage, type ImageRow } from '../images/images.ts';
-import { globalId, postHead } from '../posts/fields.ts';
+import { globalId, postHead, publicUrl, statusOf } from '../posts/fields.ts';
 import { loadPostsOfType, renderedText, type PostRow } from '../posts/store.ts';
 import type { LinkedPostKind, Meta } from './kind.ts';
 
@@ -22,17 +22,14 @@ export async function loadLinked(
   if (wanted.length === 0) return new Map();
   const [posts, metas] = await Promise.all([
     loadPostsOfType(db, kind.type, wanted),
-    (db as Db)
-      .selectFrom(kind.metaTable as 'venues')
-      .selectAll()
-      .where('id', 'in', wanted)
-      .execute() as Promise<Meta[]>,
+    // Kysely types a row of either table as one with the columns of both: only `id` and Meta are relied on.
+    db.selectFrom(kind.metaTable).selectAll().where('id', 'in', wanted).execute(),
   ]);
   const images = await loadImages(
     db,
     posts.map((post) => post.image_id),
   );
-  const metaById = new Map(metas.map((meta) => [meta.id as number, meta]));
+  const metaById = new Map<number, Meta>(metas.map((meta) => [meta.id, meta]));
   const records = new Map<number, LinkedRecord & { image?: ImageRow }>();
   for (const post of posts) {
     const meta = metaById.get(post.id);
@@ -76,7 +73,11 @@ export function serializeLinked(
   }
   if (options.single) {
     object.json_ld = kind.jsonLd(
-      { name: post.title, description: escapeHtml(description), url: object.url as string },
+      {
+        name: post.title,
+        description: escapeHtml(description),
+        url: publicUrl(ctx.config, post, statusOf(post, ctx.now)),
+      },
       meta,
     );
   }

@@ -8,6 +8,8 @@ export type MetaTable = 'venues' | 'organizers';
 
 /** The meta row of a new item, with its post's `id`. */
 export async function insertMetaRow(trx: Trx, table: MetaTable, row: Meta & { id: number }): Promise<void> {
+  // Kysely cannot type a table chosen at run time, nor a row built per kind: `table` is venues or organizers, and
+  // `row` holds that kind's columns (its metaForCreate).
   await trx
     .insertInto(table as 'venues')
     .values(row as never)
@@ -20,12 +22,14 @@ export async function insertMetaRows(
   table: MetaTable,
   rows: ReadonlyArray<Meta & { id: number }>,
 ): Promise<void> {
+  // As in insertMetaRow: the table is chosen at run time, each row holds that kind's columns.
   await storeOf(trx).insertRows(trx, table as 'venues', rows as never);
 }
 
 /** The item's meta columns in `changes`; nothing when none is. */
 export async function updateMetaRow(trx: Trx, table: MetaTable, id: number, changes: Meta): Promise<void> {
   if (Object.keys(changes).length === 0) return;
+  // As in insertMetaRow: the table is chosen at run time, `changes` holds only that kind's columns (its metaChanges).
   await trx
     .updateTable(table as 'venues')
     .set(changes as never)

@@ -179,7 +179,12 @@ export async function updatePostRow(
   const status =
     update.status === undefined
       ? undefined
-      : requestedStatus(actor, update.status, (changes.date_utc as string | undefined) ?? row.date_utc);
+      : requestedStatus(
+          actor,
+          update.status,
+          // A date sent is a plain value (postChanges); the column also types a SQL expression, which it never is.
+          typeof changes.date_utc === 'string' ? changes.date_utc : row.date_utc,
+        );
   const staysTrashed = row.status === 'trash' && (status === undefined || status === 'trash');
   let current: PostRow = row;
   if (update.slugBase !== undefined) {

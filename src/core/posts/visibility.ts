@@ -1,8 +1,8 @@
-import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
+import { DynamicModule, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import { listVisibilityScope, type PostStatus, type Viewer } from '../../domain/access.ts';
-import type { Database } from '../../store/schema.ts';
 
-type PostsScope = ExpressionBuilder<Database, 'posts'>;
+/** The columns of StatusColumns are chosen at run time: Kysely's dynamic references take them as written. */
+const dynamic = new DynamicModule();
 
 /**
  * Where a query finds an item's status, publication date and author: the `posts` row, or copies of them kept on
@@ -21,14 +21,14 @@ export const POST_COLUMNS: StatusColumns = {
 };
 
 /** Rows whose effective status (D17: a due `future` is `publish`) is one of `statuses`. */
-export function hasEffectiveStatus(
-  eb: PostsScope,
+export function hasEffectiveStatus<DB, TB extends keyof DB>(
+  eb: ExpressionBuilder<DB, TB>,
   statuses: readonly PostStatus[],
   nowUtc: string,
   columns = POST_COLUMNS,
 ): Expression<SqlBool> {
-  const status = columns.status as 'posts.status';
-  const publishedUtc = columns.publishedUtc as 'posts.date_utc';
+  const status = dynamic.ref(columns.status);
+  const publishedUtc = dynamic.ref(columns.publishedUtc);
   const conditions: Expression<SqlBool>[] = [];
   const plain = statuses.filter((candidate) => candidate !== 'publish' && candidate !== 'future');
   if (plain.length > 0) conditions.push(eb(status, 'in', plain));
@@ -43,8 +43,8 @@ export function hasEffectiveStatus(
 }
 
 /** The status filter plus D19: a list shows a caller only what that caller could open by id. */
-export function visibleInList(
-  eb: PostsScope,
+export function visibleInList<DB, TB extends keyof DB>(
+  eb: ExpressionBuilder<DB, TB>,
   viewer: Viewer,
   statuses: readonly PostStatus[],
   nowUtc: string,
@@ -62,7 +62,7 @@ export function visibleInList(
         requested,
         eb.or([
           hasEffectiveStatus(eb, ['publish'], nowUtc, columns),
-          eb(columns.author as 'posts.author_id', '=', scope.authorId),
+          eb(dynamic.ref(columns.author), '=', scope.authorId),
         ]),
       ]);
   }

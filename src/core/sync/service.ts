@@ -263,8 +263,6 @@ async function linkedItems(
   const statuses = listedStatuses(actor);
   const listed = await store.db
     .selectFrom('posts')
-    // Before the join, so that the condition sees the posts table alone, as visibleInList types it (Kysely writes
-    // the WHERE after the JOIN whatever the order of the calls).
     .where((eb) => visibleInList(eb, actor.viewer, statuses, nowUtc))
     // Kysely cannot join a union of tables: the alias is typed as one of the two, which both have the `id` read here.
     .innerJoin(`${kind.metaTable} as meta` as 'venues as meta', 'meta.id', 'posts.id')
