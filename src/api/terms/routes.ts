@@ -1,4 +1,11 @@
-import { numberArg, optionalNumberArg, optionalStringArg, stringArg } from '../../core/input/values.ts';
+import {
+  booleanArg,
+  numberArg,
+  optionalNumberArg,
+  optionalStringArg,
+  optionalStringsArg,
+  stringArg,
+} from '../../core/input/values.ts';
 import { canAccessProtected, canEditPost, canReadPost } from '../../domain/access.ts';
 import { formatWp } from '../../domain/dates/stored-format.ts';
 import type { RequestContext } from '../../http/context.ts';
@@ -41,6 +48,23 @@ interface ListParams {
   password?: string;
   slug?: string;
 }
+
+/** The list's arguments (listArgs), as their validators left them; `page` and `hide_empty` have defaults. */
+const readListParams = (values: Record<string, unknown>): ListParams => ({
+  page: numberArg(values, 'page'),
+  per_page: optionalNumberArg(values, 'per_page'),
+  search: optionalStringArg(values, 'search'),
+  exclude: optionalStringsArg(values, 'exclude'),
+  include: optionalStringsArg(values, 'include'),
+  order: optionalStringArg(values, 'order'),
+  orderby: optionalStringArg(values, 'orderby'),
+  hide_empty: booleanArg(values, 'hide_empty'),
+  parent: optionalNumberArg(values, 'parent'),
+  post: optionalNumberArg(values, 'post'),
+  event: optionalNumberArg(values, 'event'),
+  password: optionalStringArg(values, 'password'),
+  slug: optionalStringArg(values, 'slug'),
+});
 
 /**
  * §9.1 links: `rest_url` carries every filter sent (D11); `next_rest_url` while a next page exists; `previous_rest_url`
@@ -122,7 +146,7 @@ export function termRoutes(taxonomy: Taxonomy): RouteGroup[] {
     },
     args: listArgs(info),
     async handler(ctx, rawParams) {
-      const params = rawParams as unknown as ListParams;
+      const params = readListParams(rawParams);
       const [eventName, eventId] = params.event !== undefined ? ['event', params.event] : ['post', params.post];
       if (eventId !== undefined && !(await maySeeEvent(ctx, eventId))) throw forbidden(ctx.viewer !== null);
       if (eventId !== undefined && !(await mayReadProtected(ctx, eventId, params.password))) {

@@ -28,11 +28,14 @@ export const optionalNumberArg = (values: Values, name: string): number | undefi
 export const optionalStringArg = (values: Values, name: string): string | undefined =>
   read(values, name) === undefined ? undefined : stringArg(values, name);
 
-export function optionalBooleanArg(values: Values, name: string): boolean | undefined {
+export function booleanArg(values: Values, name: string): boolean {
   const value = read(values, name);
-  if (value === undefined || typeof value === 'boolean') return value;
-  throw wrongType(name, 'a boolean', value);
+  if (typeof value !== 'boolean') throw wrongType(name, 'a boolean', value);
+  return value;
 }
+
+export const optionalBooleanArg = (values: Values, name: string): boolean | undefined =>
+  read(values, name) === undefined ? undefined : booleanArg(values, name);
 
 export function optionalStringsArg(values: Values, name: string): string[] | undefined {
   const value = read(values, name);

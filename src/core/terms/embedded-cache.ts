@@ -92,8 +92,11 @@ export class EmbeddedTermSnapshots {
   /** Whether these embedded term objects (from {@link read}) are the current ones: each term and its count unchanged. */
   async current(reader: Pick<Actor, 'now' | 'config'>, objects: readonly Record<string, unknown>[]): Promise<boolean> {
     if (objects.length === 0) return true;
-    const current = await this.read(reader, [...new Set(objects.map((object) => object.id as number))]);
-    return objects.every((object) => current.get(object.id as number)?.object === object);
+    const ids = objects.map((object) => object.id);
+    // An object read() gave carries its term's numeric id: one without is no current one.
+    if (!ids.every((id) => typeof id === 'number')) return false;
+    const current = await this.read(reader, [...new Set(ids)]);
+    return objects.every((object, index) => current.get(ids[index])?.object === object);
   }
 
   async #current(nowUtc: string): Promise<Snapshot> {
@@ -140,8 +143,11 @@ export class EmbeddedTermSnapshots {
 const holdsAt = (snapshot: Snapshot, nowUtc: string) =>
   snapshot.from <= nowUtc && (snapshot.until === null || nowUtc < snapshot.until);
 
-const sameTerm = (a: EmbeddedTerm, b: EmbeddedTerm) =>
-  a.count === b.count && (Object.keys(a.row) as (keyof TermRow)[]).every((column) => a.row[column] === b.row[column]);
+/** Whether two rows of one table hold the same values, column by column. */
+const sameRow = (a: Record<string, unknown>, b: Record<string, unknown>) =>
+  Object.keys(a).every((column) => a[column] === b[column]);
+
+const sameTerm = (a: EmbeddedTerm, b: EmbeddedTerm) => a.count === b.count && sameRow(a.row, b.row);
 
 async function loadEmbeddedTerms(
   db: Db,

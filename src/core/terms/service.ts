@@ -164,6 +164,12 @@ export async function resolveTermsForFilter(db: Db, taxonomy: Taxonomy, values: 
   return TAXONOMIES[taxonomy].hierarchical ? withDescendants(db, ids) : ids;
 }
 
+/** The embedded term objects of one event, categories and tags apart. */
+interface EventTerms {
+  categories: Record<string, unknown>[];
+  tags: Record<string, unknown>[];
+}
+
 /**
  * Batch, constant query count: the embedded term objects (§3.5 key order, with urls and count) for each event id,
  * sorted by name (case-insensitive), categories and tags apart. Events without terms map to empty arrays.
@@ -172,12 +178,10 @@ export async function loadEmbeddedTerms(
   db: Db,
   reader: TermReader,
   eventIds: readonly number[],
-): Promise<Map<number, { categories: Record<string, unknown>[]; tags: Record<string, unknown>[] }>> {
+): Promise<Map<number, EventTerms>> {
   const wanted = [...new Set(eventIds)];
   const stored = wanted.filter(isRowId);
-  const result = new Map(
-    wanted.map((id) => [id, { categories: [] as Record<string, unknown>[], tags: [] as Record<string, unknown>[] }]),
-  );
+  const result = new Map<number, EventTerms>(wanted.map((id) => [id, { categories: [], tags: [] }]));
   if (stored.length === 0) return result;
   const links = await db
     .selectFrom('event_terms')
