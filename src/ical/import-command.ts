@@ -2,9 +2,8 @@
 // a progress bar on a terminal only, then a summary, and one line per refused component with its reason.
 import cliProgress from 'cli-progress';
 import type { Config } from '../config.ts';
-import type { Role } from '../domain/access.ts';
 import type { Store } from '../store/store.ts';
-import { findUserByLogin } from '../core/users/store.ts';
+import { findUserByLogin, storedRole } from '../core/users/store.ts';
 import { importCalendar, ImportFileError, parseCalendar, readIcsFile, type ImportReport } from './import.ts';
 
 export interface ImportCommandOptions {
@@ -55,7 +54,7 @@ export async function runImportCommand(
   let report: ImportReport;
   try {
     report = await importCalendar(store, config, calendar, {
-      viewer: { id: user.id, role: user.role as Role },
+      viewer: { id: user.id, role: storedRole(user.role) },
       progress: (done) => bar?.update(done),
     });
   } finally {

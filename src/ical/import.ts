@@ -18,7 +18,7 @@ import { formatWp } from '../domain/dates/stored-format.ts';
 import { offsetAt } from '../domain/dates/zone-offsets.ts';
 import { escapeHtml } from '../domain/html.ts';
 import { commandContext, type CommandContext } from '../core/input/context.ts';
-import { DomainError, InvalidFields, MissingFields, notAllowed } from '../domain/errors.ts';
+import { DomainError, errorCode, errorMessage, InvalidFields, MissingFields, notAllowed } from '../domain/errors.ts';
 import type { ParamMap } from '../core/input/params.ts';
 import { readEventCommand } from '../core/events/command.ts';
 import {
@@ -56,9 +56,7 @@ export async function readIcsFile(path: string, maxBytes: number): Promise<strin
   try {
     size = (await stat(path)).size;
   } catch (error) {
-    throw new ImportFileError(
-      `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-    );
+    throw new ImportFileError(`cannot read ${path}: ${errorCode(error) ?? errorMessage(error)}`);
   }
   if (size > maxBytes) {
     throw new ImportFileError(
@@ -160,10 +158,10 @@ export function parseCalendar(text: string): ParsedCalendar {
   try {
     parsed = ICAL.parse(text);
   } catch (error) {
-    throw new ImportFileError(
-      `the file does not parse as iCalendar (${(error as Error).message}): nothing was imported.`,
-    );
+    throw new ImportFileError(`the file does not parse as iCalendar (${errorMessage(error)}): nothing was imported.`);
   }
+  // ical.js does not type what it parses: jCal, one component (a name first) or a list of them, as its parser builds
+  // them; only the top level is checked here.
   const calendars = (Array.isArray(parsed) && typeof parsed[0] === 'string' ? [parsed] : parsed) as JComponent[];
   if (
     !Array.isArray(calendars) ||
@@ -209,7 +207,8 @@ export function unitDigest(unit: ImportUnit): string {
   for (const component of [unit.master, ...unit.exceptions]) {
     if (!component) continue;
     const kept: JComponent = [component[0], component[1].filter((property) => property[0] !== 'dtstamp'), component[2]];
-    hash.update((ICAL.stringify as unknown as { component(c: JComponent): string }).component(kept)).update('\n');
+    // The design set stringify.component picks itself when given none; its typings ask for one.
+    hash.update(ICAL.stringify.component(kept, ICAL.design.getDesignSet(kept[0]))).update('\n');
   }
   return hash.digest('base64url');
 }
@@ -419,9 +418,10 @@ function categoriesOf(component: JComponent): string[] {
 /** LOCATION (or our X-CALENDAR-EVENTS-VENUE, or Apple's structured location) as a venue's name, address and place. */
 function venueOf(component: JComponent): Record<string, unknown> | undefined {
   const structured = propertyOf(component, 'x-apple-structured-location');
+  const title = structured?.[1]['x-title'];
   const name =
     textOf(component, 'x-calendar-events-venue') ??
-    (structured?.[1]['x-title'] as string | undefined) ??
+    (typeof title === 'string' ? title : undefined) ??
     textOf(component, 'location');
   if (name === undefined || name.trim() === '') return undefined;
   const venue: Record<string, unknown> = { venue: name.trim() };
@@ -466,8 +466,7 @@ export const UNITS_PER_TRANSACTION = 250;
  */
 const CONFLICT_RETRIES = 3;
 
-const isConflict = (error: unknown) =>
-  isForeignKeyViolation(error) || (error as { code?: unknown } | null)?.code === '40P01';
+const isConflict = (error: unknown) => isForeignKeyViolation(error) || errorCode(error) === '40P01';
 
 /** The reason an error gives, as the report prints it (a refused field's message included); anything else is a bug. */
 function reasonOf(error: unknown): string {
@@ -640,7 +639,7 @@ async function writeUnit(
   const master = unit.master;
   const recurrence = master[1]
     .filter((property) => ['rrule', 'rdate', 'exdate'].includes(property[0]))
-    .map((property) => ICAL.stringify.property(property as never, undefined as never, true));
+    .map((property) => ICAL.stringify.property(property, ICAL.design.defaultSet, true));
   if (textOf(master, 'status')?.toUpperCase() === 'CANCELLED') {
     if (!existing) return 'unchanged';
     const post = reads.postOf(existing.id);
@@ -847,6 +846,7 @@ class UnitReads {
           value = load();
           linked.set(key, value);
         }
+        // Keys `post:<id>` are loadPost's (core/posts/input.ts): what is kept under one is that post, a Promise<T>.
         return value as Promise<T>;
       },
     };
@@ -899,7 +899,7 @@ class UnitReads {
     const wanted = [...new Set(names)].filter((name) => !found.has(name));
     if (wanted.length === 0) return;
     const { lower } = this.#run.store;
-    const { rows } = await sql<PostRow & { wanted: string }>`
+    const { rows } = await sql<PostRow & { wanted: string; place: number }>`
       with wanted (name) as (values ${sql.join(wanted.map((name) => sql`(cast(${name} as text))`))})
       select * from (
         select wanted.name as wanted, posts.*,
@@ -911,7 +911,7 @@ class UnitReads {
       where place <= ${NAMESAKES}
       order by wanted, id`.execute(this.#trx);
     const nowUtc = formatWp(this.actor.now);
-    for (const { wanted: name, place: _place, ...post } of rows as Array<PostRow & { wanted: string; place: number }>) {
+    for (const { wanted: name, place: _place, ...post } of rows) {
       if (found.get(name) !== undefined || !canReadPost(this.actor.viewer, type, postLike(post), nowUtc)) continue;
       found.set(name, post.id);
       this.#linkedPosts.set(`post:${post.id}`, Promise.resolve(post));

@@ -38,6 +38,19 @@ export interface StoredAnswer {
   payload: string | Buffer | null;
 }
 
+/** The headers `complete` stored as JSON: an object of strings; anything else is a bug, and throws. */
+function parseStoredHeaders(json: string): Record<string, string> {
+  const value: unknown = JSON.parse(json);
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new TypeError(`stored answer headers are not an object: ${json.slice(0, 80)}`);
+  const headers: Record<string, string> = {};
+  for (const [name, text] of Object.entries(value)) {
+    if (typeof text !== 'string') throw new TypeError(`stored answer header ${name} is not a string`);
+    headers[name] = text;
+  }
+  return headers;
+}
+
 export type KeyState =
   /** This attempt holds the key: run the create, then {@link IdempotencyKeys.complete} or {@link IdempotencyKeys.release}. */
   | { state: 'claimed'; claim: string }
@@ -105,7 +118,7 @@ export class IdempotencyKeys {
                 requestHash: row.request_hash,
                 answer: {
                   status: row.status!,
-                  headers: JSON.parse(row.headers ?? '{}') as Record<string, string>,
+                  headers: parseStoredHeaders(row.headers ?? '{}'),
                   type: row.content_type,
                   payload:
                     row.body === null
@@ -159,7 +172,8 @@ export class IdempotencyKeys {
 
   /** Stores the answer of the attempt that holds `claim`; false when its claim was taken over meanwhile. */
   async complete(scope: KeyScope, claim: string, answer: StoredAnswer): Promise<boolean> {
-    const binary = Buffer.isBuffer(answer.payload);
+    const { payload } = answer;
+    const binary = Buffer.isBuffer(payload);
     const result = await this.#db
       .updateTable('idempotency_keys')
       .set({
@@ -167,12 +181,7 @@ export class IdempotencyKeys {
         status: answer.status,
         headers: JSON.stringify(answer.headers),
         content_type: answer.type,
-        body:
-          answer.payload === null
-            ? null
-            : binary
-              ? (answer.payload as Buffer).toString('base64')
-              : (answer.payload as string),
+        body: payload === null ? null : binary ? payload.toString('base64') : payload,
         body_base64: binary ? 1 : 0,
       })
       .where('user_id', '=', scope.userId)
