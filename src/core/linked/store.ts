@@ -10,10 +10,8 @@ export type MetaTable = 'venues' | 'organizers';
 export async function insertMetaRow(trx: Trx, table: MetaTable, row: Meta & { id: number }): Promise<void> {
   // Kysely cannot type a table chosen at run time, nor a row built per kind: `table` is venues or organizers, and
   // `row` holds that kind's columns (its metaForCreate).
-  await trx
-    .insertInto(table as 'venues')
-    .values(row as never)
-    .execute();
+  const insert = trx.insertInto(table as 'venues').values(row as never);
+  await insert.execute();
 }
 
 /** Meta rows of new items (the batch import), through the store's row writer: every row has the same columns. */
@@ -30,9 +28,6 @@ export async function insertMetaRows(
 export async function updateMetaRow(trx: Trx, table: MetaTable, id: number, changes: Meta): Promise<void> {
   if (Object.keys(changes).length === 0) return;
   // As in insertMetaRow: the table is chosen at run time, `changes` holds only that kind's columns (its metaChanges).
-  await trx
-    .updateTable(table as 'venues')
-    .set(changes as never)
-    .where('id', '=', id)
-    .execute();
+  const update = trx.updateTable(table as 'venues').set(changes as never);
+  await update.where('id', '=', id).execute();
 }
