@@ -51,6 +51,11 @@ export interface RequestContext extends AppDeps, CommandContext {
    * writes turn it into their transaction's precondition (http/etag.ts `ifMatchPrecondition`).
    */
   ifMatch?: TagCondition;
+  /**
+   * The store's data version an anonymous read is answered at, set by the read cache (plugins/read-cache.ts) before
+   * the handler runs: the process's snapshots check it instead of reading it again. Unset for anything that may write.
+   */
+  dataVersion?: string;
   /** Request-scoped memo: a record a validator loaded is not loaded again by the handler. */
   memo<T>(key: string, load: () => Promise<T>): Promise<T>;
 }

@@ -56,6 +56,8 @@ export default fp<ReadCacheOptions>(
       async (request: FastifyRequest, compute: () => Promise<EncodedReply>): Promise<EncodedReply> => {
         if (request.ctx.viewer !== null || sendsPassword(request)) return compute();
         const version = await store.dataVersion();
+        // An anonymous read writes nothing its answer depends on: everything it reads is checked at this version.
+        request.ctx.dataVersion = version;
         return cache.answer(cacheKey(request), version, request.ctx.now.toMillis(), async () =>
           toCached(await compute()),
         );

@@ -8,6 +8,7 @@ import { renderStaleDocuments } from '../../src/core/background/documents.ts';
 import { describeEachDatabase, type Harness } from '../helpers/harness.ts';
 import { createEvent, exampleEventWithLinks } from '../resources/events-support.ts';
 import { createLinked } from '../resources/support.ts';
+import { statementsDuring } from '../helpers/queries.ts';
 
 async function storedItem(h: Harness, id: number): Promise<string | undefined> {
   const row = await h.store.db
@@ -151,6 +152,54 @@ describeEachDatabase(
       await change(h(), sql`update event_documents set item = 'x', entry = 'x', fingerprint = 'old'`);
       const live = await h().request('GET', '/events', { query });
       assert.equal(fromDocuments.body, live.body);
+    });
+
+    it('reads by id in two statements and a list page in five, the data version included (round trips on PostgreSQL)', async () => {
+      const venue = await createLinked(h(), 'venues', { venue: 'Round Hall' });
+      const organizer = await createLinked(h(), 'organizers', { organizer: 'Round Org' });
+      const category = await h().request('POST', '/categories', { as: h().users.editor, body: { name: 'Rounds' } });
+      const events = [];
+      for (let index = 0; index < 3; index++)
+        events.push(
+          await createEvent(h(), {
+            venue: { id: venue.id },
+            organizer: [{ id: organizer.id }],
+            categories: [category.json().id],
+            tags: ['round'],
+          }),
+        );
+      const store = h().store;
+      const readVersion = store.dataVersion;
+      let versionReads = 0;
+      store.dataVersion = () => {
+        versionReads++;
+        return readVersion();
+      };
+      try {
+        /** Statements (Kysely's) and data version reads of one anonymous GET, after a first that warms the snapshot. */
+        const cost = async (path: string, query: Record<string, string> = {}) => {
+          await h().request('GET', path, { query: { ...query, warm: '1' } });
+          versionReads = 0;
+          const statements = await statementsDuring(store, async () => {
+            const answer = await h().request('GET', path, { query });
+            assert.equal(answer.statusCode, 200, answer.body);
+          });
+          return { statements, versionReads };
+        };
+        const byId = await cost(`/events/${events[0].id}`);
+        assert.equal(byId.versionReads, 1, 'one data version read, shared by the read cache and the term snapshot');
+        assert.equal(byId.statements.length, 1, byId.statements.join('\n'));
+        assert.match(byId.statements[0], /from event_documents/);
+
+        const page = await cost('/events', { per_page: '2', page: '2' });
+        assert.equal(page.versionReads, 1);
+        // The sync cursor, the page's ids, its total (summed from the counts) and the documents of its events.
+        assert.equal(page.statements.length, 4, page.statements.join('\n'));
+        assert.match(page.statements[2], /occurrence_counts/);
+        assert.match(page.statements[3], /from event_documents/);
+      } finally {
+        store.dataVersion = readVersion;
+      }
     });
 
     it('ignores documents of another fingerprint and renders them again in the background', async () => {

@@ -36,6 +36,12 @@ const MAX_TERMS = 2_000;
 export interface TermReader extends Pick<Actor, 'now' | 'config'> {
   /** Made once per process (src/caches.ts); a reader without it reads the terms itself. */
   caches?: { embeddedTerms: EmbeddedTermSnapshots };
+  /**
+   * The store's data version this read is answered at, when its caller already read it (the read cache of anonymous
+   * GETs, which write nothing): the snapshot is checked against it instead of reading it again (a round trip on
+   * PostgreSQL).
+   */
+  dataVersion?: string;
 }
 
 /** The embedded objects of `ids` (those that name a term); from the snapshot when `db` reads outside a transaction. */
@@ -64,10 +70,10 @@ export class EmbeddedTermSnapshots {
   }
 
   /** The embedded objects of `wanted` (distinct ids). */
-  async read(reader: Pick<Actor, 'now' | 'config'>, wanted: readonly number[]): Promise<Map<number, EmbeddedTerm>> {
+  async read(reader: Omit<TermReader, 'caches'>, wanted: readonly number[]): Promise<Map<number, EmbeddedTerm>> {
     const db = this.store.db;
     const nowUtc = formatWp(reader.now);
-    const snapshot = await this.#current(nowUtc);
+    const snapshot = await this.#current(nowUtc, reader.dataVersion);
     // A request whose time the snapshot does not cover (it started before the snapshot, or a scheduled post came due
     // while it was read) reads for itself.
     if (!holdsAt(snapshot, nowUtc)) return loadEmbeddedTerms(db, reader, wanted, nowUtc);
@@ -99,8 +105,8 @@ export class EmbeddedTermSnapshots {
     return objects.every((object, index) => current.get(ids[index])?.object === object);
   }
 
-  async #current(nowUtc: string): Promise<Snapshot> {
-    const version = await this.store.dataVersion();
+  async #current(nowUtc: string, readVersion: string | undefined): Promise<Snapshot> {
+    const version = readVersion ?? (await this.store.dataVersion());
     const kept = this.#kept;
     if (kept && kept.version === version && holdsAt(kept, nowUtc)) return kept;
     // A refresh started at another version may hold rows older than a commit this reader must see: not shared.
