@@ -115,10 +115,16 @@ export interface CountedQuery {
 export async function countedTotal(db: Db, query: CountedQuery): Promise<number> {
   if (query.statuses.length === 0) return 0;
   const plain = query.statuses.filter((status) => status !== 'publish' && status !== 'future');
+  // The stored statuses first, as a list the index can seek (dimension, each status, then the start-day range); a
+  // disjunction alone would have the database read every row of the dimension. Then which of them count.
+  const stored = [
+    ...new Set(query.statuses.flatMap((status) => (status === 'publish' ? ['publish', 'future'] : [status]))),
+  ];
   let select = db
     .selectFrom('occurrence_counts')
     .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('count'), sql<number>`0`).as('total'))
     .where('dimension', '=', query.dimension)
+    .where('status', 'in', stored)
     .where((eb) => {
       const conditions = plain.length > 0 ? [eb('status', 'in', plain)] : [];
       if (query.statuses.includes('publish')) {
