@@ -24,13 +24,13 @@ const venueLinks: Links = (db) =>
     .selectFrom('events')
     .innerJoin('posts', 'posts.id', 'events.id')
     .select('events.venue_id as linked_id')
-    .where('events.venue_id', 'is not', null) as unknown as LinkQuery;
+    .where('events.venue_id', 'is not', null);
 
 const organizerLinks: Links = (db) =>
   db
     .selectFrom('event_organizers')
     .innerJoin('posts', 'posts.id', 'event_organizers.event_id')
-    .select('event_organizers.organizer_id as linked_id') as unknown as LinkQuery;
+    .select('event_organizers.organizer_id as linked_id');
 
 /** `has_events`: events that are out in the world, i.e. neither unfinished (draft, pending) nor trashed. */
 const LIVE_STATUSES: readonly PostStatus[] = ['publish', 'future', 'private'];
@@ -92,7 +92,7 @@ function upcoming(ctx: RequestContext, links: Links) {
           .where('occurrences.start_utc', '>=', nowUtc),
       ),
     )
-    .where((eb) => visibleInList(eb as never, ctx.viewer, statuses, nowUtc));
+    .where((eb) => visibleInList(eb, ctx.viewer, statuses, nowUtc));
 }
 
 export const venueEventFilters = (): ListFilter[] => eventFilters('venue', venueLinks);

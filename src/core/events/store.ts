@@ -128,12 +128,14 @@ export async function updateEachEventRow(
   rows: ReadonlyArray<{ id: number; values: Updateable<EventsTable> }>,
 ): Promise<void> {
   for (const chunk of chunks(rows, ROWS_PER_CASE)) {
+    // Every row's values by column, looked up by the first row's column names.
+    const rowValues = chunk.map(({ id, values }) => ({ id, byColumn: new Map(Object.entries(values)) }));
     const set: Record<string, unknown> = {};
-    for (const column of Object.keys(chunk[0].values) as Array<keyof EventsTable>) {
+    for (const [column, firstValue] of Object.entries(chunk[0].values)) {
       // PostgreSQL types a CASE of parameters as text: integers are cast back.
-      const type = typeof chunk[0].values[column] === 'number' ? sql.raw('integer') : sql.raw('text');
+      const type = typeof firstValue === 'number' ? sql.raw('integer') : sql.raw('text');
       set[column] = sql`cast(case ${sql.ref('id')} ${sql.join(
-        chunk.map(({ id, values }) => sql`when ${id} then ${values[column]}`),
+        rowValues.map(({ id, byColumn }) => sql`when ${id} then ${byColumn.get(column)}`),
         sql` `,
       )} end as ${type})`;
     }
@@ -278,14 +280,12 @@ function readableLinked(db: Db, actor: Actor, type: 'venue' | 'organizer', among
     .where((eb) => visibleInList(eb, actor.viewer, POST_STATUSES, formatWp(actor.now)));
 }
 
-function onlyReadable<Q extends SelectQueryBuilder<Database, 'venues', { id: number }>>(
-  db: Db,
-  actor: Actor,
-  type: 'venue',
-  query: Q,
-): Q {
+/** Ids of venues, for an `in` condition. */
+type VenueIds = SelectQueryBuilder<Database, 'venues', { id: number }>;
+
+function onlyReadable(db: Db, actor: Actor, type: 'venue', query: VenueIds): VenueIds {
   const readable = readableLinked(db, actor, type);
-  return readable === undefined ? query : (query.where('venues.id', 'in', readable) as Q);
+  return readable === undefined ? query : query.where('venues.id', 'in', readable);
 }
 
 /** Where event lists read status, publication date and author: the copies on `occurrences` (see refreshListing). */
@@ -307,13 +307,12 @@ function filteredOccurrences(store: Store, actor: Actor, plan: EventListPlan) {
   // SQLite keeps the written order of a CROSS JOIN, so the occurrences index drives the query (its planner would
   // otherwise start from another table and sort); PostgreSQL plans it as the inner join it is. The type claims both
   // tables; the filters below refer to a table only when it was joined.
-  let joined = db.selectFrom('occurrences') as unknown as ReturnType<typeof joinBoth>;
-  if (needsPosts) joined = joined.crossJoin('posts').whereRef('posts.id', '=', 'occurrences.event_id') as typeof joined;
-  if (needsEvents)
-    joined = joined.crossJoin('events').whereRef('events.id', '=', 'occurrences.event_id') as typeof joined;
+  let joined: ReturnType<typeof joinBoth> = db.selectFrom('occurrences');
+  if (needsPosts) joined = joined.crossJoin('posts').whereRef('posts.id', '=', 'occurrences.event_id');
+  if (needsEvents) joined = joined.crossJoin('events').whereRef('events.id', '=', 'occurrences.event_id');
   let query = joined
     .where('occurrences.hidden', '=', 0)
-    .where((eb) => visibleInList(eb as never, actor.viewer, plan.statuses, nowUtc, OCCURRENCE_COLUMNS));
+    .where((eb) => visibleInList(eb, actor.viewer, plan.statuses, nowUtc, OCCURRENCE_COLUMNS));
 
   for (const condition of plan.dates) {
     query = query.where(
