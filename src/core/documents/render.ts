@@ -10,7 +10,7 @@ import type { Trx } from '../../store/store.ts';
 import { lockItems } from '../item-locks.ts';
 import type { LinkedPostKind } from '../linked/kind.ts';
 import { loadLinked, serializeLinked } from '../linked/serialize.ts';
-import { serializeEvent, type EventBundle } from '../events/serialize.ts';
+import { serializeSingleEvent, type EventBundle } from '../events/serialize.ts';
 import { loadEventRecords, loadOrganizerIds } from '../events/store.ts';
 import { loadImages } from '../images/images.ts';
 import { documentFingerprint } from './fingerprint.ts';
@@ -57,7 +57,7 @@ export function eventTemplates(
   // No venue or organizer: the serialiser leaves them out (and out of json_ld), and the tokens go in their places.
   const alone: EventBundle = { ...bundle, venues: new Map(), organizers: new Map() };
   const hasVenue = bundle.records.get(id)!.event.venue_id !== null;
-  const { json_ld: ld, ...object } = serializeEvent(anyone(context), alone, id, { single: true });
+  const { object, jsonLd } = serializeSingleEvent(anyone(context), alone, id);
   const entry = JSON.stringify({
     ...object,
     categories: token('categories'),
@@ -65,7 +65,7 @@ export function eventTemplates(
     venue: hasVenue ? token('venue') : [],
     organizer: token('organizer'),
   });
-  const item = `${entry.slice(0, -1)},"json_ld":${JSON.stringify(jsonLdTemplate(ld as Record<string, unknown>, hasVenue))}}`;
+  const item = `${entry.slice(0, -1)},"json_ld":${JSON.stringify(jsonLdTemplate(jsonLd, hasVenue))}}`;
   return { item, entry };
 }
 

@@ -169,8 +169,14 @@ export function sameForEveryReader(bundle: EventBundle, id: number): boolean {
   );
 }
 
+/** The objects of one of an event's term lists, themselves: the cache tells by identity whether they are current. */
+const termObjects = (list: unknown): Record<string, unknown>[] =>
+  Array.isArray(list)
+    ? list.filter((term): term is Record<string, unknown> => typeof term === 'object' && term !== null)
+    : [];
+
 /** The term objects a serialised event embeds (its categories and tags), for {@link EventItemCache.set}. */
 export const embeddedTermObjects = (event: Record<string, unknown>): Record<string, unknown>[] => [
-  ...(event.categories as Record<string, unknown>[]),
-  ...(event.tags as Record<string, unknown>[]),
+  ...termObjects(event.categories),
+  ...termObjects(event.tags),
 ];

@@ -10,7 +10,7 @@ import { loadImages, serializeImage, type ImageRow } from '../images/images.ts';
 import type { LinkedPostKind } from '../linked/kind.ts';
 import { loadLinked, serializeLinked, type LinkedRecord } from '../linked/serialize.ts';
 import { organizerKind } from '../organizers/kind.ts';
-import { globalId, postHead, postLike } from '../posts/fields.ts';
+import { globalId, postHead, postLike, publicUrl, statusOf } from '../posts/fields.ts';
 import type { TermReader } from '../terms/embedded-cache.ts';
 import { loadEmbeddedTerms } from '../terms/service.ts';
 import { venueKind } from '../venues/kind.ts';
@@ -69,10 +69,34 @@ export function serializeEvent(
   id: number,
   options: { single: boolean },
 ): Record<string, unknown> {
+  const { object, jsonLd } = eventParts(ctx, bundle, id, options);
+  if (options.single) object.json_ld = jsonLd();
+  return object;
+}
+
+/** The single form of {@link serializeEvent} with its `json_ld` apart, for a caller that places `json_ld` itself. */
+export function serializeSingleEvent(
+  ctx: Actor,
+  bundle: EventBundle,
+  id: number,
+): { object: Record<string, unknown>; jsonLd: Record<string, unknown> } {
+  const { object, jsonLd } = eventParts(ctx, bundle, id, { single: true });
+  return { object, jsonLd: jsonLd() };
+}
+
+/** The event object without `json_ld`, and its `json_ld` made on demand (a list leaves it out). */
+function eventParts(
+  ctx: Actor,
+  bundle: EventBundle,
+  id: number,
+  options: { single: boolean },
+): { object: Record<string, unknown>; jsonLd: () => Record<string, unknown> } {
   const { config } = ctx;
-  const { post, event } = bundle.records.get(id)!;
+  const record = bundle.records.get(id)!;
+  const { post, event } = record;
   const head = postHead(config, post, ctx.now);
-  const url = head.url as string;
+  // The head's `url`, made as postHead makes it, but typed as the string it is.
+  const url = publicUrl(config, post, statusOf(post, ctx.now));
   const costs = parseStringList(event.cost_values);
   const terms = bundle.terms.get(id) ?? { categories: [], tags: [] };
   const nowUtc = formatWp(ctx.now);
@@ -87,6 +111,12 @@ export function serializeEvent(
     .map((organizerId) => linked(organizerKind, bundle.organizers, organizerId))
     .filter((organizer) => organizer !== undefined);
   const gid = globalId(config, post.id);
+  const costDetails = {
+    currency_symbol: event.currency_symbol,
+    currency_code: '',
+    currency_position: event.currency_position,
+    values: costValues(costs),
+  };
 
   const object: Record<string, unknown> = {
     id: post.id,
@@ -114,12 +144,7 @@ export function serializeEvent(
       symbol: config.currencySymbol,
       position: config.currencyPosition,
     }),
-    cost_details: {
-      currency_symbol: event.currency_symbol,
-      currency_code: '',
-      currency_position: event.currency_position,
-      values: costValues(costs),
-    },
+    cost_details: costDetails,
     // Never stored: the event's own page (§3.1); stored, even empty: as stored.
     website: event.website === null ? url : escapeHtml(event.website),
     show_map: flag(event.show_map),
@@ -133,20 +158,12 @@ export function serializeEvent(
     organizer: organizers,
     custom_fields: [],
     // D25: the series' RFC 5545 lines on each of its occurrences, the series' id, and the occurrence's original start.
-    recurrence: event.recurrence === '' ? [] : (JSON.parse(event.recurrence) as string[]),
+    recurrence: event.recurrence === '' ? [] : parseStringList(event.recurrence),
     series_id: event.series_id,
     occurrence_start_utc: event.occurrence_start_utc,
   };
-  if (options.single) {
-    object.json_ld = eventJsonLd(ctx, {
-      record: bundle.records.get(id)!,
-      url,
-      costs: object.cost_details as { values: string[] },
-      venue,
-      organizers,
-    });
-  }
-  return object;
+  const jsonLd = () => eventJsonLd(ctx, { record, url, costs: costDetails, venue, organizers });
+  return { object, jsonLd };
 }
 
 /** §3.9, best effort: keys without data are left out. */
