@@ -5,7 +5,8 @@ import { formatWp } from '../../domain/dates/stored-format.ts';
 import { coerceInteger } from '../input/args.ts';
 import type { CommandContext } from '../input/context.ts';
 import { InvalidFields, MissingFields } from '../../domain/errors.ts';
-import { hasParam, type ParamMap } from '../input/params.ts';
+import { hasParam } from '../input/params.ts';
+import { optionalNumberArg } from '../input/values.ts';
 import { readArgs } from '../input/read.ts';
 import type { LinkedPostKind } from '../linked/kind.ts';
 import { linkedFieldArgs } from '../linked/write-args.ts';
@@ -43,7 +44,7 @@ async function inlineFields(
 ): Promise<Sent | null> {
   let values: Record<string, unknown>;
   try {
-    values = await readArgs(linkedFieldArgs(kind, true), object as ParamMap, ctx);
+    values = await readArgs(linkedFieldArgs(kind, true), object, ctx);
   } catch (error) {
     if (error instanceof InvalidFields || error instanceof MissingFields) return null;
     throw error;
@@ -59,7 +60,7 @@ async function readItem(
 ): Promise<LinkedRef | 'empty' | null> {
   if (isEmptyValue(value)) return 'empty';
   if (isPlainObject(value)) {
-    if (hasParam(value as ParamMap, 'id')) {
+    if (hasParam(value, 'id')) {
       const id = await isIdOfKind(ctx, kind, value.id);
       return id === null ? null : { id };
     }
@@ -95,7 +96,7 @@ async function readLinkedInput(ctx: CommandContext, kind: LinkedPostKind, value:
  */
 export function inlineAuthorsAllowed(ctx: CommandContext, input: LinkedInput | null | undefined): boolean {
   if (!input || 'csv' in input) return true;
-  return input.refs.every((ref) => 'id' in ref || mayAssignAuthor(ctx, ref.fields.author as number | undefined));
+  return input.refs.every((ref) => 'id' in ref || mayAssignAuthor(ctx, optionalNumberArg(ref.fields, 'author')));
 }
 
 /** Read once per request: the validator and the handler share the answer. */

@@ -40,9 +40,12 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 function blank(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(blank);
-  if (!isPlainObject(value)) return value;
+  return isPlainObject(value) ? blankObject(value) : value;
+}
+
+function blankObject(object: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(
-    Object.entries(value).map(([key, field]) => [
+    Object.entries(object).map(([key, field]) => [
       key,
       Object.hasOwn(BLANKED_FIELDS, key) ? structuredClone(BLANKED_FIELDS[key]) : blank(field),
     ]),
@@ -54,6 +57,6 @@ function blank(value: unknown): unknown {
  * kept. As in the reference, a replaced value is not descended into (an event's nested `venue` simply becomes `[]`),
  * while every other object or array is, so nested copies such as a venue's `json_ld` are blanked too.
  */
-export function blankProtectedFields<T extends Record<string, unknown>>(obj: T): T {
-  return blank(obj) as T;
+export function blankProtectedFields(obj: Record<string, unknown>): Record<string, unknown> {
+  return blankObject(obj);
 }
