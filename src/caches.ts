@@ -10,6 +10,7 @@
 // (pages/unlock.ts), a value its database never changes.
 import type { Config } from './config.ts';
 import { EventItemCache } from './core/events/item-cache.ts';
+import { PageSeeks } from './core/events/page-seeks.ts';
 import { EmbeddedTermSnapshots } from './core/terms/embedded-cache.ts';
 import { Authenticator, FailureLimiter } from './http/auth.ts';
 import type { RequestCaches } from './http/context.ts';
@@ -33,6 +34,7 @@ export function createCaches(config: Config, store: Store): AppCaches {
     embeddedTerms,
     eventItems: new EventItemCache(store, config.itemCacheBytes, embeddedTerms),
     passwordGuesses: new FailureLimiter(store.db, config.authFailures),
+    pageSeeks: new PageSeeks(),
     responses: new ResponseCache(config.readCacheBytes),
     credentials: new Authenticator(store.db, config.authFailures),
     icalEntries: new WrittenEntries(config.icalCacheBytes),

@@ -2,6 +2,7 @@ import type { DateTime } from 'luxon';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
 import type { EventItemCache } from '../core/events/item-cache.ts';
+import type { PageSeeks } from '../core/events/page-seeks.ts';
 import type { EmbeddedTermSnapshots } from '../core/terms/embedded-cache.ts';
 import type { Viewer } from '../domain/access.ts';
 import { commandContext, type CommandContext } from '../core/input/context.ts';
@@ -28,6 +29,8 @@ export interface RequestCaches {
   embeddedTerms: EmbeddedTermSnapshots;
   /** D29: event-password guesses (http/event-passwords.ts). */
   passwordGuesses: FailureLimiter;
+  /** Where deep pages of the lists answered lately ended, so that the next page seeks there (core/events/page-seeks.ts). */
+  pageSeeks: PageSeeks;
 }
 
 /** What the plugins and every request are given: the setup, and the caches buildApp made from it. */

@@ -183,7 +183,10 @@ const list = endpoint({
     // D24: read before the list's queries, so that following /changes from it loses nothing.
     const syncCursor = await syncCursorHeader(ctx);
     const plan = await planListRequest(ctx, params);
-    const { total, ids } = await findEventPage(ctx.store, ctx, plan);
+    const { total, ids } = await findEventPage(ctx.store, ctx, plan, {
+      seeks: ctx.caches.pageSeeks,
+      dataVersion: ctx.dataVersion,
+    });
     if (ids.length === 0 && plan.page > 1) {
       throw new ApiError(404, 'event-archive-page-not-found', 'The requested event archive page does not exist');
     }

@@ -19,9 +19,10 @@ import { chunks } from '../../store/chunks.ts';
 import type { Database, EventOrganizersTable, EventsTable } from '../../store/schema.ts';
 import { isRowId, storeOf, type Db, type Store, type Trx } from '../../store/store.ts';
 import { recordChanges } from '../change-log/log.ts';
-import { loadPostsOfType, type PostRow } from '../posts/store.ts';
+import { loadPostsOfType, scheduledDueBetween, type PostRow } from '../posts/store.ts';
 import { visibleInList, type StatusColumns } from '../posts/visibility.ts';
 import type { EventListPlan } from './list-query.ts';
+import { listSignature, type PageSeeks, type PageStart } from './page-seeks.ts';
 import type { EventSchedule } from './schedule.ts';
 
 export type EventRow = Selectable<EventsTable>;
@@ -431,7 +432,7 @@ function protectedContentReadable(actor: Actor, password: string | undefined): R
 const joinBoth = (db: Db) => db.selectFrom('occurrences').crossJoin('posts').crossJoin('events');
 
 /** The two queries of a list page: the size of the whole filtered set, and one page of ids in list order. */
-export function eventListQueries(store: Store, actor: Actor, plan: EventListPlan) {
+export function eventListQueries(store: Store, actor: Actor, plan: EventListPlan, start?: PageStart) {
   let filtered = filteredOccurrences(store, actor, plan);
   if (plan.collapseSeries) {
     // D25: of each series, the first occurrence the filters keep (in list order); single events all stay.
@@ -448,14 +449,30 @@ export function eventListQueries(store: Store, actor: Actor, plan: EventListPlan
       eb.or([eb('occurrences.series_id', 'is', null), eb('occurrences.event_id', 'in', firstIds)]),
     );
   }
-  let page = filtered.select('occurrences.event_id as id');
+  const count = filtered.select((eb) => eb.fn.countAll<number | string>().as('total'));
+  // A page whose start is known (page-seeks.ts) seeks the list index to the row after it, in the list's order.
+  if (start !== undefined && plan.order === 'start') {
+    const { after } = start;
+    filtered = filtered.where((eb) =>
+      eb(
+        eb.refTuple('occurrences.start_local', 'occurrences.published_utc', 'occurrences.event_id'),
+        '>',
+        eb.tuple(after.start, after.published, after.id),
+      ),
+    );
+  }
+  let page = filtered.select([
+    'occurrences.event_id as id',
+    'occurrences.start_local as start',
+    'occurrences.published_utc as published',
+  ]);
   if (plan.order === 'start') page = page.orderBy('occurrences.start_local');
   page = page
     .orderBy('occurrences.published_utc')
     .orderBy('occurrences.event_id')
     .limit(plan.perPage)
-    .offset((plan.page - 1) * plan.perPage);
-  return { count: filtered.select((eb) => eb.fn.countAll<number | string>().as('total')), page };
+    .offset(start !== undefined && plan.order === 'start' ? start.skip : (plan.page - 1) * plan.perPage);
+  return { count, page };
 }
 
 /**
@@ -469,12 +486,50 @@ export async function listTotal(store: Store, actor: Actor, plan: EventListPlan)
   return Number((await count.executeTakeFirstOrThrow()).total);
 }
 
+/** What a list reader brings to reach deep pages by position: the process's page ends, and its data version if read. */
+export interface ListSeeking {
+  seeks: PageSeeks;
+  /** The data version the caller already read (an anonymous read's); read here otherwise. */
+  dataVersion?: string;
+}
+
 export async function findEventPage(
   store: Store,
   actor: Actor,
   plan: EventListPlan,
+  seeking?: ListSeeking,
 ): Promise<{ total: number; ids: number[] }> {
-  const queries = eventListQueries(store, actor, plan);
-  const [total, rows] = await Promise.all([listTotal(store, actor, plan), queries.page.execute()]);
+  if (seeking === undefined || !seeking.seeks.covers(plan)) {
+    const [total, rows] = await Promise.all([
+      listTotal(store, actor, plan),
+      eventListQueries(store, actor, plan).page.execute(),
+    ]);
+    return { total, ids: rows.map((row) => row.id) };
+  }
+  // Deep pages (page-seeks.ts): from where an earlier page of the same list ended, when that is still where it ends.
+  const { seeks } = seeking;
+  const version = seeking.dataVersion ?? (await store.dataVersion());
+  const signature = listSignature(plan, actor.viewer);
+  const nowUtc = formatWp(actor.now);
+  let start = seeks.startOf(signature, version, plan.page, plan.perPage);
+  // A position read later than this request's clock may count a scheduled event this request does not show yet.
+  if (start !== undefined && nowUtc < start.readAt) start = undefined;
+  if (start !== undefined && (await scheduledDueBetween(store.db, start.readAt, nowUtc))) {
+    seeks.forget(signature);
+    start = undefined;
+  }
+  const [total, rows] = await Promise.all([
+    listTotal(store, actor, plan),
+    eventListQueries(store, actor, plan, start).page.execute(),
+  ]);
+  const last = rows.at(-1);
+  if (rows.length === plan.perPage && last !== undefined)
+    seeks.remember(
+      signature,
+      version,
+      plan.page,
+      { start: last.start, published: last.published, id: last.id },
+      nowUtc,
+    );
   return { total, ids: rows.map((row) => row.id) };
 }

@@ -66,6 +66,23 @@ export async function findPostById(db: Db, id: number): Promise<PostRow | undefi
   return db.selectFrom('posts').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/**
+ * Whether a scheduled post's publication time falls in (`afterUtc`, `untilUtc`]: such a post went live in between
+ * without any write. One seek of the status and date index.
+ */
+export async function scheduledDueBetween(db: Db, afterUtc: string, untilUtc: string): Promise<boolean> {
+  if (untilUtc <= afterUtc) return false;
+  const row = await db
+    .selectFrom('posts')
+    .select('id')
+    .where('status', '=', 'future')
+    .where('date_utc', '>', afterUtc)
+    .where('date_utc', '<=', untilUtc)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** An empty or whitespace slug never matches anything. */
 export async function findPostBySlug(db: Db, type: PostType, slug: string): Promise<PostRow | undefined> {
   if (slug.trim() === '') return undefined;
