@@ -10,7 +10,7 @@
 // What a series write does to its occurrences is decided by the pure series plan (domain/recurrence/series-plan.ts):
 // this module reads the series and its members, asks for the plan, and applies it through the repositories.
 import { parseStringList } from '../../domain/lists.ts';
-import type { Insertable, Updateable } from 'kysely';
+import type { Insertable } from 'kysely';
 import { recordChange, recordChanges, type ChangeAction } from '../change-log/log.ts';
 import type { Actor } from '../../domain/actor.ts';
 import { basicUtc, formatWp, parseWp, utcToLocal } from '../../domain/dates/stored-format.ts';
@@ -329,8 +329,13 @@ async function applyPlan(
   return { created, updated, deleted: plan.delete };
 }
 
+type ScheduleColumns = Pick<
+  EventsTable,
+  'timezone' | 'timezone_abbr' | 'all_day' | 'start_local' | 'end_local' | 'start_utc' | 'end_utc'
+>;
+
 /** An occurrence's schedule columns: its own times, the series' zone (its abbreviation at that start) and kind. */
-function occurrenceDates(series: EventRow, times: OccurrenceTimes): Updateable<EventsTable> {
+function occurrenceDates(series: EventRow, times: OccurrenceTimes): ScheduleColumns {
   return {
     timezone: series.timezone,
     timezone_abbr: timezoneAbbr(series.timezone, parseWp(times.startLocal, series.timezone)),
@@ -405,19 +410,18 @@ async function materialise(
   await insertEventRows(
     trx,
     times.map(
-      (occurrence, index) =>
-        ({
-          ...copied,
-          ...occurrenceDates(series, occurrence),
-          id: ids[index],
-          series_id: seriesId,
-          occurrence_start_utc: occurrence.startUtc,
-          overrides: '',
-          // D26: the series' UID and import digest name the series (its own row); an occurrence is found by its start.
-          ical_uid: null,
-          ical_hash: null,
-          ical_sequence: 0,
-        }) as Insertable<EventsTable>,
+      (occurrence, index): Insertable<EventsTable> => ({
+        ...copied,
+        ...occurrenceDates(series, occurrence),
+        id: ids[index],
+        series_id: seriesId,
+        occurrence_start_utc: occurrence.startUtc,
+        overrides: '',
+        // D26: the series' UID and import digest name the series (its own row); an occurrence is found by its start.
+        ical_uid: null,
+        ical_hash: null,
+        ical_sequence: 0,
+      }),
     ),
   );
   for (const chunk of chunks(ids)) {
@@ -461,8 +465,8 @@ export async function copySeriesFields(
     const postSet: Record<string, unknown> = { modified_local: stamp.local, modified_utc: stamp.utc };
     const eventSet: Record<string, unknown> = { recurrence: series.recurrence };
     for (const field of copied) {
-      for (const column of POST_COLUMNS[field] ?? []) postSet[column] = series[column as keyof typeof series];
-      for (const column of EVENT_COLUMNS[field] ?? []) eventSet[column] = series[column as keyof typeof series];
+      for (const column of POST_COLUMNS[field] ?? []) postSet[column] = series[column];
+      for (const column of EVENT_COLUMNS[field] ?? []) eventSet[column] = series[column];
     }
     for (const chunk of chunks(ids)) {
       await updatePosts(trx, chunk, postSet);

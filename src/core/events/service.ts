@@ -281,8 +281,11 @@ const storedSchedule = (record: EventRecord): StoredSchedule => ({
   endLocal: record.event.end_local,
 });
 
-const sameSchedule = (columns: ReturnType<typeof scheduleColumns>, stored: EventRecord['event']) =>
-  (Object.keys(columns) as Array<keyof typeof columns>).every((key) => columns[key] === stored[key]);
+/** Whether every schedule column holds the value stored already. */
+function sameSchedule(columns: ReturnType<typeof scheduleColumns>, stored: EventRecord['event']): boolean {
+  const storedValues = new Map(Object.entries(stored));
+  return Object.entries(columns).every(([column, value]) => storedValues.get(column) === value);
+}
 
 /**
  * Every write to existing events goes through here: the event's row is claimed first (so that concurrent writes of
