@@ -134,24 +134,21 @@ const storesByDb = new WeakMap<Db, Store>();
 export const outsideTransaction = (db: Db): Store | undefined => storesByDb.get(db);
 
 /** The one place that knows which implementation of StoreDialect serves which configuration. */
-const DIALECTS: {
-  [K in DatabaseConfig['dialect']]: (
-    config: Extract<DatabaseConfig, { dialect: K }>,
-    options: OpenStoreOptions,
-  ) => Promise<StoreDialect>;
-} = {
-  sqlite: (config) => openSqliteDialect(config.path),
-  postgres: (config, options) =>
-    openPostgresDialect(
-      config.url,
-      options.schema,
-      options.withoutStatementTimeout ? undefined : config.statementTimeoutMs,
-    ),
-};
+function openDialect(config: DatabaseConfig, options: OpenStoreOptions): Promise<StoreDialect> {
+  switch (config.dialect) {
+    case 'sqlite':
+      return openSqliteDialect(config.path);
+    case 'postgres':
+      return openPostgresDialect(
+        config.url,
+        options.schema,
+        options.withoutStatementTimeout ? undefined : config.statementTimeoutMs,
+      );
+  }
+}
 
 export async function openStore(config: DatabaseConfig, options: OpenStoreOptions = {}): Promise<Store> {
-  const open = DIALECTS[config.dialect] as (config: DatabaseConfig, options: OpenStoreOptions) => Promise<StoreDialect>;
-  const dialect = await open(config, options);
+  const dialect = await openDialect(config, options);
   const db = dialect.db;
   try {
     await dialect.migrate(migrations(dialect.schema));
@@ -203,12 +200,10 @@ export async function openStore(config: DatabaseConfig, options: OpenStoreOption
     lockAll: (trx, keys) => dialect.lockAll(trx, keys),
     dataVersion: () => dialect.dataVersion(),
     insertRows: async (trx, table, rows) => {
-      await dialect.insertRows(trx, table, rows as readonly Record<string, unknown>[]);
+      await dialect.insertRows(trx, table, rows);
     },
-    insertRowsReturningIds: (trx, table, rows) =>
-      dialect.insertRows(trx, table, rows as readonly Record<string, unknown>[], 'id'),
-    insertRowsReturning: (trx, table, rows, key) =>
-      dialect.insertRows(trx, table, rows as readonly Record<string, unknown>[], key),
+    insertRowsReturningIds: (trx, table, rows) => dialect.insertRows(trx, table, rows, 'id'),
+    insertRowsReturning: (trx, table, rows, key) => dialect.insertRows(trx, table, rows, key),
     async bulkLoad(tables, load) {
       const deferred = await dialect.bulkLoadUpkeep.deferrable(db, tables);
       // All or none: a drop that fails leaves nothing to build again.
