@@ -166,6 +166,8 @@ describeEachDatabase(
             organizer: [{ id: organizer.id }],
             categories: [category.json().id],
             tags: ['round'],
+            start_date: `2032-03-1${index} 10:00:00`,
+            end_date: `2032-03-1${index} 12:00:00`,
           }),
         );
       const store = h().store;
@@ -191,7 +193,13 @@ describeEachDatabase(
         assert.equal(byId.statements.length, 1, byId.statements.join('\n'));
         assert.match(byId.statements[0], /from event_documents/);
 
-        const page = await cost('/events', { per_page: '2', page: '2' });
+        // Only these events: the other tests leave events whose documents are stale, and those render live.
+        const page = await cost('/events', {
+          per_page: '2',
+          page: '2',
+          start_date: '2032-03-01',
+          end_date: '2032-03-31',
+        });
         assert.equal(page.versionReads, 1);
         // The sync cursor, the page's ids, its total (summed from the counts) and the documents of its events.
         assert.equal(page.statements.length, 4, page.statements.join('\n'));
