@@ -35,6 +35,9 @@ const USAGE = `npm run bench -- [--events N] [--database sqlite|postgres] [--dur
   --reuse              measure the database a previous run of the same --database and --events seeded (its seed
                        description is kept beside it) instead of seeding again
   --cpu-prof DIR       run the service under node --cpu-prof, profiles written to DIR when it stops
+  --site-url URL       the SITE_URL of the service (default: its own address, a free port each run); the stored
+                       documents name it, so --reuse with the URL of the seeding run keeps them current instead of
+                       rendering them all again
   --workers N          serve with WORKERS=N processes (default 1), and run the ceiling as as many processes; CPU and
                        RSS are those of the primary and its workers together`;
 
@@ -49,6 +52,7 @@ const { values: options } = parseArgs({
     only: { type: 'string' },
     ab: { type: 'string' },
     'cpu-prof': { type: 'string' },
+    'site-url': { type: 'string' },
     workers: { type: 'string', default: '1' },
     reuse: { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
@@ -107,6 +111,8 @@ async function freePort(): Promise<number> {
   return port;
 }
 const SERVICE_PORT = await freePort();
+/** What the service's and the seed's documents name as the site (D34: another one renders every document again). */
+const siteUrl = options['site-url'] ?? `http://127.0.0.1:${SERVICE_PORT}`;
 const CEILING_PORT = await freePort();
 const VARIANT_PORT = await freePort();
 const PG_SCHEMA = 'bench';
@@ -326,7 +332,7 @@ interface Target {
 async function main(): Promise<void> {
   const url = await databaseUrl();
   // The service's own site address (see serviceEnv): the documents the seed renders are those the service reads.
-  const config = loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent', SITE_URL: `http://127.0.0.1:${SERVICE_PORT}` });
+  const config = loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent', SITE_URL: siteUrl });
   const store = await openStore(config.database);
   // The seed writes as every process of this code does: each batch renders its stored documents and counts its
   // events (D34) in its own transaction, so its figure includes that work.
@@ -353,7 +359,7 @@ async function main(): Promise<void> {
   const serviceEnv = {
     // One site address for every service of the run (the A/B variant listens elsewhere): the stored documents (D34)
     // name it, and a service with another would render them all again.
-    SITE_URL: `http://127.0.0.1:${SERVICE_PORT}`,
+    SITE_URL: siteUrl,
     DATABASE_URL: url,
     LOG_LEVEL: 'warn',
     GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=1048576',
