@@ -29,7 +29,7 @@ export interface AppCaches extends RequestCaches {
 }
 
 export function createCaches(config: Config, store: Store): AppCaches {
-  const embeddedTerms = new EmbeddedTermSnapshots(store);
+  const embeddedTerms = new EmbeddedTermSnapshots(store, config.termSnapshot);
   return {
     embeddedTerms,
     eventItems: new EventItemCache(store, config.itemCacheBytes, embeddedTerms),

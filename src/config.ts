@@ -61,6 +61,11 @@ export interface Config {
   /** GET /events/{id} answers of public events kept per process, up to this many bytes (ITEM_CACHE_BYTES; 0, the default: off). */
   itemCacheBytes: number;
   /**
+   * Whether each process keeps the embedded-term snapshot (TERM_SNAPSHOT, default 1): 0 reads the categories and tags
+   * an answer embeds, with their counts, for every answer (to measure what the snapshot saves).
+   */
+  termSnapshot: boolean;
+  /**
    * D28: the most URLs one sitemap file lists (SITEMAP_URLS_PER_FILE, default and most 10,000): past that,
    * /sitemap.xml is an index of numbered files. 10,000 of the longest page addresses (200-character slugs, every
    * character percent-escaped) stay within the 50 MB a sitemap may weigh, and well within its 50,000 URLs.
@@ -344,6 +349,7 @@ export function loadConfig(env: Env = process.env): Config {
     // Off by default since stored documents (D34): measured in one run, it saved 9 % of the CPU of an anonymous read by
     // id and nothing for authenticated reads and pages, for about 100 MB more per process (docs/performance.md).
     itemCacheBytes: readInteger(env, 'ITEM_CACHE_BYTES', 0, 0, 4 * 1024 * 1024 * 1024),
+    termSnapshot: readSwitch({ TERM_SNAPSHOT: '1', ...env }, 'TERM_SNAPSHOT'),
     sitemapUrlsPerFile: readInteger(env, 'SITEMAP_URLS_PER_FILE', 10_000, 1, 10_000),
     readCacheBytes: readInteger(env, 'READ_CACHE_BYTES', 16 * 1024 * 1024, 0, 4 * 1024 * 1024 * 1024),
     icalCacheBytes: readInteger(env, 'ICAL_CACHE_BYTES', 48 * 1024 * 1024, 0, 4 * 1024 * 1024 * 1024),

@@ -6,7 +6,7 @@ import { DateTime } from 'luxon';
 import { buildApp } from '../../src/app.ts';
 import type { Config } from '../../src/config.ts';
 import { describeEachDatabase } from '../helpers/harness.ts';
-import { queriesDuring } from '../helpers/queries.ts';
+import { queriesDuring, statementsDuring } from '../helpers/queries.ts';
 
 describeEachDatabase('caches made by buildApp from its configuration', (h) => {
   const appWith = async (sizes: Partial<Config>) => {
@@ -53,6 +53,41 @@ describeEachDatabase('caches made by buildApp from its configuration', (h) => {
       assert.ok((await queriesDuring(h().store, () => list(withoutReadCache))) > 1, 'no cache: the list is read again');
     } finally {
       await withoutReadCache.close();
+    }
+  });
+
+  it('reads the embedded terms for every answer with TERM_SNAPSHOT=0, from the snapshot otherwise, the same JSON', async () => {
+    const withoutSnapshot = await appWith({ termSnapshot: false, readCacheBytes: 0 });
+    const withSnapshot = await appWith({ readCacheBytes: 0 });
+    try {
+      const category = await h().request('POST', '/categories', { as: h().users.editor, body: { name: 'Snapshot' } });
+      const created = await h().request('POST', '/events', {
+        as: h().users.administrator,
+        body: {
+          title: 'Snapshot check',
+          status: 'publish',
+          start_date: '2027-10-01 20:00:00',
+          end_date: '2027-10-01 21:00:00',
+          categories: [category.json().id],
+          tags: ['snapshot'],
+        },
+      });
+      assert.equal(created.statusCode, 201, created.body);
+      const read = (app: typeof withoutSnapshot) =>
+        app.inject({ method: 'GET', url: `${h().api}/events/${created.json().id}` });
+      const termReads = async (app: typeof withoutSnapshot) => {
+        const texts: string[] = [];
+        const statements = await statementsDuring(h().store, () => read(app));
+        for (const text of statements) if (/from "terms"/.test(text)) texts.push(text);
+        return texts.length;
+      };
+      assert.equal((await read(withoutSnapshot)).body, (await read(withSnapshot)).body);
+      assert.ok((await termReads(withoutSnapshot)) > 0, 'no snapshot: the terms are read for the answer');
+      assert.ok((await termReads(withoutSnapshot)) > 0, 'and again for the next one');
+      assert.equal(await termReads(withSnapshot), 0, 'the snapshot holds them');
+    } finally {
+      await withoutSnapshot.close();
+      await withSnapshot.close();
     }
   });
 

@@ -65,14 +65,19 @@ export class EmbeddedTermSnapshots {
   /** The refresh under way, shared by the readers that found the same data version. */
   #refreshing: { version: string; snapshot: Promise<Snapshot> } | undefined;
 
-  constructor(store: Store) {
+  /** Off (TERM_SNAPSHOT=0): every read loads the terms and their counts, as a reader without a snapshot does. */
+  readonly #enabled: boolean;
+
+  constructor(store: Store, enabled = true) {
     this.store = store;
+    this.#enabled = enabled;
   }
 
   /** The embedded objects of `wanted` (distinct ids). */
   async read(reader: Omit<TermReader, 'caches'>, wanted: readonly number[]): Promise<Map<number, EmbeddedTerm>> {
     const db = this.store.db;
     const nowUtc = formatWp(reader.now);
+    if (!this.#enabled) return loadEmbeddedTerms(db, reader, wanted, nowUtc);
     const snapshot = await this.#current(nowUtc, reader.dataVersion);
     // A request whose time the snapshot does not cover (it started before the snapshot, or a scheduled post came due
     // while it was read) reads for itself.
