@@ -1,5 +1,6 @@
 // Event writes (§5.2–§5.4, D2, D3, D5, D16–D18) on the one post lifecycle (posts/lifecycle.ts). Each entry point
 // runs one transaction, so a failure leaves nothing behind (no event, no inline venue, no new term, no change-log row).
+import { lockItems } from '../item-locks.ts';
 import { optionalBooleanArg, optionalNumberArg, optionalStringArg } from '../input/values.ts';
 import type { Updateable } from 'kysely';
 import { canDeletePost, canEditPost } from '../../domain/access.ts';
@@ -10,7 +11,7 @@ import { sanitizeHtml, sanitizeTitle } from '../../domain/html.ts';
 import { toList } from '../../domain/lists.ts';
 import { slugify } from '../../domain/slugs.ts';
 import type { EventsTable } from '../../store/schema.ts';
-import { isForeignKeyViolation, type Store, type Trx } from '../../store/store.ts';
+import { isForeignKeyViolation, isRowId, type Store, type Trx } from '../../store/store.ts';
 import type { LinkedPostKind } from '../linked/kind.ts';
 import { createLinked, type Sent } from '../linked/service.ts';
 import { organizerKind } from '../organizers/kind.ts';
@@ -138,6 +139,18 @@ async function linkedIds(
   return ids;
 }
 
+/**
+ * The locks of the existing venues and organizers a write links, in one statement, before it writes a link: a write of
+ * one of them at the same time (linked/service.ts claimFor) then either sees this link when it lists the events that
+ * embed it, or has committed before this write reads it.
+ */
+async function lockLinkedItems(trx: Trx, input: EventInput): Promise<void> {
+  const ids = [input.venue, input.organizer].flatMap((linked) =>
+    linked === undefined || 'csv' in linked ? [] : linked.refs.flatMap((ref) => ('id' in ref ? [ref.id] : [])),
+  );
+  await lockItems(trx, ids.filter(isRowId));
+}
+
 /** Numeric items are term ids, as in the reference. */
 const termValues = (value: unknown) => toList(value)!.map((item) => (/^\d+$/.test(item) ? Number(item) : item));
 
@@ -216,6 +229,7 @@ async function insertEvent(trx: Trx, store: Store, actor: Actor, input: EventInp
   const schedule = scheduleOrThrow(resolveSchedule(scheduleInput(input), null, siteZone, actor.now));
   const recurrence = validRecurrence(actor, input.recurrence, schedule);
   // Linked items first: a CSV string of ids is refused before anything is written.
+  await lockLinkedItems(trx, input);
   const venueIds = input.venue === undefined ? [] : await linkedIds(trx, store, actor, venueKind, input.venue);
   const organizerIds =
     input.organizer === undefined ? [] : await linkedIds(trx, store, actor, organizerKind, input.organizer);
@@ -450,6 +464,7 @@ async function applyUpdate(
   const siteZone = actor.config.siteTimezone;
   const schedule = scheduleOrThrow(resolveSchedule(scheduleInput(input), storedSchedule(record), siteZone, actor.now));
   const recurrence = isOccurrence(event) ? undefined : changedRecurrence(actor, input, event, schedule);
+  await lockLinkedItems(trx, input);
   const venueIds = input.venue === undefined ? undefined : await linkedIds(trx, store, actor, venueKind, input.venue);
   const organizerIds =
     input.organizer === undefined ? undefined : await linkedIds(trx, store, actor, organizerKind, input.organizer);

@@ -1,6 +1,7 @@
 // Venue and organizer writes (§7, D2, D4, D16, D18) on the one post lifecycle (posts/lifecycle.ts). Entry points take
 // the store and run one transaction each; `createLinked` also runs inside an event write's transaction for inline
 // venues and organizers.
+import { lockItems } from '../item-locks.ts';
 import { optionalNumberArg, optionalStringArg } from '../input/values.ts';
 import { sql } from 'kysely';
 import { canDeletePost, canEditPost } from '../../domain/access.ts';
@@ -173,15 +174,23 @@ export function createLinkedItem(
   return store.transaction((trx) => createLinked(trx, store, actor, kind, sent));
 }
 
-/** The item's row claimed for a write (posts/lifecycle.ts claimForWrite). */
-const claimFor = (
+/**
+ * The item's row claimed for a write (posts/lifecycle.ts claimForWrite), after the item's lock: an event write that
+ * links the item takes it too (events/service.ts), before it writes the link, so that of a link and this write one
+ * waits for the other, and the events this write logs as changed (logEmbeddingEvents, unlinkFromEvents) include an
+ * event linked a moment before. The lock comes first, before any row lock, in both.
+ */
+const claimFor = async (
   trx: Trx,
   actor: Actor,
   kind: LinkedPostKind,
   id: number,
   may: typeof canEditPost,
   options: WriteOptions,
-) => claimForWrite(trx, actor, id, may, notFound(kind), options);
+) => {
+  await lockItems(trx, [id]);
+  return claimForWrite(trx, actor, id, may, notFound(kind), options);
+};
 
 export function updateLinkedItem(
   store: Store,
