@@ -10,7 +10,11 @@ import { TAXONOMIES, type Taxonomy } from './taxonomies.ts';
 
 const NUMERIC = /^[+-]?(\d+\.?\d*|\.\d+)$/;
 
-/** The references of a write's values, exactly as resolveTermsForWrite reads them (terms/service.ts writeRefs). */
+/**
+ * The references of a write's values (resolveTermsForWrite, terms/service.ts, reads them so too). Numbers and numeric
+ * strings are ids, as in the reference (`is_numeric`): kept as canonical digits when they can name a term, dropped
+ * otherwise (an unknown id is skipped anyway). Anything else is a slug or a name; blanks are dropped.
+ */
 export function termRefs(values: ReadonlyArray<string | number>): string[] {
   const refs: string[] = [];
   for (const value of values) {

@@ -28,6 +28,7 @@ import {
   wouldCreateCycle,
   type TermRow,
 } from './store.ts';
+import { termRefs } from './lookup.ts';
 import { TAXONOMIES, type Taxonomy, type TaxonomyInfo } from './taxonomies.ts';
 import type { WriteOptions } from '../posts/lifecycle.ts';
 
@@ -81,23 +82,6 @@ async function descendantsOf(trx: Trx, info: TaxonomyInfo, id: number): Promise<
 // ---------------------------------------------------------------------------------------------------------------------
 // What event writes, event lists and event serialization use.
 
-const NUMERIC = /^[+-]?(\d+\.?\d*|\.\d+)$/;
-
-/**
- * Numbers and numeric strings are ids, as in the reference (`is_numeric`): kept as canonical digits when they can name
- * a term, dropped otherwise (an unknown id is skipped anyway). Anything else is a slug or a name; blanks are dropped.
- */
-function writeRefs(values: ReadonlyArray<string | number>): string[] {
-  const refs: string[] = [];
-  for (const value of values) {
-    const text = String(value).trim();
-    if (text === '') continue;
-    if (typeof value !== 'number' && !NUMERIC.test(text)) refs.push(text);
-    else if (isRowId(Number(text))) refs.push(String(Number(text)));
-  }
-  return refs;
-}
-
 type ResolvedTerms = { ok: true; ids: number[] } | { ok: false; name: string };
 
 /**
@@ -115,7 +99,7 @@ export async function resolveTermsForWrite(
   values: Array<string | number>,
 ): Promise<ResolvedTerms> {
   const info = TAXONOMIES[taxonomy];
-  const refs = writeRefs(values);
+  const refs = termRefs(values);
   const byRef = await findTermsByRefs(trx, taxonomy, refs);
   const unresolved = () => refs.filter((ref) => !/^\d+$/.test(ref) && !byRef.has(ref));
   const addNames = async () => {
