@@ -467,15 +467,8 @@ export function eventListQueries(
 ) {
   const seeking = start !== undefined && plan.order === 'start';
   let filtered = filteredOccurrences(store, actor, plan, { walkInOrder, seeking });
-  // D25: a collapsed list holds every single event and one occurrence of each series it finds, so its size is counted
-  // in one pass over the uncollapsed rows, without ranking each series' occurrences.
-  const collapsedCount = filtered.select(
-    sql<
-      number | string
-    >`count(*) - count(${sql.ref('occurrences.series_id')}) + count(distinct ${sql.ref('occurrences.series_id')})`.as(
-      'total',
-    ),
-  );
+  // D25: the rows before collapsing, of which a collapsed list's size is counted (below).
+  const uncollapsed = filtered;
   if (plan.collapseSeries) {
     // D25: of each series, the first occurrence the filters keep (in list order); single events all stay.
     const firsts = filteredOccurrences(store, actor, plan)
@@ -491,8 +484,16 @@ export function eventListQueries(
       eb.or([eb('occurrences.series_id', 'is', null), eb('occurrences.event_id', 'in', firstIds)]),
     );
   }
+  // A collapsed list holds every single event and one occurrence of each series it finds, so its size is counted in
+  // one pass over the uncollapsed rows, without ranking each series' occurrences.
   const count = plan.collapseSeries
-    ? collapsedCount
+    ? uncollapsed.select(
+        sql<
+          number | string
+        >`count(*) - count(${sql.ref('occurrences.series_id')}) + count(distinct ${sql.ref('occurrences.series_id')})`.as(
+          'total',
+        ),
+      )
     : filtered.select((eb) => eb.fn.countAll<number | string>().as('total'));
   // A page whose start is known (page-seeks.ts) seeks the list index to the row after it, in the list's order.
   if (seeking) {
