@@ -9,13 +9,13 @@ import { createHash } from 'node:crypto';
 import { open, stat } from 'node:fs/promises';
 import { sql } from 'kysely';
 import ICAL from 'ical.js';
-import { DateTime, IANAZone, Info, Zone, type ZoneOffsetFormat, type ZoneOffsetOptions } from 'luxon';
+import { DateTime, IANAZone, Info, type Zone } from 'luxon';
 import { findIana } from 'windows-iana';
 import type { Config } from '../config.ts';
 import { canDeletePost, canEditPost, canReadPost, canUploadFiles, type Viewer } from '../domain/access.ts';
 import type { Actor } from '../domain/actor.ts';
 import { formatWp } from '../domain/dates/stored-format.ts';
-import { offsetAt } from '../domain/dates/zone-offsets.ts';
+import { TabledZone } from '../domain/dates/tabled-zone.ts';
 import { escapeHtml } from '../domain/html.ts';
 import { commandContext, type CommandContext } from '../core/input/context.ts';
 import { DomainError, errorCode, errorMessage, InvalidFields, MissingFields, notAllowed } from '../domain/errors.ts';
@@ -242,52 +242,6 @@ interface Moment {
 }
 
 const WP = 'yyyy-MM-dd HH:mm:ss';
-
-/**
- * A zone that answers its offsets from the domain's table of them (domain/dates/zone-offsets.ts offsetAt: exactly the
- * zone's own, asked of Intl once per zone and year) instead of asking Intl at every call: reading one wall-clock time
- * in a zone asks for three, and an import reads two or three a unit. Everything else is the zone's.
- */
-class TabledZone extends Zone {
-  readonly #zone: Zone;
-
-  constructor(zone: Zone) {
-    super();
-    this.#zone = zone;
-  }
-
-  override get type() {
-    return this.#zone.type;
-  }
-
-  override get name() {
-    return this.#zone.name;
-  }
-
-  override get isUniversal() {
-    return this.#zone.isUniversal;
-  }
-
-  override get isValid() {
-    return this.#zone.isValid;
-  }
-
-  override offsetName(ts: number, options: ZoneOffsetOptions) {
-    return this.#zone.offsetName(ts, options);
-  }
-
-  override formatOffset(ts: number, format: ZoneOffsetFormat) {
-    return this.#zone.formatOffset(ts, format);
-  }
-
-  override offset(ts: number) {
-    return Number.isFinite(ts) ? offsetAt(this.#zone, ts) : this.#zone.offset(ts);
-  }
-
-  override equals(other: Zone) {
-    return this.#zone.equals(other);
-  }
-}
 
 const tabledZones = new Map<string, Zone>();
 

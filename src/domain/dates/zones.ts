@@ -7,6 +7,7 @@
  */
 import { DateTime, FixedOffsetZone, IANAZone } from 'luxon';
 import type { Zone } from 'luxon';
+import { TabledZone } from './tabled-zone.ts';
 import { offsetAt } from './zone-offsets.ts';
 
 /** The largest offset accepted, as in java.time (real zones stay within -12:00..+14:00). */
@@ -141,7 +142,7 @@ function classifyTimezoneUncached(timezone: string): ClassifiedTimezone | null {
 
   // Intl also accepts offset ids such as "+05:00"; those never get here.
   if (timezone !== '' && !ICU_ONLY_IDS.test(timezone) && IANAZone.isValidZone(timezone)) {
-    return { kind: 'iana', zone: IANAZone.create(timezone) };
+    return { kind: 'iana', zone: new TabledZone(IANAZone.create(timezone)) };
   }
   return null;
 }
