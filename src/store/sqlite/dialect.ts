@@ -1,6 +1,7 @@
 import type { StoreDialect } from '../dialect.ts';
 import { bulkLoadUpkeep } from './bulk-load.ts';
 import { openSqliteConnection } from './connection.ts';
+import { createBatchCheckpoints } from './batch-checkpoints.ts';
 import { createDataVersion } from './data-version.ts';
 import { migrate, schema } from './migration.ts';
 import { createRowWriter } from './row-writer.ts';
@@ -14,6 +15,7 @@ export async function openSqliteDialect(path: string): Promise<StoreDialect> {
   const dataVersion = createDataVersion(database);
   const transaction = createTransactionRunner(db, dataVersion.committed);
   const writeRows = createRowWriter(database);
+  const batchCheckpoints = createBatchCheckpoints(database);
   return {
     name: 'sqlite',
     db,
@@ -21,9 +23,12 @@ export async function openSqliteDialect(path: string): Promise<StoreDialect> {
     containsText,
     orderByCodePoint,
     searchIndexFilter,
-    transaction: (work) => transaction(work),
+    transaction: (work, { batch }) => {
+      if (batch) batchCheckpoints.begin();
+      return transaction(work);
+    },
     enterCommitOrder,
-    flushBatches: async () => {},
+    flushBatches: async () => batchCheckpoints.end(),
     lock,
     lockAll: async () => {},
     dataVersion: dataVersion.read,
