@@ -9,6 +9,11 @@ export type DatabaseConfig =
       url: string;
       /** D31: PostgreSQL `statement_timeout` of every pooled connection (STATEMENT_TIMEOUT_MS); none when left out. */
       statementTimeoutMs?: number;
+      /**
+       * Whether each pooled connection keeps Kysely's statements prepared (PG_PREPARED_STATEMENTS, default 1;
+       * store/postgres/prepared-client.ts); 0 parses every statement again, to measure what they save.
+       */
+      preparedStatements?: boolean;
     };
 
 export interface Config {
@@ -327,7 +332,14 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     host,
     workers: readWorkers(env),
-    database: database.dialect === 'postgres' ? { ...database, statementTimeoutMs: deadlines.statementMs } : database,
+    database:
+      database.dialect === 'postgres'
+        ? {
+            ...database,
+            statementTimeoutMs: deadlines.statementMs,
+            preparedStatements: readSwitch({ PG_PREPARED_STATEMENTS: '1', ...env }, 'PG_PREPARED_STATEMENTS'),
+          }
+        : database,
     siteUrl,
     siteName: (env.SITE_NAME ?? '').trim() || 'Events',
     apiPrefix,

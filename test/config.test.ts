@@ -124,7 +124,15 @@ describe('configuration', () => {
       dialect: 'postgres',
       url: 'postgres://u@h/db',
       statementTimeoutMs: 2000,
+      preparedStatements: true,
     });
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'postgres://u@h/db', PG_PREPARED_STATEMENTS: '0' }).database, {
+      dialect: 'postgres',
+      url: 'postgres://u@h/db',
+      statementTimeoutMs: 30_000,
+      preparedStatements: false,
+    });
+    rejects({ DATABASE_URL: 'postgres://u@h/db', PG_PREPARED_STATEMENTS: 'sometimes' }, 'PG_PREPARED_STATEMENTS');
     for (const name of ['REQUEST_TIMEOUT_MS', 'STATEMENT_TIMEOUT_MS', 'MAX_RESPONSE_BYTES']) {
       rejects({ [name]: '0' }, name);
       rejects({ [name]: 'soon' }, name);

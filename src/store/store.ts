@@ -143,6 +143,7 @@ function openDialect(config: DatabaseConfig, options: OpenStoreOptions): Promise
         config.url,
         options.schema,
         options.withoutStatementTimeout ? undefined : config.statementTimeoutMs,
+        config.preparedStatements ?? true,
       );
   }
 }

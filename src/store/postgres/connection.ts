@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
 import type { Database } from '../schema.ts';
+import { PreparedStatementClient } from './prepared-client.ts';
 import { ensureSearchPathSchema } from './search-path.ts';
 
 // COUNT(*) and other bigint results arrive as strings by default; our counts (and change seqs) fit in a double.
@@ -15,16 +16,18 @@ export interface PostgresConnection {
  * A pool of connections to `url`; with `schema`, every table lives in that schema. The schema the search_path names
  * first (`schema`, or one DATABASE_URL sets) is created when missing. With `statementTimeoutMs`, every statement on
  * these connections is cancelled by the server after that long (D31, `statement_timeout`: error 57014, answered 503
- * `rest_timeout`).
+ * `rest_timeout`). With `preparedStatements`, each connection keeps what it runs prepared (prepared-client.ts).
  */
 export async function openPostgresConnection(
   url: string,
   schema?: string,
   statementTimeoutMs?: number,
+  preparedStatements = true,
 ): Promise<PostgresConnection> {
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
+    ...(preparedStatements ? { Client: PreparedStatementClient } : {}),
     ...(statementTimeoutMs ? { statement_timeout: statementTimeoutMs } : {}),
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });

@@ -12,8 +12,9 @@ export async function openPostgresDialect(
   url: string,
   schemaName?: string,
   statementTimeoutMs?: number,
+  preparedStatements = true,
 ): Promise<StoreDialect> {
-  const { db, pool } = await openPostgresConnection(url, schemaName, statementTimeoutMs);
+  const { db, pool } = await openPostgresConnection(url, schemaName, statementTimeoutMs, preparedStatements);
   const dataVersion = createDataVersion(pool);
   return {
     name: 'postgres',
