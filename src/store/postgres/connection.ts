@@ -33,6 +33,10 @@ export async function openPostgresConnection(
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
+  // Prepared statements still planned for their values at every execution (prepared-client.ts says why). Sent before
+  // the pool hands the connection out, so it precedes every statement on it.
+  if (preparedStatements)
+    pool.on('connect', (client) => void client.query('set plan_cache_mode = force_custom_plan').catch(() => {}));
   try {
     await ensureSearchPathSchema(pool);
   } catch (error) {

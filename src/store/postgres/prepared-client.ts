@@ -3,15 +3,18 @@ import pg from 'pg';
 
 /** Distinct statements one connection keeps prepared; later ones run unnamed (parsed each time, as before). */
 export const MAX_PREPARED_PER_CONNECTION = 500;
+/** Statements with more values (a batch's rows, a page's ids) run unnamed: one text per length, each parsed for many rows. */
+export const MAX_PREPARED_VALUES = 100;
 
 /**
- * A pg client that runs every query of Kysely's (a text and its values) as a named prepared statement of this
- * connection, its name a digest of the text: the server parses and analyses each distinct text once per connection,
- * then only binds and executes it, instead of parsing it on every request. Kysely builds the same text for every
- * request of a kind (values are always bound parameters), so the hot reads and writes are a few hundred texts.
- * Texts beyond {@link MAX_PREPARED_PER_CONNECTION} (lists of many ids, one text per length) run unnamed, so a
- * connection's prepared statements stay bounded. Planning still happens per execution unless the server finds a
- * generic plan as good (its `plan_cache_mode`).
+ * A pg client that runs Kysely's queries (a text and its values) as named prepared statements of this connection,
+ * each named by a digest of its text: the server parses and analyses each distinct text once per connection, then
+ * only binds and runs it. Kysely builds the same text for every request of a kind (values are always bound), so the
+ * hot reads and writes are a few hundred texts. Bounded per connection: texts with more than
+ * {@link MAX_PREPARED_VALUES} values (a batch's rows, a long id list: one text per length) and texts beyond
+ * {@link MAX_PREPARED_PER_CONNECTION} run unnamed, parsed each time as before. The connections plan every execution
+ * for its own values (`plan_cache_mode = force_custom_plan`, connection.ts): a generic plan, made once and kept,
+ * chosen while a table was small (an import into an empty database), had made the import twice as slow.
  */
 export class PreparedStatementClient extends pg.Client {
   readonly #names = new Map<string, string>();
@@ -20,7 +23,13 @@ export class PreparedStatementClient extends pg.Client {
   // biome-ignore lint/suspicious/noExplicitAny: pg's overloads are re-exposed unchanged; only (text, values) is renamed
   override query(config: any, values?: any, callback?: any): any {
     // Without values, pg uses the simple protocol, which also runs a text of several statements (a migration).
-    if (typeof config === 'string' && Array.isArray(values) && values.length > 0 && callback === undefined) {
+    if (
+      typeof config === 'string' &&
+      Array.isArray(values) &&
+      values.length > 0 &&
+      values.length <= MAX_PREPARED_VALUES &&
+      callback === undefined
+    ) {
       const name = this.#nameOf(config);
       if (name !== undefined) return super.query({ name, text: config, values });
     }
