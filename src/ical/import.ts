@@ -25,8 +25,10 @@ import {
   checkEventCreate,
   insertStagedEvents,
   stageEventCreate,
+  stageEventCreates,
   trashEventIn,
   updateEventIn,
+  type CheckedEventCreate,
   type StagedEventCreate,
 } from '../core/events/service.ts';
 import { updateEventRow } from '../core/events/store.ts';
@@ -543,7 +545,7 @@ async function writeUnits(trx: Trx, run: ImportRun, from: number, to: number): P
   const units = run.calendar.units.slice(from, to);
   await reads.prefetch(units);
   const outcomes: UnitOutcome[] = [];
-  const creates: StagedEventCreate[] = [];
+  const creates: DeferredCreate[] = [];
   for (const [offset, unit] of units.entries()) {
     const index = from + offset;
     const refused = run.refusedAfterWriting.get(String(index));
@@ -560,9 +562,31 @@ async function writeUnits(trx: Trx, run: ImportRun, from: number, to: number): P
       outcomes.push({ refused: reason });
     }
   }
-  // The new events of the transaction, together.
-  await insertStagedEvents(trx, run.store, reads.actor, creates);
+  // The new events of the transaction, together: what they link to (new venues and organizers one per name), then
+  // the events. A create refused only now (a concurrent write changed what its check read) comes after writes.
+  const staged = await stageEventCreates(
+    trx,
+    run.store,
+    reads.actor,
+    creates.map((create) => create.checked),
+    reads.terms,
+  );
+  const written: StagedEventCreate[] = [];
+  for (const [position, outcome] of staged.entries()) {
+    if ('refused' in outcome) {
+      const { index } = creates[position];
+      throw new RefusedAfterWriting(String(index), reasonOf(outcome.refused), index);
+    }
+    written.push(outcome);
+  }
+  await insertStagedEvents(trx, run.store, reads.actor, written);
   return outcomes;
+}
+
+/** A new event of the transaction, checked, written with the others at its end (see {@link writeUnits}). */
+interface DeferredCreate {
+  index: number;
+  checked: CheckedEventCreate;
 }
 
 /**
@@ -577,7 +601,7 @@ async function writeUnit(
   unit: ImportUnit,
   index: number,
   step: { wrote: boolean },
-  creates: StagedEventCreate[],
+  creates: DeferredCreate[],
 ): Promise<UnitOutcome> {
   const { store, calendar } = run;
   const { actor } = reads;
@@ -636,13 +660,15 @@ async function writeUnit(
     id = existing.id;
   } else {
     const checked = await checkEventCreate(actor, input, reads.terms);
-    step.wrote = true;
-    const staged = await stageEventCreate(trx, store, actor, checked, reads.terms);
     if (unit.exceptions.length === 0) {
-      creates.push(staged);
-      reads.wroteItems(venue && raw.venue === venue ? String(venue.venue) : undefined, organizer, raw.organizer);
+      // Written at the transaction's end, with the others. A venue or organizer it names that does not exist yet is
+      // not read again by the units after it (it exists only then): they name it inline too, and link the one
+      // written (stageEventCreates).
+      creates.push({ index, checked });
       return 'created';
     }
+    step.wrote = true;
+    const staged = await stageEventCreate(trx, store, actor, checked, reads.terms);
     [id] = await insertStagedEvents(trx, store, actor, [staged]);
   }
   reads.wroteItems(venue && raw.venue === venue ? String(venue.venue) : undefined, organizer, raw.organizer);

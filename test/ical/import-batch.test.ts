@@ -208,6 +208,13 @@ describeEachDatabase('.ics import in batches (D26)', (h) => {
           throw new DomainError('invalid', 'injected', 'injected failure after the venue was written');
         return h().store.lock(trx, key);
       },
+      // The transaction's new organizers are written together first: that fails too, is undone, and each event then
+      // writes its own, the failing one refused alone.
+      lockAll: async (trx, keys) => {
+        if (keys.includes('organizer-name:boom organizer'))
+          throw new DomainError('invalid', 'injected', 'injected failure after the venues were written');
+        return h().store.lockAll(trx, keys);
+      },
     };
     const report = await importText(
       h(),
@@ -401,5 +408,58 @@ describeEachDatabase('.ics import in batches (D26)', (h) => {
     } finally {
       await store.close();
     }
+  });
+
+  it('writes the new venues and organizers of a transaction together, one per name, whatever their number', async () => {
+    const admin = h().users.administrator;
+    const events = 300;
+    // Each event names a venue of its own, except that every tenth shares the previous one's (in other letter case);
+    // organizers are shared by three.
+    const venueOf = (index: number) => (index % 10 === 9 ? `FRESH HALL ${index - 1}` : `Fresh Hall ${index}`);
+    const text = calendar(
+      ...Array.from({ length: events }, (_, index) => [
+        `UID:fresh-${index}@example.com`,
+        `SUMMARY:Fresh ${index}`,
+        `DTSTART;TZID=Europe/Rome:202709${String(1 + (index % 28)).padStart(2, '0')}T190000`,
+        'DURATION:PT2H',
+        `LOCATION:${venueOf(index)}`,
+        `ORGANIZER;CN=Fresh Org ${Math.floor(index / 3)}:mailto:fresh${Math.floor(index / 3)}@example.com`,
+      ]),
+    );
+    const store = await h().openAnotherStore();
+    try {
+      let report: ImportReport | undefined;
+      const statements = await statementsDuring(store, async () => {
+        report = await importText(h(), text, admin, store);
+      });
+      assert.equal(report!.created.length, events);
+      // A new item cost several statements each when every event wrote its own (a lock, a duplicate check, a slug,
+      // the post, its row): 270 venues and 100 organizers would be over a thousand.
+      assert.ok(statements <= 0.25 * events, `${statements} statements for ${events} events`);
+    } finally {
+      await store.close();
+    }
+    const venueIdOf = async (uid: string) =>
+      (await h().store.db.selectFrom('events').select('venue_id').where('ical_uid', '=', uid).executeTakeFirstOrThrow())
+        .venue_id;
+    for (const index of [8, 18, 298]) {
+      assert.equal((await postsTitled(h(), 'venue', `Fresh Hall ${index}`)).length, 1, `one venue Fresh Hall ${index}`);
+      assert.equal(await venueIdOf(`fresh-${index + 1}@example.com`), await venueIdOf(`fresh-${index}@example.com`));
+    }
+    const venues = await h()
+      .store.db.selectFrom('posts')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('type', '=', 'venue')
+      .where('title', 'like', 'Fresh Hall %')
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(venues.n), 270);
+    const organizers = await h()
+      .store.db.selectFrom('event_organizers')
+      .innerJoin('events', 'events.id', 'event_organizers.event_id')
+      .select('event_organizers.organizer_id')
+      .distinct()
+      .where('events.ical_uid', 'like', 'fresh-%')
+      .execute();
+    assert.equal(organizers.length, 100);
   });
 });

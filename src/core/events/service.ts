@@ -11,9 +11,10 @@ import { sanitizeHtml, sanitizeTitle } from '../../domain/html.ts';
 import { toList } from '../../domain/lists.ts';
 import { slugify } from '../../domain/slugs.ts';
 import type { EventsTable } from '../../store/schema.ts';
+import { underSavepoint } from '../../store/savepoint.ts';
 import { isForeignKeyViolation, isRowId, type Store, type Trx } from '../../store/store.ts';
 import type { LinkedPostKind } from '../linked/kind.ts';
-import { createLinked, type Sent } from '../linked/service.ts';
+import { createLinked, createLinkedItems, type Sent } from '../linked/service.ts';
 import { organizerKind } from '../organizers/kind.ts';
 import { rebuildOccurrences, refreshListing } from '../occurrences/store.ts';
 import { nowStamp, postChanges, publicationDate, type PublicationDate } from '../posts/fields.ts';
@@ -642,6 +643,65 @@ export async function stageEventCreate(
     termIds.push(...result.ids);
   }
   return { ...checked, venueIds, organizerIds, termIds: [...new Set(termIds)] };
+}
+
+/**
+ * {@link stageEventCreate} for many checked creates (the import's new events). The venues and organizers they send
+ * inline are written first, together (linked/service.ts createLinkedItems), one per name: creates naming the same new
+ * item (case-insensitive) link the one the first of them describes, as a later event links an item found by its
+ * name. Then each create is staged as stageEventCreate stages it. Answers each one's staged create, or what refused
+ * it (the error stageEventCreate would throw), in order; like stageEventCreate, a refusal comes after writes.
+ */
+export async function stageEventCreates(
+  trx: Trx,
+  store: Store,
+  actor: Actor,
+  checked: readonly CheckedEventCreate[],
+  terms: TermLookup,
+): Promise<Array<StagedEventCreate | { refused: unknown }>> {
+  // Venues, then organizers: one order of their name locks for every writer. Should writing them together fail (a
+  // concurrent write took a duplicate away, an image refused), it is undone, and each create writes its own as
+  // stageEventCreate does, so that what refuses is the create it belongs to.
+  const linked = await underSavepoint(trx, 'inline_linked_items', async () => {
+    const ids = { venue: new Map<string, number>(), organizer: new Map<string, number>() };
+    for (const field of ['venue', 'organizer'] as const) {
+      const kind = field === 'venue' ? venueKind : organizerKind;
+      const firstByName = new Map<string, Sent>();
+      for (const { input } of checked) {
+        const sent = input[field];
+        if (sent === undefined || 'csv' in sent) continue;
+        for (const ref of sent.refs) {
+          if (!('fields' in ref)) continue;
+          const name = sanitizeTitle(String(ref.fields[kind.nameKey])).toLowerCase();
+          if (!firstByName.has(name)) firstByName.set(name, ref.fields);
+        }
+      }
+      const written = await createLinkedItems(trx, store, actor, kind, [...firstByName.values()]);
+      for (const [index, name] of [...firstByName.keys()].entries()) ids[field].set(name, written[index]);
+    }
+    return ids;
+  }).catch(() => undefined);
+  const byId = (field: 'venue' | 'organizer', input: LinkedInput | undefined): LinkedInput | undefined => {
+    if (input === undefined || 'csv' in input || linked === undefined) return input;
+    const kind = field === 'venue' ? venueKind : organizerKind;
+    return {
+      refs: input.refs.map((ref) =>
+        'id' in ref ? ref : { id: linked[field].get(sanitizeTitle(String(ref.fields[kind.nameKey])).toLowerCase())! },
+      ),
+    };
+  };
+  const outcomes: Array<StagedEventCreate | { refused: unknown }> = [];
+  for (const create of checked) {
+    const input = { ...create.input };
+    if (input.venue !== undefined) input.venue = byId('venue', input.venue);
+    if (input.organizer !== undefined) input.organizer = byId('organizer', input.organizer);
+    try {
+      outcomes.push(await stageEventCreate(trx, store, actor, { ...create, input }, terms));
+    } catch (error) {
+      outcomes.push({ refused: error });
+    }
+  }
+  return outcomes;
 }
 
 /**

@@ -17,6 +17,7 @@ import {
   claimExisting,
   claimForWrite,
   createPost,
+  createPostsOf,
   deletePostForever,
   trashClaimedPost,
   updatePostRow,
@@ -25,7 +26,7 @@ import {
 } from '../posts/lifecycle.ts';
 import type { PostRow, PostType } from '../posts/store.ts';
 import type { LinkedPostKind } from './kind.ts';
-import { insertMetaRow, updateMetaRow } from './store.ts';
+import { insertMetaRow, insertMetaRows, updateMetaRow } from './store.ts';
 
 export type Sent = Record<string, unknown>;
 
@@ -114,6 +115,84 @@ export async function createLinked(
   });
   await insertMetaRow(trx, kind.metaTable, { id: post.id, ...kind.metaForCreate(sent) });
   return { id: post.id, reused: false };
+}
+
+/**
+ * {@link createLinked} for many items of one kind in `trx` (the import's new venues and organizers): the names locked
+ * in one statement, their duplicates read in one, the new items written in a few whatever their number, with the
+ * same columns, slugs, statuses, images and change-log records. An item whose name has a duplicate (§7.2) is written
+ * by createLinked itself, reused and updated as one create would. The caller sends each name (case-insensitive) once.
+ * Answers the ids in input order.
+ */
+export async function createLinkedItems(
+  trx: Trx,
+  store: Store,
+  actor: Actor,
+  kind: LinkedPostKind,
+  sentItems: readonly Sent[],
+): Promise<number[]> {
+  if (sentItems.length === 0) return [];
+  const items = sentItems.map((sent) => {
+    const name = sanitizeTitle(String(sent[kind.nameKey]));
+    const content = sent.description === undefined ? undefined : sanitizeHtml(String(sent.description));
+    return { sent, name, lowerName: name.toLowerCase(), lowerContent: content?.toLowerCase(), content };
+  });
+  const names = [...new Set(items.map((item) => item.lowerName))].sort();
+  // findDuplicate's locks, taken together in one order (two imports naming the same places cannot deadlock).
+  await store.lockAll(
+    trx,
+    names.map((name) => `${kind.type}-name:${name}`),
+  );
+  const nowUtc = formatWp(actor.now);
+  // findDuplicate's candidates of every name at once, compared as its query compares them (the stored text lowered by
+  // the database, the sent text by JavaScript).
+  const candidates = (
+    await trx
+      .selectFrom('posts')
+      .selectAll()
+      .select([store.lower(sql.ref('title')).as('lower_title'), store.lower(sql.ref('content')).as('lower_content')])
+      .where('type', '=', kind.type)
+      .where('status', '!=', 'trash')
+      .where(store.lower(sql.ref('title')), 'in', names)
+      .execute()
+  ).filter((row) => canEditPost(actor.viewer, postLike(row), nowUtc));
+  const hasDuplicate = (item: (typeof items)[number]) =>
+    candidates.some(
+      (row) =>
+        row.lower_title === item.lowerName &&
+        (item.lowerContent === undefined || row.lower_content === item.lowerContent),
+    );
+
+  const ids: number[] = new Array(items.length);
+  const fresh = items.flatMap((item, index) => (hasDuplicate(item) ? [] : [{ ...item, index }]));
+  const created = await createPostsOf(
+    trx,
+    actor,
+    kind.type,
+    fresh.map(({ sent, name, content }) => {
+      const status = optionalStringArg(sent, 'status');
+      return {
+        author_id: optionalNumberArg(sent, 'author') ?? actor.viewer!.id,
+        status,
+        title: name,
+        content: content ?? '',
+        excerpt: '',
+        published: publicationDate(sent, actor.config.siteTimezone, actor.now),
+        slugBase: status === 'trash' ? trashedSlug(slugify(name) || kind.type) : slugify(name) || kind.type,
+        image: sent.image,
+      };
+    }),
+  );
+  if (created.length > 0)
+    await insertMetaRows(
+      trx,
+      kind.metaTable,
+      created.map((post, position) => ({ id: post.id, ...kind.metaForCreate(fresh[position].sent) })),
+    );
+  for (const [position, item] of fresh.entries()) ids[item.index] = created[position].id;
+  for (const [index, item] of items.entries())
+    if (ids[index] === undefined) ids[index] = (await createLinked(trx, store, actor, kind, item.sent)).id;
+  return ids;
 }
 
 /** D2/D4 on the claimed `row`: only what was sent changes; `modified` always advances. */
