@@ -154,6 +154,54 @@ describeEachDatabase(
       assert.equal(fromDocuments.body, live.body);
     });
 
+    it('answers a create and an update from the documents the write stored, as the live render', async () => {
+      const venue = await createLinked(h(), 'venues', { venue: 'Answer Hall', city: 'Porto' });
+      const organizer = await createLinked(h(), 'organizers', { organizer: 'Answer Org' });
+      const body = {
+        title: 'Answered',
+        description: '<p>From its <b>document</b></p>',
+        start_date: '2031-07-01 18:00:00',
+        end_date: '2031-07-01 20:00:00',
+        venue: { id: venue.id },
+        organizer: [{ id: organizer.id }],
+        categories: ['Answers'],
+        tags: ['answered', 'stored'],
+      };
+      const answers: Array<{ body: string; etag: string | undefined; id: number }> = [];
+      let statements = 0;
+      statements += (
+        await statementsDuring(h().store, async () => {
+          const created = await h().request('POST', '/events', { as: h().users.administrator, body });
+          assert.equal(created.statusCode, 201, created.body);
+          answers.push({ body: created.body, etag: created.headers.etag as string, id: created.json().id });
+        })
+      ).length;
+      const id = answers[0].id;
+      statements += (
+        await statementsDuring(h().store, async () => {
+          const updated = await h().request('PATCH', `/events/${id}`, {
+            as: h().users.administrator,
+            body: { title: 'Answered from its document' },
+          });
+          assert.equal(updated.statusCode, 200, updated.body);
+          answers.push({ body: updated.body, etag: updated.headers.etag as string, id });
+        })
+      ).length;
+      // Outside the writes' transactions: the caller's authentication and the answers' reads, two documents each.
+      assert.ok(statements <= 20, `${statements} statements outside the transactions`);
+      // The same bytes rendered live: the documents set aside, a list entry and GET's tag.
+      const last = answers[1];
+      const liveItem = await h().request('GET', `/events/${id}`, { query: { context: 'view' } });
+      assert.equal(last.etag, liveItem.headers.etag);
+      await change(h(), sql`update event_documents set fingerprint = 'old' where event_id = ${id}`);
+      const liveList = await h().request('GET', '/events', {
+        query: { include: String(id), start_date: '2000-01-01' },
+      });
+      assert.equal(liveList.statusCode, 200, liveList.body);
+      assert.equal(last.body, JSON.stringify(liveList.json().events[0]));
+      assert.equal(JSON.parse(answers[0].body).title, body.title);
+    });
+
     it('reads by id in two statements and a list page in five, the data version included (round trips on PostgreSQL)', async () => {
       const venue = await createLinked(h(), 'venues', { venue: 'Round Hall' });
       const organizer = await createLinked(h(), 'organizers', { organizer: 'Round Org' });
