@@ -19,6 +19,41 @@ export async function statementsDuring(store: Store, run: () => Promise<unknown>
   return texts;
 }
 
+/**
+ * The SQL of every statement `store` sends to its database while `run` runs, those of its transactions included (the
+ * connections are wrapped as they are handed out), in order. The SQLite row writer's prepared inserts run beside
+ * Kysely and are not seen; PostgreSQL's go through it and are.
+ */
+export async function everyStatementDuring(store: Store, run: () => Promise<unknown>): Promise<string[]> {
+  const executor = store.db.getExecutor() as unknown as {
+    provideConnection: (
+      consumer: (connection: { executeQuery: (...args: unknown[]) => unknown }) => unknown,
+    ) => unknown;
+  };
+  const provide = executor.provideConnection;
+  const texts: string[] = [];
+  const wrapped = new WeakSet<object>();
+  executor.provideConnection = function (this: unknown, consumer) {
+    return provide.call(this, (connection) => {
+      if (!wrapped.has(connection)) {
+        wrapped.add(connection);
+        const execute = connection.executeQuery;
+        connection.executeQuery = function (this: unknown, ...args: unknown[]) {
+          texts.push((args[0] as { sql: string }).sql);
+          return execute.apply(this, args);
+        };
+      }
+      return consumer(connection);
+    });
+  };
+  try {
+    await run();
+  } finally {
+    executor.provideConnection = provide;
+  }
+  return texts;
+}
+
 /** How many statements `store` runs (through Kysely) while `run` runs. */
 export async function queriesDuring(store: Store, run: () => Promise<unknown>): Promise<number> {
   return (await statementsDuring(store, run)).length;

@@ -10,6 +10,7 @@ import { DomainError } from '../../src/domain/errors.ts';
 import { importCalendar, parseCalendar, UNITS_PER_TRANSACTION, type ImportReport } from '../../src/ical/import.ts';
 import type { Store } from '../../src/store/store.ts';
 import { describeEachDatabase, type Credentials, type Harness } from '../helpers/harness.ts';
+import { everyStatementDuring } from '../helpers/queries.ts';
 
 /** A VCALENDAR of these VEVENTs (each given as its property lines, without BEGIN/END). */
 const calendar = (...events: string[][]) =>
@@ -55,40 +56,9 @@ const postsTitled = async (h: Harness, type: 'event' | 'venue' | 'organizer', ti
 const eventIdOf = async (h: Harness, uid: string) =>
   (await h.store.db.selectFrom('events').select('id').where('ical_uid', '=', uid).executeTakeFirst())?.id;
 
-/**
- * Counts every statement `store` sends to its database while `run` runs, transactions included (the connections are
- * wrapped as they are handed out). The SQLite row writer's prepared inserts run beside Kysely and are not counted;
- * PostgreSQL's go through it and are.
- */
-async function statementsDuring(store: Store, run: () => Promise<unknown>): Promise<number> {
-  const executor = store.db.getExecutor() as unknown as {
-    provideConnection: (
-      consumer: (connection: { executeQuery: (...args: unknown[]) => unknown }) => unknown,
-    ) => unknown;
-  };
-  const provide = executor.provideConnection;
-  let count = 0;
-  const wrapped = new WeakSet<object>();
-  executor.provideConnection = function (this: unknown, consumer) {
-    return provide.call(this, (connection) => {
-      if (!wrapped.has(connection)) {
-        wrapped.add(connection);
-        const execute = connection.executeQuery;
-        connection.executeQuery = function (this: unknown, ...args: unknown[]) {
-          count++;
-          return execute.apply(this, args);
-        };
-      }
-      return consumer(connection);
-    });
-  };
-  try {
-    await run();
-  } finally {
-    executor.provideConnection = provide;
-  }
-  return count;
-}
+/** How many statements `store` sends while `run` runs, its transactions' included (helpers/queries.ts). */
+const statementsDuring = async (store: Store, run: () => Promise<unknown>): Promise<number> =>
+  (await everyStatementDuring(store, run)).length;
 
 describeEachDatabase('.ics import in batches (D26)', (h) => {
   it('refuses units of a transaction with their reasons, writes the others, and nothing of the refused ones', async () => {
