@@ -632,6 +632,9 @@ export async function stageEventCreate(
   return { ...checked, venueIds, organizerIds, termIds: [...new Set(termIds)] };
 }
 
+/** The name an inline venue or organizer is known by among a batch's: as stored, in lower case. */
+const inlineName = (kind: LinkedPostKind, fields: Sent) => sanitizeTitle(String(fields[kind.nameKey])).toLowerCase();
+
 /**
  * {@link stageEventCreate} for many checked creates (the import's new events). The venues and organizers they send
  * inline are written first, together (linked/service.ts createLinkedItems), one per name: creates naming the same new
@@ -659,7 +662,7 @@ export async function stageEventCreates(
         if (sent === undefined || 'csv' in sent) continue;
         for (const ref of sent.refs) {
           if (!('fields' in ref)) continue;
-          const name = sanitizeTitle(String(ref.fields[kind.nameKey])).toLowerCase();
+          const name = inlineName(kind, ref.fields);
           if (!firstByName.has(name)) firstByName.set(name, ref.fields);
         }
       }
@@ -672,9 +675,7 @@ export async function stageEventCreates(
     if (input === undefined || 'csv' in input || linked === undefined) return input;
     const kind = field === 'venue' ? venueKind : organizerKind;
     return {
-      refs: input.refs.map((ref) =>
-        'id' in ref ? ref : { id: linked[field].get(sanitizeTitle(String(ref.fields[kind.nameKey])).toLowerCase())! },
-      ),
+      refs: input.refs.map((ref) => ('id' in ref ? ref : { id: linked[field].get(inlineName(kind, ref.fields))! })),
     };
   };
   const outcomes: Array<StagedEventCreate | { refused: unknown }> = [];
