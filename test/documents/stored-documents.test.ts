@@ -248,11 +248,53 @@ describeEachDatabase(
           start_date: '2032-03-01',
           end_date: '2032-03-31',
         });
-        assert.equal(page.versionReads, 1);
+        // The read cache's, and the one after the sync cursor that the snapshots check (api/changes/header.ts).
+        assert.equal(page.versionReads, 2);
         // The sync cursor, the page's ids, its total (summed from the counts) and the documents of its events.
         assert.equal(page.statements.length, 4, page.statements.join('\n'));
         assert.match(page.statements[2], /occurrence_counts/);
         assert.match(page.statements[3], /from event_documents/);
+      } finally {
+        store.dataVersion = readVersion;
+      }
+    });
+
+    it('never answers a list with terms older than its sync cursor: a rename just before the cursor shows', async () => {
+      const category = await h().request('POST', '/categories', { as: h().users.editor, body: { name: 'Race old' } });
+      assert.equal(category.statusCode, 201, category.body);
+      const id = category.json().id;
+      await createEvent(h(), {
+        categories: [id],
+        start_date: '2033-04-10 10:00:00',
+        end_date: '2033-04-10 11:00:00',
+      });
+      const query = { start_date: '2033-04-01', end_date: '2033-04-30' };
+      // The process's term snapshot holds the old name at the current version.
+      const warm = await h().request('GET', '/events', { query: { ...query, warm: '1' } });
+      assert.equal(warm.json().events[0].categories[0].name, 'Race old');
+      // The rename commits right after the read cache has read the version, before the list reads its cursor.
+      const store = h().store;
+      const readVersion = store.dataVersion;
+      let armed = true;
+      store.dataVersion = async () => {
+        const version = await readVersion();
+        if (armed) {
+          armed = false;
+          const renamed = await h().request('POST', `/categories/${id}`, {
+            as: h().users.editor,
+            body: { name: 'Race new' },
+          });
+          assert.equal(renamed.statusCode, 200, renamed.body);
+        }
+        return version;
+      };
+      try {
+        const list = await h().request('GET', '/events', { query });
+        assert.equal(list.statusCode, 200, list.body);
+        assert.equal(armed, false, 'the rename ran inside the list request');
+        // The cursor includes the rename, so the list must show it: a client following /changes from the cursor
+        // would never be told about it again.
+        assert.equal(list.json().events[0].categories[0].name, 'Race new');
       } finally {
         store.dataVersion = readVersion;
       }
