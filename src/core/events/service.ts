@@ -20,6 +20,7 @@ import { rebuildOccurrences, refreshListing } from '../occurrences/store.ts';
 import { nowStamp, postChanges, publicationDate, type PublicationDate } from '../posts/fields.ts';
 import {
   claimForWrite,
+  createPost,
   createPostsOf,
   deletePostForever,
   imageAllowed,
@@ -28,8 +29,8 @@ import {
   type WriteOptions,
 } from '../posts/lifecycle.ts';
 import type { PostRow } from '../posts/store.ts';
-import { withTermCounts } from '../terms/counts.ts';
-import { TermLookup } from '../terms/lookup.ts';
+import { countNewEvents, withTermCounts } from '../terms/counts.ts';
+import type { TermLookup } from '../terms/lookup.ts';
 import { resolveTermsForWrite, setEventTerms, type Taxonomy } from '../terms/service.ts';
 import { insertNewEventTerms } from '../terms/store.ts';
 import { venueKind } from '../venues/kind.ts';
@@ -63,6 +64,7 @@ import {
 } from './series.ts';
 import {
   costColumns,
+  insertEventRow,
   insertEventRows,
   insertOrganizerLinks,
   scheduleColumns,
@@ -222,6 +224,30 @@ function newEventRow(
   };
 }
 
+/** §5.2 in `trx`; returns the new event's id. */
+async function insertEvent(trx: Trx, store: Store, actor: Actor, input: EventInput): Promise<number> {
+  const siteZone = actor.config.siteTimezone;
+  const schedule = scheduleOrThrow(resolveSchedule(scheduleInput(input), null, siteZone, actor.now));
+  const recurrence = validRecurrence(actor, input.recurrence, schedule);
+  // Linked items first: a CSV string of ids is refused before anything is written.
+  await lockLinkedItems(trx, input);
+  const venueIds = input.venue === undefined ? [] : await linkedIds(trx, store, actor, venueKind, input.venue);
+  const organizerIds =
+    input.organizer === undefined ? [] : await linkedIds(trx, store, actor, organizerKind, input.organizer);
+
+  const post = await createPost(trx, actor, {
+    type: 'event',
+    ...newEventPost(actor, input, eventPublicationDate(input, schedule.timezone, actor)),
+  });
+  await insertEventRow(trx, newEventRow(post.id, input, schedule, recurrence, venueIds));
+  await rebuildOccurrences(trx, [post.id]);
+  await setOrganizers(trx, post.id, organizerIds);
+  await writeTerms(trx, store, actor, post.id, input);
+  await countNewEvents(trx, [post.id]);
+  if (recurrence) await syncSeries(trx, store, actor, post.id);
+  return post.id;
+}
+
 /**
  * D25: a `recurrence` input read and expanded against the schedule before anything is written (400 on a bad line or
  * too many occurrences); null for a single event, undefined when none was sent.
@@ -245,22 +271,9 @@ const seriesColumns = (id: number, recurrence: ParsedRecurrence | null | undefin
     ? { series_id: id, recurrence: JSON.stringify(recurrence.lines), occurrence_start_utc: schedule.startUtc }
     : { series_id: null, recurrence: '', occurrence_start_utc: null, series_horizon_utc: null };
 
-/**
- * POST /events: returns the new event's id. The batch path's three steps for one event (check, stage, insert): the same
- * rows, links, counts, series and change-log records as the import's, in fewer statements than writing each table on
- * its own. The existing venues and organizers it links are locked first (lockLinkedItems).
- */
+/** POST /events: returns the new event's id. */
 export function createEvent(store: Store, actor: Actor, input: EventInput): Promise<number> {
-  return store
-    .transaction(async (trx) => {
-      const terms = new TermLookup(trx, store);
-      const checked = await checkEventCreate(actor, input, terms);
-      await lockLinkedItems(trx, input);
-      const staged = await stageEventCreate(trx, store, actor, checked, terms);
-      const [id] = await insertStagedEvents(trx, store, actor, [staged]);
-      return id;
-    })
-    .catch(linkedItemGone);
+  return store.transaction((trx) => insertEvent(trx, store, actor, input)).catch(linkedItemGone);
 }
 
 /**

@@ -98,6 +98,10 @@ export function costColumns(raw: unknown): Pick<EventsTable, 'cost_values' | 'cu
 // ---------------------------------------------------------------------------------------------------------------------
 // The writes of `events` and `event_organizers`: this module alone writes them (test/store/table-owners.test.ts).
 
+export async function insertEventRow(trx: Trx, row: Insertable<EventsTable>): Promise<void> {
+  await trx.insertInto('events').values(row).execute();
+}
+
 /** Many event rows (the batch import, a series' new occurrences) through the store's row writer. */
 export async function insertEventRows(trx: Trx, rows: readonly Insertable<EventsTable>[]): Promise<void> {
   await storeOf(trx).insertRows(trx, 'events', rows);
