@@ -3,6 +3,7 @@ import { renderContent } from '../../domain/html.ts';
 import { assignUniqueSlugs, slugCandidates, trashedSlug, untrashedSlug } from '../../domain/slugs.ts';
 import { chunks } from '../../store/chunks.ts';
 import { yieldIfBusy } from '../../store/event-loop.ts';
+import { underSavepoint } from '../../store/savepoint.ts';
 import { escapeLike, isRowId, isUniqueViolation, storeOf, type Db, type Trx } from '../../store/store.ts';
 import type { PostsTable } from '../../store/schema.ts';
 
@@ -162,13 +163,9 @@ async function freeSlugs(
  * usable (PostgreSQL would otherwise have aborted it), and the answer is undefined. Any other error is thrown.
  */
 async function unlessSlugTaken<T>(trx: Trx, write: () => Promise<T>): Promise<{ value: T } | undefined> {
-  await sql`savepoint slug_write`.execute(trx);
   try {
-    const value = await write();
-    await sql`release savepoint slug_write`.execute(trx);
-    return { value };
+    return { value: await underSavepoint(trx, 'slug_write', write) };
   } catch (error) {
-    await sql`rollback to savepoint slug_write`.execute(trx);
     if (!isUniqueViolation(error)) throw error;
     return undefined;
   }
