@@ -58,6 +58,8 @@ export interface StoreDialect {
   lockAll(trx: Transaction<Database>, keys: readonly string[]): Promise<void>;
   /** See Store.dataVersion. */
   dataVersion(): Promise<string>;
+  /** See Store.dataVersionColumn. */
+  readonly dataVersionColumn: RawBuilder<string> | undefined;
 
   // --- Batch write path -------------------------------------------------------------------------------------------
   /**

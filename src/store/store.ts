@@ -97,6 +97,12 @@ export interface Store {
    * against to stay correct with several processes on one database.
    */
   dataVersion(): Promise<string>;
+  /**
+   * Where the database keeps the data version (PostgreSQL): an expression for it that a query selects beside its own
+   * columns, so both are read in one statement, from one snapshot, in one round trip. Undefined where it is not in
+   * the database (SQLite): read {@link dataVersion} after the query instead.
+   */
+  readonly dataVersionColumn: RawBuilder<string> | undefined;
   /** True when the database answers. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
@@ -200,6 +206,7 @@ export async function openStore(config: DatabaseConfig, options: OpenStoreOption
     lock: (trx, key) => dialect.lock(trx, key),
     lockAll: (trx, keys) => dialect.lockAll(trx, keys),
     dataVersion: () => dialect.dataVersion(),
+    dataVersionColumn: dialect.dataVersionColumn,
     insertRows: async (trx, table, rows) => {
       await dialect.insertRows(trx, table, rows);
     },

@@ -202,7 +202,7 @@ describeEachDatabase(
       assert.equal(JSON.parse(answers[0].body).title, body.title);
     });
 
-    it('reads by id in two statements and a list page in five, the data version included (round trips on PostgreSQL)', async () => {
+    it('reads by id in two round trips and a list page in four on PostgreSQL (its page and total sent together)', async () => {
       const venue = await createLinked(h(), 'venues', { venue: 'Round Hall' });
       const organizer = await createLinked(h(), 'organizers', { organizer: 'Round Org' });
       const category = await h().request('POST', '/categories', { as: h().users.editor, body: { name: 'Rounds' } });
@@ -248,10 +248,13 @@ describeEachDatabase(
           start_date: '2032-03-01',
           end_date: '2032-03-31',
         });
-        // The read cache's, and the one after the sync cursor that the snapshots check (api/changes/header.ts).
-        assert.equal(page.versionReads, 2);
+        // The read cache's, and the one with the sync cursor that the snapshots check (api/changes/header.ts): where
+        // the database keeps the version (PostgreSQL), that one is read in the cursor's own statement.
+        const versionInCursor = store.dataVersionColumn !== undefined;
+        assert.equal(page.versionReads, versionInCursor ? 1 : 2);
         // The sync cursor, the page's ids, its total (summed from the counts) and the documents of its events.
         assert.equal(page.statements.length, 4, page.statements.join('\n'));
+        assert.match(page.statements[0], versionInCursor ? /max\("seq"\).*data_version/s : /max\("seq"\)/);
         assert.match(page.statements[2], /occurrence_counts/);
         assert.match(page.statements[3], /from event_documents/);
       } finally {

@@ -1,7 +1,7 @@
 // Reading the change log (D21) for sync, webhooks and feeds. Seqs of committed rows increase in commit order with no
 // gap behind a reader (log.ts): a reader that remembers the last seq it saw and asks for larger ones misses nothing,
 // except what retention pruned (see changesRetainedAfter).
-import type { Db } from '../../store/store.ts';
+import type { Db, Store } from '../../store/store.ts';
 import type { CommittedChange } from './log.ts';
 
 export interface ReadChangesOptions {
@@ -37,6 +37,28 @@ export async function latestSeq(db: Db): Promise<number> {
     .select((eb) => eb.fn.max('seq').as('seq'))
     .executeTakeFirst();
   return Number(row?.seq ?? 0);
+}
+
+/**
+ * {@link latestSeq} and a data version read no earlier than it: on PostgreSQL in the same statement (one snapshot, one
+ * round trip), elsewhere one read after the other. Everything committed up to the seq is inside that version.
+ */
+export async function latestSeqAndDataVersion(store: Store): Promise<{ seq: number; version: string }> {
+  const column = store.dataVersionColumn;
+  if (column === undefined) {
+    const seq = await latestSeq(store.db);
+    return { seq, version: await store.dataVersion() };
+  }
+  const row = await store.db
+    .selectNoFrom((eb) => [
+      eb
+        .selectFrom('changes')
+        .select((changes) => changes.fn.max('seq').as('seq'))
+        .as('seq'),
+      column.as('version'),
+    ])
+    .executeTakeFirstOrThrow();
+  return { seq: Number(row.seq ?? 0), version: String(row.version) };
 }
 
 /** The smallest seq still in the log, null when it is empty. */

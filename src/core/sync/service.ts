@@ -11,7 +11,7 @@
 // Every entry carries the item's current state, read after the log rows that name it, so entries are idempotent and
 // only the last one of an item matters.
 import type { ListedBefore } from '../change-log/log.ts';
-import { changesRetainedAfter, latestSeq, readChanges } from '../change-log/read.ts';
+import { changesRetainedAfter, latestSeq, latestSeqAndDataVersion, readChanges } from '../change-log/read.ts';
 import { listStatusesAllowed, listVisibilityScope, type PostStatus } from '../../domain/access.ts';
 import type { Actor } from '../../domain/actor.ts';
 import { formatWp } from '../../domain/dates/stored-format.ts';
@@ -67,6 +67,18 @@ const CLOCK_LEEWAY_MS = 60 * 60 * 1000;
  */
 export async function currentCursor(store: Store, actor: Actor): Promise<SyncCursor> {
   return cursorAt(await latestSeq(store.db), formatWp(actor.now));
+}
+
+/**
+ * {@link currentCursor} and a data version that includes everything up to it (on PostgreSQL read in the same
+ * statement): what a list that checks process snapshots against a version checks them against.
+ */
+export async function currentCursorAndDataVersion(
+  store: Store,
+  actor: Actor,
+): Promise<{ cursor: SyncCursor; dataVersion: string }> {
+  const { seq, version } = await latestSeqAndDataVersion(store);
+  return { cursor: cursorAt(seq, formatWp(actor.now)), dataVersion: version };
 }
 
 /**

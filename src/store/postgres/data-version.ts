@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type pg from 'pg';
 import { readStartedAfterCall } from '../fresh-read.ts';
 
@@ -15,5 +16,7 @@ export function createDataVersion(pool: pg.Pool) {
       });
       return String(result.rows[0].version);
     }),
+    /** The same version as a subquery, text as {@link read} returns it. */
+    column: sql<string>`(select cast(version as text) from data_version where id = 1)`,
   };
 }

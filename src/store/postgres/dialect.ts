@@ -30,6 +30,7 @@ export async function openPostgresDialect(
     lock,
     lockAll,
     dataVersion: dataVersion.read,
+    dataVersionColumn: dataVersion.column,
     insertRows,
     bulkLoadUpkeep,
     // With one writer the server sat idle half the time waiting for the next statement (measured: 11,800 → 15,600

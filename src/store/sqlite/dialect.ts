@@ -32,6 +32,8 @@ export async function openSqliteDialect(path: string): Promise<StoreDialect> {
     lock,
     lockAll: async () => {},
     dataVersion: dataVersion.read,
+    // `pragma data_version` is no value a query can select.
+    dataVersionColumn: undefined,
     insertRows: async (_trx, table, rows, returning) => writeRows(table, rows, returning),
     bulkLoadUpkeep,
     // One writer at a time anyway.
