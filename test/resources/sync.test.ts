@@ -567,6 +567,49 @@ describeEachDatabase('incremental sync (D24)', (h) => {
     );
   });
 
+  it('never sends an event on a /changes page with terms older than the page: a rename just before it shows', async () => {
+    for (const as of [anonymous, h().users.author]) {
+      const label = as === null ? 'anonymous' : 'author';
+      const category = (
+        await call('POST', '/categories', 201, h().users.editor, { name: `Page race old ${label}` })
+      ).json().id;
+      const event = await createEvent(h(), {
+        categories: [category],
+        start_date: '2034-05-10 10:00:00',
+        end_date: '2034-05-10 11:00:00',
+      });
+      const since = await cursorNow(as);
+      // The process's term snapshot holds the old name at the current version (a read by id warms it).
+      const warm = await call('GET', `/events/${event.id}`, 200, as);
+      assert.equal(warm.json().categories[0].name, `Page race old ${label}`);
+      // The rename commits right after the request has read the data version (the read cache's, or the remembered
+      // credential's), before the page reads its change rows: the page then holds the rename's row for the event.
+      const store = h().store;
+      const readVersion = store.dataVersion;
+      let armed = true;
+      store.dataVersion = async () => {
+        const version = await readVersion();
+        if (armed) {
+          armed = false;
+          await call('POST', `/categories/${category}`, 200, h().users.editor, { name: `Page race new ${label}` });
+        }
+        return version;
+      };
+      try {
+        const page = await call('GET', '/changes', 200, as, undefined, { since });
+        assert.equal(armed, false, `${label}: the rename ran inside the /changes request`);
+        const entry = (page.json().changes as ChangeEntry[]).find(
+          (change) => change.type === 'event' && change.id === event.id,
+        );
+        assert.ok(entry?.item, `${label}: the event is on the page: ${page.body}`);
+        // The cursor moves past the rename, so the page must show it: the client would never be told again.
+        assert.equal((entry.item as { categories: { name: string }[] }).categories[0].name, `Page race new ${label}`);
+      } finally {
+        store.dataVersion = readVersion;
+      }
+    }
+  });
+
   it('answers 410 for a cursor older than the retention', async () => {
     const old = await cursorNow();
     await createLinked(h(), 'venues', { venue: 'Pruned one', status: 'publish' });

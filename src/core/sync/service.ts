@@ -24,6 +24,7 @@ import type { LinkedPostKind } from '../linked/kind.ts';
 import { loadLinked, serializeLinked } from '../linked/serialize.ts';
 import { organizerKind } from '../organizers/kind.ts';
 import { visibleInList } from '../posts/visibility.ts';
+import type { TermReader } from '../terms/embedded-cache.ts';
 import { serializeTermsById } from '../terms/service.ts';
 import type { Taxonomy } from '../terms/taxonomies.ts';
 import { venueKind } from '../venues/kind.ts';
@@ -134,7 +135,12 @@ export async function readSyncPage(
     for (const row of dueTaken) mayHold.note(`${row.type}:${row.id}`, { status: 'future', authorId: row.author_id });
   }
 
-  const items = await currentItems(store, actor, refs);
+  // The items are serialised with the process's snapshots (the embedded terms), which check a data version the request
+  // may bring from its start (the read cache's, a remembered credential's): older than the rows read above. A commit
+  // in between whose row is on this page (a category renamed, logging its events) would be sent as it was before it,
+  // and the cursor moves past it for good. So the snapshots check a version read now, after the rows.
+  const reader: Actor & TermReader = { ...actor, dataVersion: await store.dataVersion() };
+  const items = await currentItems(store, reader, refs);
   const changes: Iterable<SyncEntry> = {
     *[Symbol.iterator]() {
       for (const ref of refs) {
@@ -209,7 +215,11 @@ type LazyItem = () => Record<string, unknown>;
  * The items of `refs` the caller's full lists would show, as `GET` by id shows them, keyed `type:id`; loaded in
  * batches, each serialised only when asked for.
  */
-async function currentItems(store: Store, actor: Actor, refs: readonly ItemRef[]): Promise<Map<string, LazyItem>> {
+async function currentItems(
+  store: Store,
+  actor: Actor & TermReader,
+  refs: readonly ItemRef[],
+): Promise<Map<string, LazyItem>> {
   const idsOf = (type: SyncType) => refs.filter((ref) => ref.type === type).map((ref) => ref.id);
   const found = new Map<string, LazyItem>();
   const add = (type: SyncType, items: Map<number, LazyItem>) => {
@@ -235,7 +245,7 @@ async function currentItems(store: Store, actor: Actor, refs: readonly ItemRef[]
  * the caller's statuses and D19 scope) with `include` and no date window. A password-protected event is shown as
  * lists show it without the password (§3.10: blanked fields, no `json_ld`).
  */
-async function eventItems(store: Store, actor: Actor, ids: number[]): Promise<Map<number, LazyItem>> {
+async function eventItems(store: Store, actor: Actor & TermReader, ids: number[]): Promise<Map<number, LazyItem>> {
   const items = new Map<number, LazyItem>();
   if (ids.length === 0) return items;
   const listed = await eventListQueries(store, actor, {
