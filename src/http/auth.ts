@@ -275,8 +275,14 @@ export class Authenticator {
   /**
    * null for anonymous requests; throws 401 for a bad credential and 429 while the (address, login) or the address
    * is over its limit (`address` is the client address: request.ip, which TRUST_PROXY makes the forwarded one).
+   * `seen.dataVersion`: the data version, when the check read it and wrote nothing.
    */
-  async authenticate(header: string | undefined, address: string | undefined, nowUtc: string): Promise<Caller | null> {
+  async authenticate(
+    header: string | undefined,
+    address: string | undefined,
+    nowUtc: string,
+    seen: { dataVersion?: string } = {},
+  ): Promise<Caller | null> {
     if (header === undefined || header === '') return null;
     const client = address ?? '';
     const credentials = parseBasic(header);
@@ -289,8 +295,11 @@ export class Authenticator {
       const version = await outsideTransaction(this.#db)?.dataVersion();
       const confirmationKey = `${digest}\n${client}`;
       const confirmed = this.#confirmed.get(confirmationKey);
-      if (confirmed && confirmed.version === version && stampedThisMinute(confirmed.lastUsed, nowUtc))
+      if (confirmed && confirmed.version === version && stampedThisMinute(confirmed.lastUsed, nowUtc)) {
+        // Confirmed without a read or a write of its own: the version stands for the rest of a read (plugins/auth.ts).
+        seen.dataVersion = version;
         return { ...confirmed.caller };
+      }
       // Known to be right, so nothing to count; but a locked-out pair gets 429 for right credentials too. Both reads
       // at once: one round trip on PostgreSQL.
       const [wait, row] = await Promise.all([

@@ -17,6 +17,10 @@ export const EVENT_LIST_PASSWORD_TARGET = 'event:list';
 /** A `password` parameter worth checking, hence a guess: a non-empty string (an empty one opens nothing). */
 export const sentPassword = (password: unknown): password is string => typeof password === 'string' && password !== '';
 
+/** Whether a request's query names a `password` at all (even empty): its answer is the caller's, and may count a guess. */
+export const queryNamesPassword = (query: unknown): boolean =>
+  typeof query === 'object' && query !== null && Object.hasOwn(query, 'password');
+
 /** The 429 of a client past a limit; the event pages answer it with a page of their own. */
 export class TooManyPasswordGuesses extends ApiError {
   readonly retryAfter: number;

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { queryNamesPassword } from '../http/event-passwords.ts';
 import type { CachedReply, ResponseCache } from '../http/response-cache.ts';
 import type { Store } from '../store/store.ts';
 import type { EncodedReply } from './reply.ts';
@@ -41,8 +42,7 @@ export function cacheKey(request: Pick<FastifyRequest, 'url' | 'headers'>): stri
  * D29: an answer to a request that sends an event password depends on more than its URL: on how many wrong ones the
  * client's address sent (429 past the limit), and every such request must be counted. It is never cached.
  */
-const sendsPassword = (request: Pick<FastifyRequest, 'query'>) =>
-  typeof request.query === 'object' && request.query !== null && Object.hasOwn(request.query, 'password');
+const sendsPassword = (request: Pick<FastifyRequest, 'query'>) => queryNamesPassword(request.query);
 
 const toCached = (encoded: EncodedReply): CachedReply => ({
   ...encoded,

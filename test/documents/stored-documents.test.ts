@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { sql, type RawBuilder } from 'kysely';
 import { renderStaleDocuments } from '../../src/core/background/documents.ts';
-import { describeEachDatabase, type Harness } from '../helpers/harness.ts';
+import { describeEachDatabase, type Credentials, type Harness } from '../helpers/harness.ts';
 import { createEvent, exampleEventWithLinks } from '../resources/events-support.ts';
 import { createLinked } from '../resources/support.ts';
 import { statementsDuring } from '../helpers/queries.ts';
@@ -226,12 +226,15 @@ describeEachDatabase(
         return readVersion();
       };
       try {
-        /** Statements (Kysely's) and data version reads of one anonymous GET, after a first that warms the snapshot. */
-        const cost = async (path: string, query: Record<string, string> = {}) => {
-          await h().request('GET', path, { query: { ...query, warm: '1' } });
+        /**
+         * Statements (Kysely's) and data version reads of one GET, after a first that warms the snapshot (and, for a
+         * caller, has the credential remembered).
+         */
+        const cost = async (path: string, query: Record<string, string> = {}, as?: Credentials) => {
+          await h().request('GET', path, { query: { ...query, warm: '1' }, as });
           versionReads = 0;
           const statements = await statementsDuring(store, async () => {
-            const answer = await h().request('GET', path, { query });
+            const answer = await h().request('GET', path, { query, as });
             assert.equal(answer.statusCode, 200, answer.body);
           });
           return { statements, versionReads };
@@ -240,6 +243,15 @@ describeEachDatabase(
         assert.equal(byId.versionReads, 1, 'one data version read, shared by the read cache and the term snapshot');
         assert.equal(byId.statements.length, 1, byId.statements.join('\n'));
         assert.match(byId.statements[0], /from event_documents/);
+
+        // A caller's read: the version its credential's check read serves the snapshot too.
+        const byIdAuthenticated = await cost(`/events/${events[0].id}`, {}, h().users.editor);
+        assert.equal(
+          byIdAuthenticated.versionReads,
+          1,
+          'one data version read, shared by the credential and the snapshot',
+        );
+        assert.equal(byIdAuthenticated.statements.length, 1, byIdAuthenticated.statements.join('\n'));
 
         // Only these events: the other tests leave events whose documents are stale, and those render live.
         const page = await cost('/events', {
