@@ -12,8 +12,26 @@ export type DateBoundKind = 'start_date' | 'end_date' | 'starts_before' | 'start
 /**
  * The date window of `GET /events` without date parameters, in `siteZone`: from the start of the
  * local day holding "yesterday 23:59 UTC", to the end of the UTC day of now + 24 months.
+ *
+ * It depends only on the UTC date of `now` and on the zone, and a list asks for it up to three times (the Luxon
+ * arithmetic cost a list page about 3 % of its CPU): the windows of the last few (day, zone) pairs are kept.
  */
 export function defaultListWindow(now: DateTime, siteZone: string): WpDateRange {
+  const key = `${new Date(now.toMillis()).toISOString().slice(0, 10)} ${siteZone}`;
+  let window = recentWindows.get(key);
+  if (window === undefined) {
+    window = computeDefaultListWindow(now, siteZone);
+    if (recentWindows.size >= RECENT_WINDOWS) recentWindows.delete(recentWindows.keys().next().value!);
+    recentWindows.set(key, window);
+  }
+  return { ...window };
+}
+
+const RECENT_WINDOWS = 8;
+const recentWindows = new Map<string, WpDateRange>();
+
+/** {@link defaultListWindow}, computed every time (what its kept windows are checked against). */
+export function computeDefaultListWindow(now: DateTime, siteZone: string): WpDateRange {
   const utcNow = now.toUTC();
   const lateYesterday = utcNow.minus({ days: 1 }).set({ hour: 23, minute: 59, second: 0, millisecond: 0 });
   const startDay = lateYesterday.setZone(requireZone(siteZone));

@@ -1,7 +1,12 @@
 // The date window of event lists (§4.2): the default window and the inclusive and strict bounds.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { defaultListWindow, inclusiveBound, strictBound } from '../../../src/domain/dates/list-window.ts';
+import {
+  computeDefaultListWindow,
+  defaultListWindow,
+  inclusiveBound,
+  strictBound,
+} from '../../../src/domain/dates/list-window.ts';
 import { NOW, NY, utc } from './support.ts';
 import type { DateBoundKind } from '../../../src/domain/dates/list-window.ts';
 
@@ -29,6 +34,31 @@ describe('defaultListWindow', () => {
     // 2026-11-22 04:20 UTC is still the 21st in New York; the end uses the UTC date.
     assert.equal(defaultListWindow(clock.setZone(NY), NY).end, '2028-11-22 23:59:59');
     assert.deepEqual(defaultListWindow(clock.setZone('Asia/Tokyo'), 'UTC'), defaultListWindow(clock, 'UTC'));
+  });
+
+  it('answers from its kept windows exactly what it computes, over random instants, zones and orders', () => {
+    const zones = ['UTC', NY, 'Australia/Brisbane', 'Pacific/Honolulu', 'Asia/Kathmandu', 'Pacific/Kiritimati'];
+    let seed = 20261126;
+    const next = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    // Instants a few hours apart around a handful of days (day edges, leap days, DST changes), so that kept windows are
+    // asked for again, and more distinct (day, zone) pairs than it keeps.
+    const days = ['2028-02-28', '2028-02-29', '2026-03-08', '2026-11-01', '2026-12-31', '2027-01-01'];
+    for (let index = 0; index < 2000; index++) {
+      const day = days[Math.floor(next() * days.length)];
+      const instant = utc(`${day}T00:00:00`).plus({ milliseconds: Math.floor(next() * 86_400_000) });
+      const zone = zones[Math.floor(next() * zones.length)];
+      const now = next() < 0.5 ? instant : instant.setZone(zones[Math.floor(next() * zones.length)]);
+      assert.deepEqual(defaultListWindow(now, zone), computeDefaultListWindow(now, zone), `${now.toISO()} ${zone}`);
+    }
+  });
+
+  it('hands out a window of its own each time, so a caller changing it changes nothing kept', () => {
+    const first = defaultListWindow(clock, 'UTC');
+    first.start = 'changed';
+    assert.equal(defaultListWindow(clock, 'UTC').start, '2026-11-21 00:00:00');
   });
 
   it('works at the very edges of the UTC day', () => {
