@@ -2,6 +2,8 @@
 // transaction, together with the other items whose representation the write changed; failed writes append nothing.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'kysely';
 import { DateTime } from 'luxon';
 import { latestSeq, readChanges } from '../../src/core/change-log/read.ts';
 import type { Actor } from '../../src/domain/actor.ts';
@@ -10,6 +12,7 @@ import { toApiError, type ApiError } from '../../src/http/errors.ts';
 import { createTerm, removeTerm, updateTerm } from '../../src/core/terms/service.ts';
 import { TAXONOMIES } from '../../src/core/terms/taxonomies.ts';
 import { describeEachDatabase, type Credentials } from '../helpers/harness.ts';
+import { createEvent } from './events-support.ts';
 
 interface Row {
   type: string;
@@ -159,6 +162,75 @@ describeEachDatabase('change log of categories and tags', (harness) => {
       { type: 'tag', id: tag.id, action: 'deleted' },
     ]);
   });
+
+  for (const write of ['deleted', 'renamed'] as const)
+    it(`logs an event linked to a tag while the tag is being ${write}: a syncing client is sent the event again`, async () => {
+      const tag = (await call('POST', '/tags', 201, { name: unique('Contested tag') })).id;
+      const event = await createEvent(h(), {
+        title: unique('Contested event'),
+        start_date: '2035-01-10 10:00:00',
+        end_date: '2035-01-10 11:00:00',
+      });
+      // Another process links the tag to the event and holds its transaction open while the tag is deleted.
+      const other = await h().openAnotherStore();
+      let linked!: () => void;
+      const linkedNow = new Promise<void>((resolve) => {
+        linked = resolve;
+      });
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const linking = other.transaction(async (trx) => {
+        await trx.insertInto('event_terms').values({ event_id: event.id, term_id: tag }).execute();
+        linked();
+        await released;
+      });
+      try {
+        await linkedNow;
+        const afterSeq = await latestSeq(h().store.db);
+        let removed = false;
+        const removal = (
+          write === 'deleted'
+            ? h().request('DELETE', `/tags/${tag}`, { as: h().users.editor, query: { force: 'true' } })
+            : h().request('POST', `/tags/${tag}`, { as: h().users.editor, body: { name: 'Contested, renamed' } })
+        ).finally(() => {
+          removed = true;
+        });
+        // The write must have started and be waiting for the linking transaction: on PostgreSQL for a row lock, on
+        // SQLite for the write lock.
+        if (h().database === 'postgres') {
+          for (let waited = 0; ; waited++) {
+            const { rows } = await sql<{ waiting: number | string }>`
+            select count(*) as waiting from pg_locks where not granted`.execute(h().store.db);
+            if (Number(rows[0].waiting) > 0) break;
+            assert.ok(waited < 500, 'the write waits for the linking transaction');
+            await sleep(10);
+          }
+        } else {
+          await sleep(200);
+        }
+        assert.equal(removed, false, 'the write waited for the linking transaction');
+        release();
+        await linking;
+        const answer = await removal;
+        assert.equal(answer.statusCode, 200, answer.body);
+        const rows = await readChanges(h().store.db, { afterSeq, limit: 100 });
+        assert.ok(
+          rows.some((row) => row.type === 'event' && row.id === event.id && row.action === 'updated'),
+          `the event that carried the tag is logged: ${JSON.stringify(rows)}`,
+        );
+        if (write === 'deleted') {
+          // (The link was written around the event's owners, so only a removal, which renders the event again, shows.)
+          const read = await h().request('GET', `/events/${event.id}`, { as: h().users.editor });
+          assert.deepEqual(read.json().tags, []);
+        }
+      } finally {
+        release();
+        await linking.catch(() => {});
+        await other.close();
+      }
+    });
 
   it('logs the terms an event write creates by name as created, and no term whose count alone changed', async () => {
     const existing = await call('POST', '/categories', 201, { name: unique('Existing') });

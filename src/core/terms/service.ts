@@ -16,6 +16,8 @@ import {
   deleteTerm,
   findNameClash,
   findTerm,
+  childTermIds,
+  findTermForWrite,
   findTermsByNames,
   findTermsByRefs,
   insertTerm,
@@ -335,7 +337,8 @@ export async function updateTerm(
   checkWrite(actor, info, input);
   return store.transaction(async (trx) => {
     await lockTaxonomy(trx, store, info.taxonomy);
-    const current = await findTerm(trx, info.taxonomy, id);
+    // Locked, so that the events carrying it, logged below, include one linked to it a moment before (findTermForWrite).
+    const current = await findTermForWrite(trx, info.taxonomy, id);
     if (!current) throw invalidField('id');
     await options.precondition?.(trx);
     const name = input.name === undefined ? current.name : sanitizeTitle(input.name);
@@ -408,20 +411,17 @@ export async function removeTerm(
     await options.precondition?.(trx);
     // Its descendants' public URLs lose its slug; its children also get a new parent, and so do the events carrying them.
     const descendants = await descendantsOf(trx, info, current.id);
-    const children = info.hierarchical
-      ? (
-          await trx
-            .selectFrom('terms')
-            .select('id')
-            .where('taxonomy', '=', info.taxonomy)
-            .where('parent_id', '=', current.id)
-            .execute()
-        ).map((row) => row.id)
-      : [];
-    const carriers = await eventsCarrying(trx, [current.id, ...children]);
-    await deleteTerm(trx, current);
+    const children = info.hierarchical ? await childTermIds(trx, info.taxonomy, current.id) : [];
+    // The events its children embed it in (their parent changes), and those it leaves: deleteTerm answers each event
+    // it unlinked, one linked by another process a moment before included.
+    const carriers = await eventsCarrying(trx, children);
+    const unlinked = await deleteTerm(trx, current);
     logTermsUpdated(trx, info, descendants);
-    logEventsUpdated(trx, carriers, false);
+    logEventsUpdated(
+      trx,
+      [...new Set([...carriers, ...unlinked])].sort((a, b) => a - b),
+      false,
+    );
     return current;
   });
 }

@@ -19,6 +19,38 @@ export async function findTerm(db: Db, taxonomy: Taxonomy, id: number): Promise<
   return db.selectFrom('terms').selectAll().where('taxonomy', '=', taxonomy).where('id', '=', id).executeTakeFirst();
 }
 
+/**
+ * {@link findTerm} for a write that changes what events embed of it (its name, parent, slug, or its removal), its row
+ * locked until `trx` ends where several processes write (`FOR UPDATE`). A transaction linking an event to the term
+ * holds a share of that lock (its foreign key check) until it commits: so it has committed, and its link is visible,
+ * before this returns, or it waits for `trx` (and for a removed term then fails). The events carrying the term, read
+ * after this, are then all of them, and each is logged as changed: without the lock an event linked a moment before
+ * would keep the term's old state (or the removed term) in a syncing client's copy. With one writer (SQLite) nobody
+ * else can be linking it meanwhile.
+ */
+export async function findTermForWrite(trx: Trx, taxonomy: Taxonomy, id: number): Promise<TermRow | undefined> {
+  if (!isRowId(id)) return undefined;
+  return trx
+    .selectFrom('terms')
+    .selectAll()
+    .where('taxonomy', '=', taxonomy)
+    .where('id', '=', id)
+    .$if(storeOf(trx).writers === 'many', (query) => query.forUpdate())
+    .executeTakeFirst();
+}
+
+/** The ids of a term's children, in id order. */
+export async function childTermIds(trx: Trx, taxonomy: Taxonomy, parentId: number): Promise<number[]> {
+  const rows = await trx
+    .selectFrom('terms')
+    .select('id')
+    .where('taxonomy', '=', taxonomy)
+    .where('parent_id', '=', parentId)
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => row.id);
+}
+
 /** Terms named by id (all-digit values) or by slug, in one query; each reference maps to its term when it exists. */
 export async function findTermsByRefs(
   db: Db,
@@ -432,9 +464,24 @@ export async function setTermSlug(trx: Trx, row: TermRow, slug: string): Promise
   }
 }
 
-/** §9.5: permanent; the term leaves every event and its children move up to its parent. Logged as deleted. */
-export async function deleteTerm(trx: Trx, row: TermRow): Promise<void> {
-  await trx.deleteFrom('event_terms').where('term_id', '=', row.id).execute();
+/**
+ * §9.5: permanent; the term leaves every event and its children move up to its parent. Logged as deleted. Answers the
+ * events whose link it removed, all of them even while other processes link the term: the links are removed, then the
+ * term's row is locked as {@link findTermForWrite} locks it (a transaction that linked it meanwhile has committed
+ * then, and no other can link it any more), then the links committed meanwhile are removed too. Locking first would
+ * let an event write that is replacing the links of an event carrying the term (holding that link, about to link the
+ * term again) and this removal wait for each other.
+ */
+export async function deleteTerm(trx: Trx, row: TermRow): Promise<number[]> {
+  const unlink = async () =>
+    (await trx.deleteFrom('event_terms').where('term_id', '=', row.id).returning('event_id').execute()).map(
+      (link) => link.event_id,
+    );
+  const unlinked = await unlink();
+  if (storeOf(trx).writers === 'many') {
+    await findTermForWrite(trx, row.taxonomy, row.id);
+    unlinked.push(...(await unlink()));
+  }
   await trx
     .updateTable('terms')
     .set({ parent_id: row.parent_id })
@@ -443,4 +490,5 @@ export async function deleteTerm(trx: Trx, row: TermRow): Promise<void> {
     .execute();
   await trx.deleteFrom('terms').where('id', '=', row.id).execute();
   recordChange(trx, { type: changeTypeOf(row.taxonomy), id: row.id, action: 'deleted' });
+  return [...new Set(unlinked)];
 }
