@@ -441,6 +441,39 @@ describeEachDatabase('incremental sync (D24)', (h) => {
     assert.equal(entries.size, 0);
   });
 
+  it('removes a scheduled item that came due from a copy when a write that began before then unschedules it', async () => {
+    h().setNow('2036-01-01T10:00:00Z');
+    const event = (
+      await call('POST', '/events', 201, admin(), {
+        title: 'Due, then put off',
+        start_date: '2037-05-01 10:00',
+        end_date: '2037-05-01 11:00',
+        status: 'publish',
+        date_utc: '2036-01-01 10:00:10',
+      })
+    ).json();
+    assert.equal(event.status, 'future');
+    const since = await cursorNow(anonymous);
+    // A client polls once it has come due: it now holds the event.
+    h().setNow('2036-01-01T10:00:20Z');
+    const due = (await call('GET', '/changes', 200, anonymous, undefined, { since })).json();
+    assert.deepEqual(
+      due.changes.map((entry: ChangeEntry) => [entry.type, entry.id, entry.action]),
+      [['event', event.id, 'upsert']],
+    );
+    // A write whose request began before the publication time (its clock says so) commits after that poll, putting the
+    // event off by an hour: before it, the event was public to whoever polled after 10:00:10.
+    h().setNow('2036-01-01T10:00:05Z');
+    await call('PATCH', `/events/${event.id}`, 200, admin(), { date_utc: '2036-01-01 11:00:00' });
+    h().setNow('2036-01-01T10:00:21Z');
+    const after = (await call('GET', '/changes', 200, anonymous, undefined, { since: due.next_cursor })).json();
+    assert.deepEqual(
+      after.changes.map((entry: ChangeEntry) => [entry.type, entry.id, entry.action]),
+      [['event', event.id, 'remove']],
+      'the client that holds it is told it is gone',
+    );
+  });
+
   it('starts from the oldest retained change when since is omitted', async () => {
     const page = (await call('GET', '/changes', 200, anonymous, undefined, { per_page: 3 })).json();
     assert.equal(page.changes.length, 3);

@@ -43,7 +43,7 @@ import {
   claimPost,
   createPosts,
   deletePostsForever,
-  listedBefore,
+  listedBeforeWrite,
   restorePosts,
   trashPosts,
 } from '../posts/lifecycle.ts';
@@ -279,7 +279,7 @@ async function seriesMembers(trx: Trx, seriesId: number): Promise<SeriesMember[]
 /** Members logged with who could list each before this write (read before it changed them). */
 function logMembers(trx: Trx, actor: Actor, members: readonly SeriesMember[], action: ChangeAction): void {
   for (const member of members)
-    recordChange(trx, { type: 'event', id: member.id, action, before: listedBefore(member, actor.now) });
+    recordChange(trx, { type: 'event', id: member.id, action, before: listedBeforeWrite(member, actor) });
 }
 
 /** What a series write did to its occurrences, for the answer and the change log (already logged). */

@@ -44,11 +44,21 @@ export interface WriteOptions {
   precondition?: (trx: Trx) => Promise<void>;
 }
 
-/** Who could list the item as `row` stands, for the change log (D24): read before a write changes it. */
-export const listedBefore = (post: PostLike, now: DateTime): ListedBefore => ({
-  status: effectiveStatus(post, formatWp(now)),
+/**
+ * Who could list the item as `row` stands, for the change log (D24): read before a write changes it. A scheduled item
+ * counts as public once its publication time is no later than the write may commit (`commitWithinMs` after `now`, the
+ * write's deadline): until the commit, a sync client reading at a later clock sees it as come due and may keep a copy,
+ * which it must then be told to drop. (An anonymous client may so be told to drop an item scheduled to go public
+ * within that time that it never saw: only its type and id.)
+ */
+export const listedBefore = (post: PostLike, now: DateTime, commitWithinMs: number): ListedBefore => ({
+  status: effectiveStatus(post, formatWp(now.plus({ milliseconds: commitWithinMs }))),
   authorId: post.authorId,
 });
+
+/** {@link listedBefore} for a write by `actor`, which commits within its request's deadline (D31) or not at all. */
+export const listedBeforeWrite = (post: PostLike, actor: Pick<Actor, 'now' | 'config'>): ListedBefore =>
+  listedBefore(post, actor.now, actor.config.deadlines.requestMs);
 
 /** The current row, locked until the transaction ends; undefined when there is no such post (any more). */
 export async function claimPost(trx: Trx, id: number): Promise<PostRow | undefined> {
@@ -204,7 +214,7 @@ export async function updatePostRow(
   } else if (status !== undefined && status !== 'trash') {
     await updatePost(trx, row.id, { status });
   }
-  recordChange(trx, { type, id: row.id, action, before: listedBefore(postLike(row), actor.now) });
+  recordChange(trx, { type, id: row.id, action, before: listedBeforeWrite(postLike(row), actor) });
 }
 
 /**
@@ -222,13 +232,13 @@ export async function trashClaimedPost(
   if (row.status === 'trash') throw gone();
   await trashPost(trx, row, nowStamp(actor.now, actor.config.siteTimezone));
   await onTrash?.(trx, row);
-  recordChange(trx, { type, id: row.id, action: 'trashed', before: listedBefore(postLike(row), actor.now) });
+  recordChange(trx, { type, id: row.id, action: 'trashed', before: listedBeforeWrite(postLike(row), actor) });
 }
 
 /** D18: the claimed `row` gone for good (its own rows follow by cascade); logged as deleted. */
 export async function deletePostForever(trx: Trx, actor: Actor, type: LifecyclePostType, row: PostRow): Promise<void> {
   await deletePost(trx, row.id);
-  recordChange(trx, { type, id: row.id, action: 'deleted', before: listedBefore(postLike(row), actor.now) });
+  recordChange(trx, { type, id: row.id, action: 'deleted', before: listedBeforeWrite(postLike(row), actor) });
 }
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -249,7 +259,7 @@ function logMany(
   posts: readonly PostOfMany[],
   action: ChangeAction,
 ): void {
-  for (const post of posts) recordChange(trx, { type, id: post.id, action, before: listedBefore(post, actor.now) });
+  for (const post of posts) recordChange(trx, { type, id: post.id, action, before: listedBeforeWrite(post, actor) });
 }
 
 /** New posts of one kind, each with a unique slug (posts/store.ts insertPosts), logged as created; ids in input order. */

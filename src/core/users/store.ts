@@ -82,7 +82,8 @@ export async function deleteUser(store: Store, id: number, heirId: number): Prom
     const now = DateTime.utc();
     for (const post of reassigned) {
       if (post.type !== 'event' && post.type !== 'venue' && post.type !== 'organizer') continue;
-      const before = listedBefore({ authorId: id, status: post.status, publishedUtc: post.date_utc }, now);
+      // Read inside this short transaction, which commits within a minute of it.
+      const before = listedBefore({ authorId: id, status: post.status, publishedUtc: post.date_utc }, now, 60_000);
       recordChange(trx, { type: post.type, id: post.id, action: 'updated', before });
     }
     await reassignListingAuthor(trx, id, heirId);
