@@ -8,7 +8,7 @@ import { renderStaleDocuments } from '../../src/core/background/documents.ts';
 import { describeEachDatabase, type Credentials, type Harness } from '../helpers/harness.ts';
 import { createEvent, exampleEventWithLinks } from '../resources/events-support.ts';
 import { createLinked } from '../resources/support.ts';
-import { statementsDuring } from '../helpers/queries.ts';
+import { statementsDuring, writeAfterNextVersionRead } from '../helpers/queries.ts';
 
 async function storedItem(h: Harness, id: number): Promise<string | undefined> {
   const row = await h.store.db
@@ -288,30 +288,22 @@ describeEachDatabase(
       const warm = await h().request('GET', '/events', { query: { ...query, warm: '1' } });
       assert.equal(warm.json().events[0].categories[0].name, 'Race old');
       // The rename commits right after the read cache has read the version, before the list reads its cursor.
-      const store = h().store;
-      const readVersion = store.dataVersion;
-      let armed = true;
-      store.dataVersion = async () => {
-        const version = await readVersion();
-        if (armed) {
-          armed = false;
-          const renamed = await h().request('POST', `/categories/${id}`, {
-            as: h().users.editor,
-            body: { name: 'Race new' },
-          });
-          assert.equal(renamed.statusCode, 200, renamed.body);
-        }
-        return version;
-      };
+      const race = writeAfterNextVersionRead(h().store, async () => {
+        const renamed = await h().request('POST', `/categories/${id}`, {
+          as: h().users.editor,
+          body: { name: 'Race new' },
+        });
+        assert.equal(renamed.statusCode, 200, renamed.body);
+      });
       try {
         const list = await h().request('GET', '/events', { query });
         assert.equal(list.statusCode, 200, list.body);
-        assert.equal(armed, false, 'the rename ran inside the list request');
+        assert.ok(race.fired, 'the rename ran inside the list request');
         // The cursor includes the rename, so the list must show it: a client following /changes from the cursor
         // would never be told about it again.
         assert.equal(list.json().events[0].categories[0].name, 'Race new');
       } finally {
-        store.dataVersion = readVersion;
+        race.restore();
       }
     });
 

@@ -73,3 +73,29 @@ export async function rowCount<T extends keyof Database>(
   if (column !== undefined) query = query.where(column as string, '=', value);
   return Number((await query.executeTakeFirstOrThrow()).n);
 }
+
+/**
+ * Runs `write` once, right after the next read of the store's data version has its value but before the reader gets
+ * it: the reader then holds a version older than that write (a race the tests replay at exactly that moment).
+ * `fired` tells whether it ran; `restore` puts the store's own reader back.
+ */
+export function writeAfterNextVersionRead(store: Store, write: () => Promise<unknown>) {
+  const readVersion = store.dataVersion;
+  let fired = false;
+  store.dataVersion = async () => {
+    const version = await readVersion();
+    if (!fired) {
+      fired = true;
+      await write();
+    }
+    return version;
+  };
+  return {
+    get fired() {
+      return fired;
+    },
+    restore: () => {
+      store.dataVersion = readVersion;
+    },
+  };
+}

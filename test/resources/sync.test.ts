@@ -8,7 +8,7 @@ import { latestSeq } from '../../src/core/change-log/read.ts';
 import { pruneChanges } from '../../src/core/change-log/retention.ts';
 import { decodeCursor, encodeCursor, LAST_ID } from '../../src/core/sync/cursor.ts';
 import { describeEachDatabase, type Credentials } from '../helpers/harness.ts';
-import { queriesDuring } from '../helpers/queries.ts';
+import { queriesDuring, writeAfterNextVersionRead } from '../helpers/queries.ts';
 import { createEvent } from './events-support.ts';
 import { createLinked, queryPairs } from './support.ts';
 import { COLLECTION, drain, emptyCopy, FULL_LIST_QUERY, KINDS, type ChangeEntry } from './sync-support.ts';
@@ -617,20 +617,12 @@ describeEachDatabase('incremental sync (D24)', (h) => {
       assert.equal(warm.json().categories[0].name, `Page race old ${label}`);
       // The rename commits right after the request has read the data version (the read cache's, or the remembered
       // credential's), before the page reads its change rows: the page then holds the rename's row for the event.
-      const store = h().store;
-      const readVersion = store.dataVersion;
-      let armed = true;
-      store.dataVersion = async () => {
-        const version = await readVersion();
-        if (armed) {
-          armed = false;
-          await call('POST', `/categories/${category}`, 200, h().users.editor, { name: `Page race new ${label}` });
-        }
-        return version;
-      };
+      const race = writeAfterNextVersionRead(h().store, () =>
+        call('POST', `/categories/${category}`, 200, h().users.editor, { name: `Page race new ${label}` }),
+      );
       try {
         const page = await call('GET', '/changes', 200, as, undefined, { since });
-        assert.equal(armed, false, `${label}: the rename ran inside the /changes request`);
+        assert.ok(race.fired, `${label}: the rename ran inside the /changes request`);
         const entry = (page.json().changes as ChangeEntry[]).find(
           (change) => change.type === 'event' && change.id === event.id,
         );
@@ -638,7 +630,7 @@ describeEachDatabase('incremental sync (D24)', (h) => {
         // The cursor moves past the rename, so the page must show it: the client would never be told again.
         assert.equal((entry.item as { categories: { name: string }[] }).categories[0].name, `Page race new ${label}`);
       } finally {
-        store.dataVersion = readVersion;
+        race.restore();
       }
     }
   });
