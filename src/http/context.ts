@@ -69,10 +69,11 @@ export function createRequestContext(
   viewer: Viewer,
   log: FastifyBaseLogger,
   clientAddress = '',
+  now: DateTime = deps.clock(),
 ): RequestContext {
   return {
     ...deps,
-    ...commandContext(deps.store, { viewer, now: deps.clock(), config: deps.config }),
+    ...commandContext(deps.store, { viewer, now, config: deps.config }),
     log,
     clientAddress,
   };
