@@ -36,6 +36,20 @@ describeEachDatabase('incremental sync (D24)', (h) => {
     const { entries } = await drain(h(), as, emptyCopy(), since);
     return new Map(entries.map((entry) => [`${entry.type}:${entry.id}`, entry]));
   };
+  /** An event published for `dateUtc`, a time after the clock: stored as scheduled (D17). */
+  const scheduledEvent = async (title: string, dateUtc: string) => {
+    const event = (
+      await call('POST', '/events', 201, admin(), {
+        title,
+        start_date: '2038-05-01 10:00',
+        end_date: '2038-05-01 11:00',
+        status: 'publish',
+        date_utc: dateUtc,
+      })
+    ).json();
+    assert.equal(event.status, 'future');
+    return event;
+  };
   const actionOf = (entries: Map<string, ChangeEntry>, key: string) => entries.get(key)?.action;
 
   it('sends X-Sync-Cursor on every list: the latest seq, read before the list (cached anonymous answers too)', async () => {
@@ -410,16 +424,7 @@ describeEachDatabase('incremental sync (D24)', (h) => {
 
   it('sends a scheduled item when it comes due, although nothing was written', async () => {
     h().setNow('2030-06-01T12:00:00Z');
-    const event = (
-      await call('POST', '/events', 201, admin(), {
-        title: 'Scheduled',
-        start_date: '2031-05-01 10:00',
-        end_date: '2031-05-01 11:00',
-        status: 'publish',
-        date_utc: '2030-06-01 13:00:00',
-      })
-    ).json();
-    assert.equal(event.status, 'future');
+    const event = await scheduledEvent('Scheduled', '2030-06-01 13:00:00');
     const since = await cursorNow(anonymous);
     let entries = await changesSince(since, anonymous);
     assert.equal(entries.size, 0, 'nothing new for an anonymous client yet');
@@ -443,16 +448,7 @@ describeEachDatabase('incremental sync (D24)', (h) => {
 
   it('removes a scheduled item that came due from a copy when a write that began before then unschedules it', async () => {
     h().setNow('2036-01-01T10:00:00Z');
-    const event = (
-      await call('POST', '/events', 201, admin(), {
-        title: 'Due, then put off',
-        start_date: '2037-05-01 10:00',
-        end_date: '2037-05-01 11:00',
-        status: 'publish',
-        date_utc: '2036-01-01 10:00:10',
-      })
-    ).json();
-    assert.equal(event.status, 'future');
+    const event = await scheduledEvent('Due, then put off', '2036-01-01 10:00:10');
     const since = await cursorNow(anonymous);
     // A client polls once it has come due: it now holds the event.
     h().setNow('2036-01-01T10:00:20Z');

@@ -16,8 +16,11 @@ const escapeLike = (value: string) => value.replace(/[\\%_]/g, (char) => `\\${ch
 
 export async function findTerm(db: Db, taxonomy: Taxonomy, id: number): Promise<TermRow | undefined> {
   if (!isRowId(id)) return undefined;
-  return db.selectFrom('terms').selectAll().where('taxonomy', '=', taxonomy).where('id', '=', id).executeTakeFirst();
+  return termById(db, taxonomy, id).executeTakeFirst();
 }
+
+const termById = (db: Db, taxonomy: Taxonomy, id: number) =>
+  db.selectFrom('terms').selectAll().where('taxonomy', '=', taxonomy).where('id', '=', id);
 
 /**
  * {@link findTerm} for a write that changes what events embed of it (its name, parent, slug, or its removal), its row
@@ -30,11 +33,7 @@ export async function findTerm(db: Db, taxonomy: Taxonomy, id: number): Promise<
  */
 export async function findTermForWrite(trx: Trx, taxonomy: Taxonomy, id: number): Promise<TermRow | undefined> {
   if (!isRowId(id)) return undefined;
-  return trx
-    .selectFrom('terms')
-    .selectAll()
-    .where('taxonomy', '=', taxonomy)
-    .where('id', '=', id)
+  return termById(trx, taxonomy, id)
     .$if(storeOf(trx).writers === 'many', (query) => query.forUpdate())
     .executeTakeFirst();
 }
