@@ -107,7 +107,8 @@ export async function createHarness(
   const schema = `t_${process.pid}_${randomBytes(4).toString('hex')}`;
   const directory = database === 'sqlite' ? mkdtempSync(join(tmpdir(), 'calendar-events-')) : undefined;
   const config = loadConfig({
-    LOG_LEVEL: 'silent',
+    // TEST_LOG_LEVEL=error prints the errors behind a 500 while a test runs (the answers themselves never say).
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     // Every response of every test is checked against the OpenAPI document's schemas.
     VALIDATE_RESPONSES: '1',
     DATABASE_URL: database === 'sqlite' ? join(directory!, 'test.db') : TEST_DATABASE_URL,
