@@ -1,7 +1,7 @@
 import type { StoreDialect } from '../dialect.ts';
 import { bulkLoadUpkeep } from './bulk-load.ts';
 import { openSqliteConnection } from './connection.ts';
-import { createBatchCheckpoints } from './batch-checkpoints.ts';
+import { createCheckpoints } from './checkpoints.ts';
 import { createDataVersion } from './data-version.ts';
 import { migrate, schema } from './migration.ts';
 import { createRowWriter } from './row-writer.ts';
@@ -13,9 +13,12 @@ import { createTransactionRunner, enterCommitOrder, lock } from './transaction.t
 export async function openSqliteDialect(path: string): Promise<StoreDialect> {
   const { db, database } = openSqliteConnection(path);
   const dataVersion = createDataVersion(database);
-  const transaction = createTransactionRunner(db, dataVersion.committed);
+  const checkpoints = createCheckpoints(database, path);
+  const transaction = createTransactionRunner(db, () => {
+    dataVersion.committed();
+    checkpoints.committed();
+  });
   const writeRows = createRowWriter(database);
-  const batchCheckpoints = createBatchCheckpoints(database);
   return {
     name: 'sqlite',
     db,
@@ -23,12 +26,10 @@ export async function openSqliteDialect(path: string): Promise<StoreDialect> {
     containsText,
     orderByCodePoint,
     searchIndexFilter,
-    transaction: (work, { batch }) => {
-      if (batch) batchCheckpoints.begin();
-      return transaction(work);
-    },
+    transaction: (work) => transaction(work),
     enterCommitOrder,
-    flushBatches: async () => batchCheckpoints.end(),
+    // Batch commits are ordinary ones; the checkpoint thread copies their log as it does every other commit's.
+    flushBatches: async () => {},
     lock,
     lockAll: async () => {},
     dataVersion: dataVersion.read,
@@ -41,6 +42,9 @@ export async function openSqliteDialect(path: string): Promise<StoreDialect> {
     writers: 'one',
     schema,
     migrate: (migrations) => migrate(db, migrations),
-    close: () => db.destroy(),
+    close: async () => {
+      await checkpoints.close();
+      await db.destroy();
+    },
   };
 }
