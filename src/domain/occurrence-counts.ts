@@ -11,9 +11,29 @@ export interface CountedOccurrence {
   hidden: boolean;
 }
 
-/** The dimension of every event, and of the events carrying a term. */
+/** The dimension of every event, and those of the events carrying a term, at a venue or with an organizer. */
 export const ALL_EVENTS = '';
 export const termDimension = (termId: number) => `t${termId}`;
+export const venueDimension = (venueId: number) => `v${venueId}`;
+export const organizerDimension = (organizerId: number) => `o${organizerId}`;
+
+/** What an event links to, as the counts see it. */
+export interface CountedLinks {
+  termIds: readonly number[];
+  venueId: number | null;
+  organizerIds: readonly number[];
+}
+
+/** The dimensions an event is counted in beside all events: each of its terms, its venue and each of its organizers. */
+export function eventDimensions(links: CountedLinks): string[] {
+  return [
+    ...new Set([
+      ...links.termIds.map(termDimension),
+      ...(links.venueId === null ? [] : [venueDimension(links.venueId)]),
+      ...links.organizerIds.map(organizerDimension),
+    ]),
+  ];
+}
 
 /**
  * A key: dimension, stored status, start day and end day (local, `YYYY-MM-DD`), and for a scheduled row its
@@ -34,9 +54,9 @@ export function splitKey(key: string): {
   return { dimension, status, startDay, endDay, published };
 }
 
-/** The keys one event is counted under: each of its listed occurrences, for all events and for each of its terms. */
-export function contributionKeys(occurrences: readonly CountedOccurrence[], termIds: readonly number[]): string[] {
-  const dimensions = [ALL_EVENTS, ...[...new Set(termIds)].map(termDimension)];
+/** The keys one event is counted under: each of its listed occurrences, for all events and in each of its dimensions. */
+export function contributionKeys(occurrences: readonly CountedOccurrence[], links: CountedLinks): string[] {
+  const dimensions = [ALL_EVENTS, ...eventDimensions(links)];
   const keys: string[] = [];
   for (const occurrence of occurrences) {
     if (occurrence.hidden) continue;

@@ -521,5 +521,16 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
           await db.insertInto('settings').values({ name: 'occurrence_counts', value: 'complete' }).execute();
       },
     },
+    // The counts gain venues and organizers as dimensions. Events counted before have no keys there, so a database
+    // that has counted some is counted again from nothing by the start-up job; its lists count rows until then.
+    '0020_venue_organizer_counts': {
+      async up(db: Kysely<any>) {
+        const anyCounted = await db.selectFrom('counted_events').select('event_id').limit(1).executeTakeFirst();
+        if (!anyCounted) return;
+        await db.deleteFrom('occurrence_counts').execute();
+        await db.deleteFrom('counted_events').execute();
+        await db.deleteFrom('settings').where('name', '=', 'occurrence_counts').execute();
+      },
+    },
   };
 }

@@ -25,6 +25,20 @@ describeEachDatabase('list totals from the occurrence counts', (h) => {
       categories.push((await h().request('POST', '/categories', { as: admin, body: { name } })).json().id);
       tags.push((await h().request('POST', '/tags', { as: admin, body: { name: `${name} tag` } })).json().id);
     }
+    // Venues and organizers, one of each unpublished: an anonymous list of it holds nothing, whatever its events.
+    const venues: number[] = [];
+    const organizers: number[] = [];
+    for (const [index, status] of (['publish', 'publish', 'draft'] as const).entries()) {
+      const venue = await h().request('POST', '/venues', { as: admin, body: { venue: `Hall ${index}`, status } });
+      assert.equal(venue.statusCode, 201, venue.body);
+      venues.push(venue.json().id);
+      const organizer = await h().request('POST', '/organizers', {
+        as: admin,
+        body: { organizer: `Host ${index}`, status },
+      });
+      assert.equal(organizer.statusCode, 201, organizer.body);
+      organizers.push(organizer.json().id);
+    }
     const day = () => `2030-01-${String(1 + Math.floor(random() * 28)).padStart(2, '0')}`;
     const body = () => {
       const start = `${day()} ${String(Math.floor(random() * 24)).padStart(2, '0')}:00:00`;
@@ -40,6 +54,8 @@ describeEachDatabase('list totals from the occurrence counts', (h) => {
         hide_from_listings: chance(0.15),
         categories: categories.filter(() => chance(0.4)),
         tags: tags.filter(() => chance(0.3)),
+        venue: chance(0.7) ? pick(venues) : 0,
+        organizer: organizers.filter(() => chance(0.35)),
         ...(chance(0.1) ? { recurrence: ['RRULE:FREQ=DAILY;COUNT=3'] } : {}),
       };
     };
@@ -65,6 +81,7 @@ describeEachDatabase('list totals from the occurrence counts', (h) => {
     const author = await h().createUser('totals-author', 'author');
     const callers: Array<Credentials | undefined> = [undefined, admin, h().users.editor, author];
     let fromCounts = 0;
+    let fromLinkedCounts = 0;
     for (let index = 0; index < 90; index++) {
       // A third of the way: the ledger compacted; two thirds: counted again from nothing, as an older database is.
       if (index === 30) assert.ok((await compactAllCounts(h().store)) > 0, 'compaction merged rows');
@@ -75,6 +92,11 @@ describeEachDatabase('list totals from the occurrence counts', (h) => {
         });
         assert.ok((await countUncountedEvents(h().store)) > 0);
         assert.equal(await rowCount(h().store, 'counted_events'), await rowCount(h().store, 'events'));
+      }
+      // Half way: a venue and an organizer trashed, which their events' lists then hide from all but their editors.
+      if (index === 45) {
+        assert.equal((await h().request('DELETE', `/venues/${venues[1]}`, { as: admin })).statusCode, 200);
+        assert.equal((await h().request('DELETE', `/organizers/${organizers[1]}`, { as: admin })).statusCode, 200);
       }
       h().setNow(pick(['2030-01-01T12:00:00Z', '2030-01-02T12:00:00Z']));
       const query: Record<string, string> = { per_page: '100' };
@@ -88,9 +110,22 @@ describeEachDatabase('list totals from the occurrence counts', (h) => {
         query.end_date = '2030-02-02 08:00:00';
         query.strict_dates = 'true';
       } else if (window === 'include') query.start_date = '2020-01-01';
-      const filter = pick(['none', 'category', 'tag', 'two categories', 'search'] as const);
+      const filter = pick([
+        'none',
+        'category',
+        'tag',
+        'two categories',
+        'search',
+        'venue',
+        'venue',
+        'organizer',
+        'organizer',
+        'venue and tag',
+      ] as const);
       if (filter === 'category') query.categories = String(pick(categories));
-      if (filter === 'tag') query.tags = String(pick(tags));
+      if (filter === 'tag' || filter === 'venue and tag') query.tags = String(pick(tags));
+      if (filter === 'venue' || filter === 'venue and tag') query.venue = String(pick(venues));
+      if (filter === 'organizer') query.organizer = String(pick(organizers));
       if (filter === 'two categories') query.categories = `${categories[0]},${categories[1]}`;
       if (filter === 'search') query.search = 'Event';
       const caller = pick(callers);
@@ -99,12 +134,46 @@ describeEachDatabase('list totals from the occurrence counts', (h) => {
       const statements = await statementsDuring(h().store, async () => {
         answer = await h().request('GET', '/events', { as: caller, query });
       });
-      if (statements.some((text) => text.includes('occurrence_counts'))) fromCounts++;
+      if (statements.some((text) => text.includes('occurrence_counts'))) {
+        fromCounts++;
+        if (filter === 'venue' || filter === 'organizer') fromLinkedCounts++;
+      }
       const case_ = JSON.stringify({ query, caller: caller?.login ?? 'anonymous' });
       if (answer.statusCode === 404 || answer.statusCode === 400) continue;
       assert.equal(answer.statusCode, 200, `${case_}: ${answer.body}`);
       assert.equal(Number(answer.headers['x-wp-total']), answer.json().events.length, case_);
     }
     assert.ok(fromCounts >= 20, `${fromCounts} of 90 totals came from the counts`);
+    assert.ok(fromLinkedCounts >= 5, `${fromLinkedCounts} totals of a venue or organizer came from the counts`);
+  });
+
+  it('are counted again from nothing when a database counted before venues and organizers were dimensions starts', async () => {
+    const admin = h().users.administrator;
+    const venue = (await h().request('POST', '/venues', { as: admin, body: { venue: 'Counted Hall' } })).json().id;
+    for (const day of ['2031-03-01', '2031-03-02']) {
+      const body = { title: 'Counted', start_date: `${day} 10:00:00`, end_date: `${day} 12:00:00`, venue };
+      const created = await h().request('POST', '/events', { as: admin, body });
+      assert.equal(created.statusCode, 201, created.body);
+    }
+    // As a database migrated before 0020 stands: its events counted, the migration not run yet.
+    await sql`delete from kysely_migration where name = '0020_venue_organizer_counts'`.execute(h().store.db);
+    const reopened = await h().openAnotherStore();
+    try {
+      assert.equal(await rowCount(reopened, 'counted_events'), 0, 'the old counts are gone');
+      assert.equal(
+        await rowCount(reopened, 'settings', ['name', 'occurrence_counts']),
+        0,
+        'lists count rows meanwhile',
+      );
+      assert.equal(await countUncountedEvents(reopened), await rowCount(reopened, 'events'));
+      const counted = await rowCount(reopened, 'occurrence_counts', ['dimension', `v${venue}`]);
+      assert.ok(counted > 0, 'the venue is a dimension of the new counts');
+    } finally {
+      await reopened.close();
+    }
+    const listed = await h().request('GET', '/events', {
+      query: { venue: String(venue), start_date: '2031-01-01', end_date: '2031-12-31' },
+    });
+    assert.equal(listed.headers['x-wp-total'], '2', listed.body.slice(0, 300));
   });
 });

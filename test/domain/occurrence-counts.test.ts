@@ -29,7 +29,7 @@ describe('occurrence count keys', () => {
           hidden: false,
         },
       ],
-      [4, 4, 9],
+      { termIds: [4, 4, 9], venueId: null, organizerIds: [] },
     );
     assert.deepEqual(
       keys,
@@ -41,6 +41,27 @@ describe('occurrence count keys', () => {
         countKey('t4', 'future', '2030-01-09', '2030-01-09', '2030-01-02 18:00:00'),
         countKey('t9', 'future', '2030-01-09', '2030-01-09', '2030-01-02 18:00:00'),
       ].sort(),
+    );
+  });
+
+  it('counts an event at its venue and with each of its organizers too, once each', () => {
+    const keys = contributionKeys(
+      [
+        {
+          status: 'publish',
+          publishedUtc: '2029-12-01 10:00:00',
+          startLocal: '2030-01-05 22:00:00',
+          endLocal: '2030-01-05 23:00:00',
+          hidden: false,
+        },
+      ],
+      { termIds: [4], venueId: 12, organizerIds: [20, 21, 20] },
+    );
+    assert.deepEqual(
+      keys,
+      ['', 't4', 'v12', 'o20', 'o21']
+        .map((dimension) => countKey(dimension, 'publish', '2030-01-05', '2030-01-05'))
+        .sort(),
     );
   });
 

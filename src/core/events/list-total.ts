@@ -1,9 +1,11 @@
 // Totals without scans (issue: every total without a scan): which totals of `GET /events` the occurrence counts
-// answer (core/occurrences/counts.ts). Pure. A list the counts cover adds up a ledger row per key of its window
-// instead of counting its rows; any other list (a search, a venue, several terms, a bound inside a day, an author's
-// own drafts…) counts its rows, the smallest candidate set its filters select.
+// answer (core/occurrences/counts.ts). Pure. A list the counts cover (all events, or one category, tag, venue or
+// organizer) adds up a ledger row per key of its window instead of counting its rows; any other list (a search,
+// several terms, a venue and a category, a bound inside a day, an author's own drafts…) counts its rows, the smallest
+// candidate set its filters select.
 import { listVisibilityScope, type Viewer } from '../../domain/access.ts';
-import { ALL_EVENTS, termDimension } from '../../domain/occurrence-counts.ts';
+import { ALL_EVENTS, organizerDimension, termDimension, venueDimension } from '../../domain/occurrence-counts.ts';
+import { isRowId } from '../../store/store.ts';
 import type { CountedQuery } from '../occurrences/counts.ts';
 import type { EventListPlan } from './list-query.ts';
 
@@ -14,8 +16,6 @@ const END_OF_DAY = ' 23:59:59';
 export function countedQueryOf(plan: EventListPlan, viewer: Viewer, nowUtc: string): CountedQuery | undefined {
   if (
     plan.searchTerms !== undefined ||
-    plan.venueIds !== undefined ||
-    plan.organizerIds !== undefined ||
     plan.featured !== undefined ||
     plan.include !== undefined ||
     plan.parentId !== undefined ||
@@ -27,12 +27,25 @@ export function countedQueryOf(plan: EventListPlan, viewer: Viewer, nowUtc: stri
     return undefined;
   if (listVisibilityScope(viewer).scope === 'published-or-own') return undefined;
 
+  // One dimension at most: one category, tag, venue or organizer. A venue or organizer counts only when the caller
+  // may read it (the list itself holds nothing then): the query names it for that check.
+  const filters = (
+    [
+      [plan.categoryIds, termDimension],
+      [plan.tagIds, termDimension],
+      [plan.venueIds, venueDimension, 'venue'],
+      [plan.organizerIds, organizerDimension, 'organizer'],
+    ] as const
+  ).filter(([ids]) => ids !== undefined);
   let dimension = ALL_EVENTS;
-  const termFilters = [plan.categoryIds, plan.tagIds].filter((ids) => ids !== undefined);
-  if (termFilters.length > 1) return undefined;
-  if (termFilters.length === 1) {
-    if (termFilters[0].length !== 1) return undefined;
-    dimension = termDimension(termFilters[0][0]);
+  let linked: CountedQuery['linked'];
+  if (filters.length > 1) return undefined;
+  if (filters.length === 1) {
+    const [ids, dimensionOf, type] = filters[0];
+    // D31: an id beyond 32 bits names nothing the database can compare; the rows are counted then (and find none).
+    if (ids === undefined || ids.length !== 1 || !isRowId(ids[0])) return undefined;
+    dimension = dimensionOf(ids[0]);
+    if (type !== undefined) linked = { type, id: ids[0] };
   }
 
   const query: { fromDay?: string; toDay?: string } = {};
@@ -46,5 +59,5 @@ export function countedQueryOf(plan: EventListPlan, viewer: Viewer, nowUtc: stri
       return undefined;
     }
   }
-  return { dimension, statuses: plan.statuses, nowUtc, ...query };
+  return { dimension, statuses: plan.statuses, nowUtc, ...query, ...(linked ? { linked } : {}) };
 }

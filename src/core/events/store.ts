@@ -1,5 +1,5 @@
 // Event rows: batch reads, every write of `events` and `event_organizers`, and the list query (§4).
-import { countedTotal, countsComplete } from '../occurrences/counts.ts';
+import { countedTotal, countsComplete, type CountedQuery } from '../occurrences/counts.ts';
 import { countedQueryOf } from './list-total.ts';
 import { ALL_EVENTS } from '../../domain/occurrence-counts.ts';
 import { walkInListOrder } from '../../domain/term-list-plan.ts';
@@ -526,9 +526,15 @@ export function eventListQueries(
  */
 export async function listTotal(store: Store, actor: Actor, plan: EventListPlan): Promise<number> {
   const counted = countedQueryOf(plan, actor.viewer, formatWp(actor.now));
-  if (counted !== undefined && (await countsComplete(store))) return countedTotal(store.db, counted);
+  if (counted !== undefined && (await countsComplete(store))) return countedListTotal(store.db, actor, counted);
   const { count } = eventListQueries(store, actor, plan);
   return Number((await count.executeTakeFirstOrThrow()).total);
+}
+
+/** {@link countedTotal} of a list's counted query, the venue or organizer it names checked as the list checks it. */
+function countedListTotal(db: Db, actor: Actor, counted: CountedQuery): Promise<number> {
+  const linked = counted.linked && readableLinked(db, actor, counted.linked.type, [counted.linked.id]);
+  return countedTotal(db, counted, linked);
 }
 
 /**
@@ -544,7 +550,9 @@ async function termListShape(
 ): Promise<{ total: number; walkInOrder: boolean } | undefined> {
   if (plan.order !== 'start') return undefined;
   const counted = countedQueryOf(plan, actor.viewer, formatWp(actor.now));
-  if (counted === undefined || counted.dimension === ALL_EVENTS || !(await countsComplete(store))) return undefined;
+  // A venue's or organizer's list has no term to walk by: its total is listTotal's.
+  if (counted === undefined || counted.dimension === ALL_EVENTS || counted.linked !== undefined) return undefined;
+  if (!(await countsComplete(store))) return undefined;
   const [matches, windowRows] = await Promise.all([
     countedTotal(store.db, counted),
     countedTotal(store.db, { ...counted, dimension: ALL_EVENTS }),

@@ -3,7 +3,8 @@
 // difference between what each event added before (`counted_events`) and what it adds now. Appending, never updating
 // a shared row, lets concurrent writers on PostgreSQL count without waiting on (or deadlocking over) each other;
 // compaction later sums each key's rows into one.
-import { sql } from 'kysely';
+import { sql, type SelectQueryBuilder } from 'kysely';
+import type { Database } from '../../store/schema.ts';
 import { chunks } from '../../store/chunks.ts';
 import type { Db, Store, Trx } from '../../store/store.ts';
 import { lockItems } from '../item-locks.ts';
@@ -12,11 +13,13 @@ import {
   countDelta,
   countKey,
   splitKey,
+  type CountedLinks,
   type CountedOccurrence,
 } from '../../domain/occurrence-counts.ts';
 import { readSetting, writeSetting } from '../settings/store.ts';
 
 const COMPLETE_SETTING = 'occurrence_counts';
+const NO_LINKS: CountedLinks = { termIds: [], venueId: null, organizerIds: [] };
 
 const parseKeys = (json: string): string[] => {
   const keys: unknown = JSON.parse(json);
@@ -33,7 +36,7 @@ export async function countEvents(trx: Trx, ids: readonly number[]): Promise<voi
   const wanted = [...new Set(ids)].sort((a, b) => a - b);
   await lockItems(trx, wanted);
   for (const chunk of chunks(wanted)) {
-    const [counted, occurrences, terms] = await Promise.all([
+    const [counted, occurrences, linked] = await Promise.all([
       trx.selectFrom('counted_events').select(['event_id', 'keys']).where('event_id', 'in', chunk).execute(),
       // What each event's occurrences row holds (one per event, store.ts), read where it comes from, by key: a bulk
       // load counts its batches while the occurrences' own indexes are set aside.
@@ -47,14 +50,28 @@ export async function countEvents(trx: Trx, ids: readonly number[]): Promise<voi
           'events.start_local',
           'events.end_local',
           'events.hide_from_listings as hidden',
+          'events.venue_id',
         ])
         .where('events.id', 'in', chunk)
         .execute(),
-      trx.selectFrom('event_terms').select(['event_id', 'term_id']).where('event_id', 'in', chunk).execute(),
+      // Terms and organizers in one statement: one round trip less on PostgreSQL for every write.
+      trx
+        .selectFrom('event_terms')
+        .select(['event_id', 'term_id as linked_id', sql<string>`'term'`.as('kind')])
+        .where('event_id', 'in', chunk)
+        .unionAll(
+          trx
+            .selectFrom('event_organizers')
+            .select(['event_id', 'organizer_id as linked_id', sql<string>`'organizer'`.as('kind')])
+            .where('event_id', 'in', chunk),
+        )
+        .execute(),
     ]);
     const before = new Map(counted.map((row) => [row.event_id, parseKeys(row.keys)]));
     const occurrencesOf = new Map<number, CountedOccurrence[]>();
+    const linksOf = new Map<number, { termIds: number[]; venueId: number | null; organizerIds: number[] }>();
     for (const row of occurrences) {
+      linksOf.set(row.event_id, { termIds: [], venueId: row.venue_id, organizerIds: [] });
       const list = occurrencesOf.get(row.event_id) ?? [];
       list.push({
         status: row.status,
@@ -65,13 +82,16 @@ export async function countEvents(trx: Trx, ids: readonly number[]): Promise<voi
       });
       occurrencesOf.set(row.event_id, list);
     }
-    const termsOf = new Map<number, number[]>();
-    for (const row of terms) termsOf.set(row.event_id, [...(termsOf.get(row.event_id) ?? []), row.term_id]);
+    for (const row of linked) {
+      const links = linksOf.get(row.event_id);
+      if (links === undefined) continue;
+      (row.kind === 'term' ? links.termIds : links.organizerIds).push(Number(row.linked_id));
+    }
 
     const total = new Map<string, number>();
     const now: Array<{ event_id: number; keys: string }> = [];
     for (const id of chunk) {
-      const keys = contributionKeys(occurrencesOf.get(id) ?? [], termsOf.get(id) ?? []);
+      const keys = contributionKeys(occurrencesOf.get(id) ?? [], linksOf.get(id) ?? NO_LINKS);
       for (const [key, change] of countDelta(before.get(id) ?? [], keys))
         total.set(key, (total.get(key) ?? 0) + change);
       // Every event that exists keeps a row, even with no keys (a hidden event): it is
@@ -106,13 +126,19 @@ export interface CountedQuery {
   fromDay?: string;
   /** Occurrences ending on or before this day. */
   toDay?: string;
+  /** The venue or organizer the dimension is of: it must be readable by the caller, or the list holds nothing. */
+  linked?: { type: 'venue' | 'organizer'; id: number };
 }
 
 /**
  * The number of listed occurrences `query` covers, summed over the ledger: work grows with the days of the window,
  * not with the events. A scheduled row counts as published once its publication time has come (D17).
  */
-export async function countedTotal(db: Db, query: CountedQuery): Promise<number> {
+export async function countedTotal(
+  db: Db,
+  query: CountedQuery,
+  readableLinked?: SelectQueryBuilder<Database, 'posts', { id: number }>,
+): Promise<number> {
   if (query.statuses.length === 0) return 0;
   const plain = query.statuses.filter((status) => status !== 'publish' && status !== 'future');
   // The stored statuses first, as a list the index can seek (dimension, each status, then the start-day range); a
@@ -135,6 +161,8 @@ export async function countedTotal(db: Db, query: CountedQuery): Promise<number>
         conditions.push(eb.and([eb('status', '=', 'future'), eb('published_utc', '>', query.nowUtc)]));
       return eb.or(conditions);
     });
+  // In the same statement (a round trip on PostgreSQL): whether the caller may read the venue or organizer.
+  if (readableLinked !== undefined) select = select.where((eb) => eb.exists(readableLinked));
   if (query.fromDay !== undefined) select = select.where('start_day', '>=', query.fromDay);
   // An occurrence never ends before it starts (D3): the end bound bounds the start, and the index range stops there.
   if (query.toDay !== undefined)
