@@ -28,8 +28,18 @@ describeEachDatabase('list totals from the occurrence counts', (h) => {
     // Venues and organizers, one of each unpublished: an anonymous list of it holds nothing, whatever its events.
     const venues: number[] = [];
     const organizers: number[] = [];
+    // Paris, London, Paris again: a place's total sums the venues near it that the caller may read.
+    const places = [
+      [48.8566, 2.3522],
+      [51.5072, -0.1276],
+      [48.8606, 2.3376],
+    ] as const;
     for (const [index, status] of (['publish', 'publish', 'draft'] as const).entries()) {
-      const venue = await h().request('POST', '/venues', { as: admin, body: { venue: `Hall ${index}`, status } });
+      const [geo_lat, geo_lng] = places[index];
+      const venue = await h().request('POST', '/venues', {
+        as: admin,
+        body: { venue: `Hall ${index}`, status, geo_lat, geo_lng },
+      });
       assert.equal(venue.statusCode, 201, venue.body);
       venues.push(venue.json().id);
       const organizer = await h().request('POST', '/organizers', {
@@ -82,7 +92,7 @@ describeEachDatabase('list totals from the occurrence counts', (h) => {
     const callers: Array<Credentials | undefined> = [undefined, admin, h().users.editor, author];
     let fromCounts = 0;
     let fromLinkedCounts = 0;
-    for (let index = 0; index < 90; index++) {
+    for (let index = 0; index < 120; index++) {
       // A third of the way: the ledger compacted; two thirds: counted again from nothing, as an older database is.
       if (index === 30) assert.ok((await compactAllCounts(h().store)) > 0, 'compaction merged rows');
       if (index === 60) {
@@ -121,11 +131,19 @@ describeEachDatabase('list totals from the occurrence counts', (h) => {
         'organizer',
         'organizer',
         'venue and tag',
+        'place',
+        'place',
+        'place and tag',
       ] as const);
       if (filter === 'category') query.categories = String(pick(categories));
       if (filter === 'tag' || filter === 'venue and tag') query.tags = String(pick(tags));
       if (filter === 'venue' || filter === 'venue and tag') query.venue = String(pick(venues));
       if (filter === 'organizer') query.organizer = String(pick(organizers));
+      if (filter === 'place' || filter === 'place and tag') {
+        const [lat, lng] = pick([places[0], places[1], [35.68, 139.69]]);
+        Object.assign(query, { geoloc_lat: String(lat), geoloc_lng: String(lng), geoloc_radius: pick(['5', '500']) });
+        if (filter === 'place and tag') query.tags = String(pick(tags));
+      }
       if (filter === 'two categories') query.categories = `${categories[0]},${categories[1]}`;
       if (filter === 'search') query.search = 'Event';
       const caller = pick(callers);
@@ -136,15 +154,15 @@ describeEachDatabase('list totals from the occurrence counts', (h) => {
       });
       if (statements.some((text) => text.includes('occurrence_counts'))) {
         fromCounts++;
-        if (filter === 'venue' || filter === 'organizer') fromLinkedCounts++;
+        if (filter === 'venue' || filter === 'organizer' || filter === 'place') fromLinkedCounts++;
       }
       const case_ = JSON.stringify({ query, caller: caller?.login ?? 'anonymous' });
       if (answer.statusCode === 404 || answer.statusCode === 400) continue;
       assert.equal(answer.statusCode, 200, `${case_}: ${answer.body}`);
       assert.equal(Number(answer.headers['x-wp-total']), answer.json().events.length, case_);
     }
-    assert.ok(fromCounts >= 20, `${fromCounts} of 90 totals came from the counts`);
-    assert.ok(fromLinkedCounts >= 5, `${fromLinkedCounts} totals of a venue or organizer came from the counts`);
+    assert.ok(fromCounts >= 20, `${fromCounts} of 120 totals came from the counts`);
+    assert.ok(fromLinkedCounts >= 5, `${fromLinkedCounts} totals of a venue, organizer or place came from the counts`);
   });
 
   it('are counted again from nothing when a database counted before venues and organizers were dimensions starts', async () => {

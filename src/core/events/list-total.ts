@@ -1,6 +1,6 @@
 // Totals without scans (issue: every total without a scan): which totals of `GET /events` the occurrence counts
-// answer (core/occurrences/counts.ts). Pure. A list the counts cover (all events, or one category, tag, venue or
-// organizer) adds up a ledger row per key of its window instead of counting its rows; any other list (a search,
+// answer (core/occurrences/counts.ts). Pure. A list the counts cover (all events, or one category, tag, venue,
+// organizer or place) adds up a ledger row per key of its window instead of counting its rows; any other list (a search,
 // several terms, a venue and a category, a bound inside a day, an author's own drafts…) counts its rows, the smallest
 // candidate set its filters select.
 import { listVisibilityScope, type Viewer } from '../../domain/access.ts';
@@ -21,7 +21,6 @@ export function countedQueryOf(plan: EventListPlan, viewer: Viewer, nowUtc: stri
     plan.parentId !== undefined ||
     plan.modified !== undefined ||
     plan.geoloc !== undefined ||
-    plan.near !== undefined ||
     plan.collapseSeries
   )
     return undefined;
@@ -39,7 +38,8 @@ export function countedQueryOf(plan: EventListPlan, viewer: Viewer, nowUtc: stri
   ).filter(([ids]) => ids !== undefined);
   let dimension = ALL_EVENTS;
   let linked: CountedQuery['linked'];
-  if (filters.length > 1) return undefined;
+  // A place is the sum of its venues' dimensions: then no other.
+  if (filters.length > (plan.near === undefined ? 1 : 0)) return undefined;
   if (filters.length === 1) {
     const [ids, dimensionOf, type] = filters[0];
     // D31: an id beyond 32 bits names nothing the database can compare; the rows are counted then (and find none).
@@ -59,5 +59,12 @@ export function countedQueryOf(plan: EventListPlan, viewer: Viewer, nowUtc: stri
       return undefined;
     }
   }
-  return { dimension, statuses: plan.statuses, nowUtc, ...query, ...(linked ? { linked } : {}) };
+  return {
+    dimension,
+    statuses: plan.statuses,
+    nowUtc,
+    ...query,
+    ...(linked ? { linked } : {}),
+    ...(plan.near ? { near: plan.near } : {}),
+  };
 }

@@ -533,8 +533,9 @@ export async function listTotal(store: Store, actor: Actor, plan: EventListPlan)
 
 /** {@link countedTotal} of a list's counted query, the venue or organizer it names checked as the list checks it. */
 function countedListTotal(db: Db, actor: Actor, counted: CountedQuery): Promise<number> {
-  const linked = counted.linked && readableLinked(db, actor, counted.linked.type, [counted.linked.id]);
-  return countedTotal(db, counted, linked);
+  if (counted.near !== undefined) return countedTotal(db, counted, { venues: venuesNear(db, actor, counted.near) });
+  const readable = counted.linked && readableLinked(db, actor, counted.linked.type, [counted.linked.id]);
+  return countedTotal(db, counted, { readable });
 }
 
 /**
@@ -550,8 +551,8 @@ async function termListShape(
 ): Promise<{ total: number; walkInOrder: boolean } | undefined> {
   if (plan.order !== 'start') return undefined;
   const counted = countedQueryOf(plan, actor.viewer, formatWp(actor.now));
-  // A venue's or organizer's list has no term to walk by: its total is listTotal's.
-  if (counted === undefined || counted.dimension === ALL_EVENTS || counted.linked !== undefined) return undefined;
+  // A list of a venue, an organizer or a place has no term to walk by: its total is listTotal's.
+  if (counted === undefined || counted.dimension === ALL_EVENTS || counted.linked || counted.near) return undefined;
   if (!(await countsComplete(store))) return undefined;
   const [matches, windowRows] = await Promise.all([
     countedTotal(store.db, counted),

@@ -128,18 +128,32 @@ export interface CountedQuery {
   toDay?: string;
   /** The venue or organizer the dimension is of: it must be readable by the caller, or the list holds nothing. */
   linked?: { type: 'venue' | 'organizer'; id: number };
+  /**
+   * Instead of `dimension`, the venues within this distance (`geoloc_lat`, `geoloc_lng`, `geoloc_radius`): an event
+   * has one venue at most, so the list's total is the sum of theirs. The caller selects them ({@link CountedScope}).
+   */
+  near?: { lat: number; lng: number; radiusKm: number };
+}
+
+/** Ids of posts, for an `in` or `exists` condition. */
+type PostIds = SelectQueryBuilder<Database, 'posts' | 'venues', { id: number }>;
+
+/** What a counted total needs from the list's own queries, which know the caller. */
+export interface CountedScope {
+  /** The venue or organizer of {@link CountedQuery.linked}, if the caller may read it. */
+  readable?: PostIds;
+  /** The venues of {@link CountedQuery.near} that the caller may read. */
+  venues?: PostIds;
 }
 
 /**
  * The number of listed occurrences `query` covers, summed over the ledger: work grows with the days of the window,
  * not with the events. A scheduled row counts as published once its publication time has come (D17).
  */
-export async function countedTotal(
-  db: Db,
-  query: CountedQuery,
-  readableLinked?: SelectQueryBuilder<Database, 'posts', { id: number }>,
-): Promise<number> {
+export async function countedTotal(db: Db, query: CountedQuery, scope: CountedScope = {}): Promise<number> {
   if (query.statuses.length === 0) return 0;
+  const { readable, venues } = scope;
+  if (query.near !== undefined && venues === undefined) throw new Error('a total near a place needs its venues');
   const plain = query.statuses.filter((status) => status !== 'publish' && status !== 'future');
   // The stored statuses first, as a list the index can seek (dimension, each status, then the start-day range); a
   // disjunction alone would have the database read every row of the dimension. Then which of them count.
@@ -149,7 +163,12 @@ export async function countedTotal(
   let select = db
     .selectFrom('occurrence_counts')
     .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('count'), sql<number>`0`).as('total'))
-    .where('dimension', '=', query.dimension)
+    .where((eb) =>
+      venues === undefined
+        ? eb('dimension', '=', query.dimension)
+        : // venueDimension's text (domain/occurrence-counts.ts), in SQL: 'v' and the id.
+          eb('dimension', 'in', db.selectFrom(venues.as('near')).select(sql<string>`'v' || near.id`.as('dimension'))),
+    )
     .where('status', 'in', stored)
     .where((eb) => {
       const conditions = plain.length > 0 ? [eb('status', 'in', plain)] : [];
@@ -162,7 +181,7 @@ export async function countedTotal(
       return eb.or(conditions);
     });
   // In the same statement (a round trip on PostgreSQL): whether the caller may read the venue or organizer.
-  if (readableLinked !== undefined) select = select.where((eb) => eb.exists(readableLinked));
+  if (readable !== undefined) select = select.where((eb) => eb.exists(readable));
   if (query.fromDay !== undefined) select = select.where('start_day', '>=', query.fromDay);
   // An occurrence never ends before it starts (D3): the end bound bounds the start, and the index range stops there.
   if (query.toDay !== undefined)
