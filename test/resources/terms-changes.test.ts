@@ -163,9 +163,15 @@ describeEachDatabase('change log of categories and tags', (harness) => {
     ]);
   });
 
-  for (const write of ['deleted', 'renamed'] as const)
-    it(`logs an event linked to a tag while the tag is being ${write}: a syncing client is sent the event again`, async () => {
-      const tag = (await call('POST', '/tags', 201, { name: unique('Contested tag') })).id;
+  for (const write of ['deleted', 'renamed', 'left by its parent'] as const)
+    it(`logs an event linked to a term while the term is being ${write}: a syncing client is sent the event again`, async () => {
+      // The term linked: a tag, or a category whose parent is deleted (the category's embedded parent changes).
+      const parent =
+        write === 'left by its parent' ? (await call('POST', '/categories', 201, { name: unique('Parent') })).id : 0;
+      const tag =
+        write === 'left by its parent'
+          ? (await call('POST', '/categories', 201, { name: unique('Contested child'), parent })).id
+          : (await call('POST', '/tags', 201, { name: unique('Contested tag') })).id;
       const event = await createEvent(h(), {
         title: unique('Contested event'),
         start_date: '2035-01-10 10:00:00',
@@ -193,7 +199,9 @@ describeEachDatabase('change log of categories and tags', (harness) => {
         const removal = (
           write === 'deleted'
             ? h().request('DELETE', `/tags/${tag}`, { as: h().users.editor, query: { force: 'true' } })
-            : h().request('POST', `/tags/${tag}`, { as: h().users.editor, body: { name: 'Contested, renamed' } })
+            : write === 'renamed'
+              ? h().request('POST', `/tags/${tag}`, { as: h().users.editor, body: { name: 'Contested, renamed' } })
+              : h().request('DELETE', `/categories/${parent}`, { as: h().users.editor, query: { force: 'true' } })
         ).finally(() => {
           removed = true;
         });
@@ -218,7 +226,7 @@ describeEachDatabase('change log of categories and tags', (harness) => {
         const rows = await readChanges(h().store.db, { afterSeq, limit: 100 });
         assert.ok(
           rows.some((row) => row.type === 'event' && row.id === event.id && row.action === 'updated'),
-          `the event that carried the tag is logged: ${JSON.stringify(rows)}`,
+          `the event that carried the term is logged: ${JSON.stringify(rows)}`,
         );
         if (write === 'deleted') {
           // (The link was written around the event's owners, so only a removal, which renders the event again, shows.)

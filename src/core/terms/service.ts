@@ -16,7 +16,7 @@ import {
   deleteTerm,
   findNameClash,
   findTerm,
-  childTermIds,
+  lockChildTerms,
   findTermForWrite,
   findTermsByNames,
   findTermsByRefs,
@@ -411,9 +411,10 @@ export async function removeTerm(
     await options.precondition?.(trx);
     // Its descendants' public URLs lose its slug; its children also get a new parent, and so do the events carrying them.
     const descendants = await descendantsOf(trx, info, current.id);
-    const children = info.hierarchical ? await childTermIds(trx, info.taxonomy, current.id) : [];
-    // The events its children embed it in (their parent changes), and those it leaves: deleteTerm answers each event
-    // it unlinked, one linked by another process a moment before included.
+    // The events its children embed it in (their parent changes), read once the children are locked: an event another
+    // process is linking to one of them meanwhile has committed by then, and is logged too. And those it leaves:
+    // deleteTerm answers each event it unlinked, one linked by another process a moment before included.
+    const children = info.hierarchical ? await lockChildTerms(trx, info.taxonomy, current.id) : [];
     const carriers = await eventsCarrying(trx, children);
     const unlinked = await deleteTerm(trx, current);
     logTermsUpdated(trx, info, descendants);

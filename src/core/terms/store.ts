@@ -38,14 +38,18 @@ export async function findTermForWrite(trx: Trx, taxonomy: Taxonomy, id: number)
     .executeTakeFirst();
 }
 
-/** The ids of a term's children, in id order. */
-export async function childTermIds(trx: Trx, taxonomy: Taxonomy, parentId: number): Promise<number[]> {
+/**
+ * The ids of a term's children, in id order, locked as {@link findTermForWrite} locks a term: an event write linking
+ * one of them holds a share of its row until it commits, so a read after this one sees that link.
+ */
+export async function lockChildTerms(trx: Trx, taxonomy: Taxonomy, parentId: number): Promise<number[]> {
   const rows = await trx
     .selectFrom('terms')
     .select('id')
     .where('taxonomy', '=', taxonomy)
     .where('parent_id', '=', parentId)
     .orderBy('id')
+    .$if(storeOf(trx).writers === 'many', (query) => query.forUpdate())
     .execute();
   return rows.map((row) => row.id);
 }

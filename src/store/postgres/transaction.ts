@@ -1,16 +1,39 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { sql, type Kysely, type Transaction } from 'kysely';
+import { errorCode } from '../../domain/errors.ts';
 import type { Database } from '../schema.ts';
 
 /**
- * One transaction per write (READ COMMITTED). A batch transaction's commit does not wait for the write-ahead log to
- * reach the disk (a server crash could undo it) until the next ordinary commit (`flushBatches`).
+ * PostgreSQL's answers to two transactions that wait for each other's locks (it rolls one back: deadlock_detected)
+ * or that cannot be put in any order (serialization_failure): the one rolled back is run again, as SQLite's
+ * runner does after a busy lock.
+ */
+const RUN_AGAIN = new Set(['40P01', '40001']);
+const ATTEMPTS = 4;
+
+/**
+ * One transaction per write (READ COMMITTED), run again from the start when PostgreSQL rolled it back for a deadlock.
+ * Writes lock rows in an order chosen to avoid deadlocks, but not every pair of writes can share one (a term's
+ * removal locks its children before its links; an event write links terms, then writes its other links): the one
+ * PostgreSQL picks then starts over instead of failing. A batch transaction's commit does not wait for the
+ * write-ahead log to reach the disk (a server crash could undo it) until the next ordinary commit (`flushBatches`).
  */
 export function createTransactionRunner(db: Kysely<Database>) {
-  return <T>(work: (trx: Transaction<Database>) => Promise<T>, options: { batch: boolean }): Promise<T> =>
-    db.transaction().execute(async (trx) => {
-      if (options.batch) await sql`set local synchronous_commit = off`.execute(trx);
-      return work(trx);
-    });
+  return async <T>(work: (trx: Transaction<Database>) => Promise<T>, options: { batch: boolean }): Promise<T> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await db.transaction().execute(async (trx) => {
+          if (options.batch) await sql`set local synchronous_commit = off`.execute(trx);
+          return work(trx);
+        });
+      } catch (error) {
+        const code = errorCode(error);
+        if (attempt >= ATTEMPTS || typeof code !== 'string' || !RUN_AGAIN.has(code)) throw error;
+        // 2–30 ms, jittered, so that the two do not meet again in step.
+        await sleep(attempt * 5 * (0.4 + Math.random()) + 2);
+      }
+    }
+  };
 }
 
 /**
