@@ -52,7 +52,7 @@ import {
 } from '../../http/event-passwords.ts';
 import { syncCursorHeader } from '../changes/header.ts';
 import { JSON_TYPE } from '../../http/content-types.ts';
-import { documentJson, readEventDocuments } from '../../core/documents/read.ts';
+import { documentJson, readEventDocumentForms, readEventDocuments } from '../../core/documents/read.ts';
 import { embeddedTermObjects, sameForEveryReader } from '../../core/events/item-cache.ts';
 
 const notFound = (id: number) => new ApiError(404, 'rest-event-not-found', `Event with ID ${id} does not exist.`);
@@ -139,10 +139,11 @@ async function writeAnswer(
   headers: Record<string, string> = {},
 ): Promise<Reply> {
   // D34: the write stored both forms of a published event without a password, the same bytes for every reader and
-  // the same as a live render: the answer and its tag come from them (two statements instead of loading the event,
+  // the same as a live render: the answer and its tag come from them (one statement instead of loading the event,
   // its links and its terms and serialising it twice).
-  const entry = (await readEventDocuments(ctx.store.db, ctx, [id], 'entry')).get(id);
-  const item = entry && (await readEventDocuments(ctx.store.db, ctx, [id], 'item')).get(id);
+  const stored = await readEventDocumentForms(ctx.store.db, ctx, [id], ['entry', 'item']);
+  const entry = stored.entry.get(id);
+  const item = stored.item.get(id);
   if (entry && item)
     return {
       status,

@@ -8,7 +8,7 @@ import { embeddedTerms, type TermReader } from '../terms/embedded-cache.ts';
 import { byName } from '../terms/serialize.ts';
 import { TAXONOMIES } from '../terms/taxonomies.ts';
 import { documentFingerprint } from './fingerprint.ts';
-import { readDocuments, type DocumentPartRow } from './store.ts';
+import { readDocuments, type DocumentForm, type DocumentPartRow } from './store.ts';
 import { fillTemplate, jsonArray, type Part } from './template.ts';
 
 export interface EventDocument {
@@ -52,15 +52,28 @@ export async function readEventDocuments(
   db: Db,
   reader: TermReader,
   eventIds: readonly number[],
-  form: 'item' | 'entry',
+  form: DocumentForm,
 ): Promise<Map<number, EventDocument>> {
-  const out = new Map<number, EventDocument>();
+  return (await readEventDocumentForms(db, reader, eventIds, [form]))[form];
+}
+
+/**
+ * {@link readEventDocuments} in each of `forms`, from one statement: what a write answers (the list form, and the
+ * tag of the form GET by id gives). An event is in every form's map or in none.
+ */
+export async function readEventDocumentForms(
+  db: Db,
+  reader: TermReader,
+  eventIds: readonly number[],
+  forms: readonly DocumentForm[],
+): Promise<Record<DocumentForm, Map<number, EventDocument>>> {
+  const out: Record<DocumentForm, Map<number, EventDocument>> = { item: new Map(), entry: new Map() };
   if (eventIds.length === 0 || !reader.config.storedDocuments) return out;
   const fingerprint = documentFingerprint(reader.config);
   // D31: an id beyond 32 bits names no event (and PostgreSQL would refuse to compare it with an integer column).
   const ids = eventIds.filter(isRowId);
   if (ids.length === 0) return out;
-  const rows = await readDocuments(db, ids, form);
+  const rows = await readDocuments(db, ids, forms);
   const events: DocumentPartRow[] = [];
   const linked = new Map<number, DocumentPartRow>();
   for (const row of rows) {
@@ -87,20 +100,23 @@ export async function readEventDocuments(
           .map((term) => encodedTerm(term.object)),
       );
     const people = organizers.flatMap((organizer) => (organizer.extra === '' ? [] : [organizer.extra]));
-    const parts: Partial<Record<Part, string>> = {
+    const shared: Partial<Record<Part, string>> = {
       categories: collection('categories'),
       tags: collection('tags'),
-      venue: venue?.body,
-      organizer: jsonArray(organizers.map((organizer) => organizer.body)),
       'ld-location': venue === undefined || venue.extra === '' ? undefined : venue.extra,
       'ld-organizer': people.length === 0 ? undefined : people.length === 1 ? people[0] : jsonArray(people),
     };
-    out.set(id, {
-      template: row.body,
-      parts,
-      modifiedUtc: row.modified_utc,
-      terms: embedded.map((term) => term.object),
-    });
+    for (const form of forms)
+      out[form].set(id, {
+        template: row[form],
+        parts: {
+          ...shared,
+          venue: venue?.[form],
+          organizer: jsonArray(organizers.map((organizer) => organizer[form])),
+        },
+        modifiedUtc: row.modified_utc,
+        terms: embedded.map((term) => term.object),
+      });
   }
   return out;
 }

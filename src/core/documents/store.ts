@@ -59,7 +59,9 @@ export async function deleteLinkedDocuments(trx: Trx, ids: readonly number[]): P
 export interface DocumentPartRow {
   id: number;
   part: number;
-  body: string;
+  /** The document in each form asked for (the other's column is '' when only one was). */
+  item: string;
+  entry: string;
   fingerprint: string;
   venue_id: number | null;
   /** Part 0: the organizer ids (JSON); part 1: the linked item's json_ld ('' for none). */
@@ -68,25 +70,28 @@ export interface DocumentPartRow {
   modified_utc: string;
 }
 
+export type DocumentForm = 'item' | 'entry';
+
 /**
- * In one statement (one round trip), the documents of `eventIds` in `form` and those of the venues and organizers
+ * In one statement (one round trip), the documents of `eventIds` in `forms` and those of the venues and organizers
  * they link. The linked ones are found through the events' current rows (a document that names a venue or organizer
  * another way is caught by the reader's check of its ids).
  */
 export async function readDocuments(
   db: Db,
   eventIds: readonly number[],
-  form: 'item' | 'entry',
+  forms: readonly DocumentForm[],
 ): Promise<DocumentPartRow[]> {
   // Bound values, not literals: the statement's text depends only on how many ids there are, so it is prepared once.
   const ids = sql.join(eventIds);
-  const body = sql.ref(form);
+  const column = (form: DocumentForm) => (forms.includes(form) ? sql.ref(form) : sql.lit(''));
+  const [item, entry] = [column('item'), column('entry')];
   const result = await sql<DocumentPartRow>`
-    select event_id as id, 0 as part, ${body} as body, fingerprint, venue_id, organizer_ids as extra, term_ids,
-      modified_utc
+    select event_id as id, 0 as part, ${item} as item, ${entry} as entry, fingerprint, venue_id,
+      organizer_ids as extra, term_ids, modified_utc
     from event_documents where event_id in (${ids})
     union all
-    select post_id, 1, ${body}, fingerprint, null, json_ld, '', ''
+    select post_id, 1, ${item}, ${entry}, fingerprint, null, json_ld, '', ''
     from linked_documents where post_id in (
       select venue_id from events where id in (${ids}) and venue_id is not null
       union select organizer_id from event_organizers where event_id in (${ids}))`.execute(db);
