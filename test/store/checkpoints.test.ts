@@ -76,4 +76,27 @@ describe('SQLite checkpoints in their own thread', () => {
       database.close();
     }
   });
+
+  it('hands checkpoints back to the commits, with a warning, when its thread fails', async () => {
+    const { database } = openDatabase();
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    // The thread opens the file by its path: one it cannot open makes it fail as it starts.
+    const checkpoints = createCheckpoints(database, join(directory, 'missing', 'test.db'));
+    try {
+      checkpoints.committed();
+      await checkpoints.settled();
+      assert.equal(database.pragma('wal_autocheckpoint', { simple: true }), 1_000, "SQLite's own default again");
+      await new Promise(setImmediate);
+      assert.ok(
+        warnings.some((warning) => (warning as Error & { code?: string }).code === 'SQLITE_CHECKPOINT_THREAD'),
+        warnings.map(String).join('; '),
+      );
+    } finally {
+      process.off('warning', onWarning);
+      await checkpoints.close();
+      database.close();
+    }
+  });
 });

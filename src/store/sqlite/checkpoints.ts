@@ -67,9 +67,13 @@ export function createCheckpoints(
     waiters = [];
   };
 
-  const fallBack = () => {
+  const fallBack = (reason: unknown) => {
     if (failed || stopped) return;
     failed = true;
+    // The store has no logger: Node prints the warning on stderr, as the store's other warnings.
+    process.emitWarning(`SQLite checkpoint thread stopped, commits checkpoint again: ${String(reason)}`, {
+      code: 'SQLITE_CHECKPOINT_THREAD',
+    });
     void thread?.terminate();
     thread = undefined;
     database.pragma(`wal_autocheckpoint = ${COMMIT_CHECKPOINT_PAGES}`);
@@ -87,7 +91,7 @@ export function createCheckpoints(
     );
     // An idle thread does not keep its process alive; one that is checkpointing or stopping does.
     started.unref();
-    started.on('message', (message: { type: string }) => {
+    started.on('message', (message: { type: string; message?: string }) => {
       if (message.type === 'done') {
         running = false;
         if (!stopped) started.unref();
@@ -96,12 +100,12 @@ export function createCheckpoints(
           schedule();
         }
         settle();
-      } else if (message.type === 'error') fallBack();
+      } else if (message.type === 'error') fallBack(message.message);
     });
     started.on('error', fallBack);
     exited = new Promise((resolve) =>
-      started.once('exit', () => {
-        fallBack();
+      started.once('exit', (code) => {
+        fallBack(`exited with code ${code}`);
         resolve();
       }),
     );
