@@ -152,6 +152,9 @@ async function writeAnswer(
       payload: documentJson(entry),
     };
   const bundle = await loadEventBundle(ctx.store.db, ctx, [id]);
+  // Another request deleted it between this write's commit and this read: the write stands (and is in the change
+  // log), but the event is gone, and the answer says so as a request naming it now would.
+  if (!bundle.records.has(id)) throw notFound(id);
   const read = asRead(ctx, bundle, id);
   return {
     status,

@@ -104,7 +104,9 @@ export function linkedPostRoutes(kind: LinkedPostKind, listFilters: ListFilter[]
   const schemas = linkedResponseSchemas(kind);
 
   const serializeOne = async (ctx: RequestContext, id: number, single: boolean, db: Db = ctx.store.db) => {
-    const record = (await loadLinked(db, kind, [id])).get(id)!;
+    const record = (await loadLinked(db, kind, [id])).get(id);
+    // Deleted by another request since this one found it: answered as an id that names nothing.
+    if (!record) throw invalidFields({ id: null });
     return serializeLinked(ctx, kind, record, { single });
   };
 
@@ -129,7 +131,10 @@ export function linkedPostRoutes(kind: LinkedPostKind, listFilters: ListFilter[]
     status = 200,
     headers: Record<string, string> = {},
   ): Promise<Reply> => {
-    const record = (await loadLinked(ctx.store.db, kind, [id])).get(id)!;
+    const record = (await loadLinked(ctx.store.db, kind, [id])).get(id);
+    // Another request deleted it between this write's commit and this read: the write stands (and is in the change
+    // log), but the item is gone, and the answer says so as a request naming it now would.
+    if (!record) throw invalidFields({ id: null });
     const read = asRead(ctx, record);
     return {
       status,
@@ -276,10 +281,15 @@ export function linkedPostRoutes(kind: LinkedPostKind, listFilters: ListFilter[]
               validate: isSlugOfType(kind.type),
             }),
           };
-    const row = async (ctx: RequestContext, params: Record<string, unknown>): Promise<PostRow> =>
-      (key === 'id'
-        ? await loadPost(ctx, numberArg(params, 'id'))
-        : await loadPostBySlug(ctx, kind.type, stringArg(params, 'slug')))!;
+    const row = async (ctx: RequestContext, params: Record<string, unknown>): Promise<PostRow> => {
+      const post =
+        key === 'id'
+          ? await loadPost(ctx, numberArg(params, 'id'))
+          : await loadPostBySlug(ctx, kind.type, stringArg(params, 'slug'));
+      // Validated as naming one; deleted by another request since: answered as a key that names nothing.
+      if (!post) throw invalidFields({ [key]: null });
+      return post;
+    };
     const nowUtc = (ctx: RequestContext) => formatWp(ctx.now);
 
     return [

@@ -9,7 +9,8 @@ import {
 import { canAccessProtected, canEditPost, canReadPost } from '../../domain/access.ts';
 import { formatWp } from '../../domain/dates/stored-format.ts';
 import type { RequestContext } from '../../http/context.ts';
-import { ApiError, forbidden } from '../../http/errors.ts';
+import { ApiError, forbidden, invalidParams } from '../../http/errors.ts';
+import type { PostRow } from '../../core/posts/store.ts';
 import { ifMatchPrecondition, jsonTag, NOT_MODIFIED, PRECONDITION_FAILED } from '../../http/etag.ts';
 import { clampPerPage, type EchoedQuery } from '../../domain/lists.ts';
 import { buildUrl, listHeaders, totalPages, type ListLinks } from '../../http/list.ts';
@@ -88,8 +89,8 @@ function refuseParentOnFlatTaxonomy(info: TaxonomyInfo, raw: ParamMap): void {
  * D19: an event's terms are listed only to those who could open that event, or edit it in the trash. This is not a
  * route permission (the list is public); the reference, which skips WordPress's own check, lists them to anyone.
  */
-async function maySeeEvent(ctx: RequestContext, eventId: number): Promise<boolean> {
-  const event = postLike((await loadPost(ctx, eventId))!);
+function maySeeEvent(ctx: RequestContext, post: PostRow): boolean {
+  const event = postLike(post);
   const nowUtc = formatWp(ctx.now);
   return canReadPost(ctx.viewer, 'event', event, nowUtc) || canEditPost(ctx.viewer, event, nowUtc);
 }
@@ -98,8 +99,7 @@ async function maySeeEvent(ctx: RequestContext, eventId: number): Promise<boolea
  * D33: the terms of a password-protected event are listed, as the event itself is read, only with its password or to
  * those who may edit it (context=edit is not needed here: nothing else in the answer depends on it).
  */
-async function mayReadProtected(ctx: RequestContext, eventId: number, password: unknown): Promise<boolean> {
-  const post = (await loadPost(ctx, eventId))!;
+function mayReadProtected(ctx: RequestContext, post: PostRow, password: unknown): boolean {
   return canAccessProtected({
     postPassword: post.password,
     suppliedPassword: password,
@@ -148,9 +148,17 @@ export function termRoutes(taxonomy: Taxonomy): RouteGroup[] {
     async handler(ctx, rawParams) {
       const params = readListParams(rawParams);
       const [eventName, eventId] = params.event !== undefined ? ['event', params.event] : ['post', params.post];
-      if (eventId !== undefined && !(await maySeeEvent(ctx, eventId))) throw forbidden(ctx.viewer !== null);
-      if (eventId !== undefined && !(await mayReadProtected(ctx, eventId, params.password))) {
-        throw new ApiError(403, 'event-password-protected', 'The requested event is not accessible without a password');
+      if (eventId !== undefined) {
+        // Validated as an event's id; one deleted since is answered as one that never was.
+        const event = await loadPost(ctx, eventId);
+        if (!event) throw invalidParams({ [eventName]: null });
+        if (!maySeeEvent(ctx, event)) throw forbidden(ctx.viewer !== null);
+        if (!mayReadProtected(ctx, event, params.password))
+          throw new ApiError(
+            403,
+            'event-password-protected',
+            'The requested event is not accessible without a password',
+          );
       }
       // D24: read before the list's queries, so that following /changes from it loses nothing.
       const syncCursor = await syncCursorHeader(ctx);
