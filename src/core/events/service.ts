@@ -16,7 +16,7 @@ import { isForeignKeyViolation, isRowId, type Store, type Trx } from '../../stor
 import type { LinkedPostKind } from '../linked/kind.ts';
 import { createLinked, createLinkedItems, type Sent } from '../linked/service.ts';
 import { organizerKind } from '../organizers/kind.ts';
-import { rebuildOccurrences, refreshListing } from '../occurrences/store.ts';
+import { insertOccurrences, rebuildOccurrences, refreshListing } from '../occurrences/store.ts';
 import { nowStamp, postChanges, publicationDate, type PublicationDate } from '../posts/fields.ts';
 import {
   claimForWrite,
@@ -31,7 +31,7 @@ import {
 import type { PostRow } from '../posts/store.ts';
 import { countNewEvents, withTermCounts } from '../terms/counts.ts';
 import type { TermLookup } from '../terms/lookup.ts';
-import { resolveTermsForWrite, setEventTerms, type Taxonomy } from '../terms/service.ts';
+import { addEventTerms, resolveTermsForWrite, setEventTerms, type Taxonomy } from '../terms/service.ts';
 import { insertNewEventTerms } from '../terms/store.ts';
 import { venueKind } from '../venues/kind.ts';
 import { followSequence, followTrash, icalColumns } from './sequence.ts';
@@ -68,6 +68,7 @@ import {
   insertEventRows,
   insertOrganizerLinks,
   scheduleColumns,
+  addOrganizers,
   setOrganizers,
   updateEventRow,
   type EventRecord,
@@ -155,13 +156,23 @@ async function lockLinkedItems(trx: Trx, input: EventInput): Promise<void> {
 /** Numeric items are term ids, as in the reference. */
 const termValues = (value: unknown) => toList(value)!.map((item) => (/^\d+$/.test(item) ? Number(item) : item));
 
-/** Replaces the sent taxonomies; an unknown name the caller may not create is a 400 (D16). */
-async function writeTerms(trx: Trx, store: Store, actor: Actor, eventId: number, sent: Sent): Promise<void> {
+/**
+ * Replaces the sent taxonomies (of an event `created` in `trx`: sets them, as it has none); an unknown name the
+ * caller may not create is a 400 (D16).
+ */
+async function writeTerms(
+  trx: Trx,
+  store: Store,
+  actor: Actor,
+  eventId: number,
+  sent: Sent,
+  created = false,
+): Promise<void> {
   for (const [param, taxonomy] of TAXONOMY_PARAMS) {
     if (sent[param] === undefined) continue;
     const result = await resolveTermsForWrite(trx, store, actor, taxonomy, termValues(sent[param]));
     if (!result.ok) throw termNotCreatable(param, result.name);
-    await setEventTerms(trx, eventId, taxonomy, result.ids);
+    await (created ? addEventTerms : setEventTerms)(trx, eventId, taxonomy, result.ids);
   }
 }
 
@@ -240,9 +251,10 @@ async function insertEvent(trx: Trx, store: Store, actor: Actor, input: EventInp
     ...newEventPost(actor, input, eventPublicationDate(input, schedule.timezone, actor)),
   });
   await insertEventRow(trx, newEventRow(post.id, input, schedule, recurrence, venueIds));
-  await rebuildOccurrences(trx, [post.id]);
-  await setOrganizers(trx, post.id, organizerIds);
-  await writeTerms(trx, store, actor, post.id, input);
+  // A new event: its occurrences, organizers and terms are inserted, with nothing of its own to delete first.
+  await insertOccurrences(trx, [post.id]);
+  await addOrganizers(trx, post.id, organizerIds);
+  await writeTerms(trx, store, actor, post.id, input, true);
   await countNewEvents(trx, [post.id]);
   if (recurrence) await syncSeries(trx, store, actor, post.id);
   return post.id;

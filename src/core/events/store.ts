@@ -189,6 +189,11 @@ export async function removeVenueFromEvents(trx: Trx, venueId: number): Promise<
 /** Replaces the organizers, in the order given (an id given twice is kept once). */
 export async function setOrganizers(trx: Trx, eventId: number, organizerIds: number[]): Promise<void> {
   await trx.deleteFrom('event_organizers').where('event_id', '=', eventId).execute();
+  await addOrganizers(trx, eventId, organizerIds);
+}
+
+/** {@link setOrganizers} of an event created in `trx`, which has none to replace yet. */
+export async function addOrganizers(trx: Trx, eventId: number, organizerIds: number[]): Promise<void> {
   const unique = [...new Set(organizerIds)];
   if (unique.length === 0) return;
   await trx

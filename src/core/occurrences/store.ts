@@ -44,6 +44,13 @@ function occurrenceRow(eventId: number, span: OccurrenceSpan, listing: ListingCo
 export async function rebuildOccurrences(trx: Trx, eventIds: readonly number[]): Promise<void> {
   for (const chunk of chunks(eventIds)) {
     await trx.deleteFrom('occurrences').where('event_id', 'in', chunk).execute();
+    await insertOccurrences(trx, chunk);
+  }
+}
+
+/** {@link rebuildOccurrences} of events created in `trx`, which have no occurrences to replace yet. */
+export async function insertOccurrences(trx: Trx, eventIds: readonly number[]): Promise<void> {
+  for (const chunk of chunks(eventIds)) {
     await trx
       .insertInto('occurrences')
       .columns([

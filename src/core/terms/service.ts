@@ -36,7 +36,7 @@ import type { WriteOptions } from '../posts/lifecycle.ts';
 
 export type { Taxonomy };
 // Event writes set an event's terms through the terms core; the statements are the terms repository's.
-export { setEventTerms } from './store.ts';
+export { addEventTerms, setEventTerms } from './store.ts';
 
 // ---------------------------------------------------------------------------------------------------------------------
 // The change log (D21). A term's own create, update and delete are logged (its create and delete by the repository,

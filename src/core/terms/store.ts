@@ -1,3 +1,4 @@
+import { chunks } from '../../store/chunks.ts';
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { TermsTable } from '../../store/schema.ts';
 import { isRowId, isUniqueViolation, storeOf, type Db, type Store, type Trx } from '../../store/store.ts';
@@ -364,15 +365,27 @@ export async function updateTermRow(
   await trx.updateTable('terms').set(changes).where('id', '=', id).execute();
 }
 
-/** Adds each delta to its term's published count, in term id order (two writes touching the same terms then lock them in the same order: no deadlock). */
+/**
+ * Adds each delta to its term's published count: one statement for up to 200 terms (a round trip each on
+ * PostgreSQL), which finds the rows by key in id order, so two writes touching the same terms lock them in the same
+ * order.
+ */
 export async function addToPublishedCounts(trx: Trx, deltas: ReadonlyMap<number, number>): Promise<void> {
-  for (const [termId, delta] of [...deltas].sort(([a], [b]) => a - b)) {
-    if (delta !== 0)
-      await trx
-        .updateTable('terms')
-        .set({ published_count: sql`published_count + ${delta}` })
-        .where('id', '=', termId)
-        .execute();
+  const changed = [...deltas].filter(([, delta]) => delta !== 0).sort(([a], [b]) => a - b);
+  for (const part of chunks(changed, 200)) {
+    const added = sql.join(
+      part.map(([termId, delta]) => sql`when ${termId} then cast(${delta} as integer)`),
+      sql` `,
+    );
+    await trx
+      .updateTable('terms')
+      .set({ published_count: sql`published_count + case id ${added} end` })
+      .where(
+        'id',
+        'in',
+        part.map(([termId]) => termId),
+      )
+      .execute();
   }
 }
 
@@ -383,6 +396,11 @@ export async function setEventTerms(trx: Trx, eventId: number, taxonomy: Taxonom
     .where('event_id', '=', eventId)
     .where('term_id', 'in', trx.selectFrom('terms').select('id').where('taxonomy', '=', taxonomy))
     .execute();
+  await addEventTerms(trx, eventId, taxonomy, termIds);
+}
+
+/** {@link setEventTerms} of an event created in `trx`, which has none to replace yet. */
+export async function addEventTerms(trx: Trx, eventId: number, taxonomy: Taxonomy, termIds: number[]): Promise<void> {
   const wanted = [...new Set(termIds)].filter(isRowId);
   if (wanted.length === 0) return;
   await trx
