@@ -99,3 +99,26 @@ export function writeAfterNextVersionRead(store: Store, write: () => Promise<unk
     },
   };
 }
+
+/** Runs `meanwhile` once, right after the next transaction of `store` commits, before its caller goes on. */
+export function afterNextCommit(store: Store, meanwhile: () => Promise<unknown>) {
+  const transaction = store.transaction;
+  let fired = false;
+  store.transaction = async (work) => {
+    const result = await transaction(work);
+    if (!fired) {
+      fired = true;
+      store.transaction = transaction;
+      await meanwhile();
+    }
+    return result;
+  };
+  return {
+    get fired() {
+      return fired;
+    },
+    restore: () => {
+      store.transaction = transaction;
+    },
+  };
+}

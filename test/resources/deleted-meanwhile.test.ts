@@ -3,33 +3,10 @@
 // nothing (404 for events, 400 rest_invalid_param for venues and organizers), never a 500.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import type { Store } from '../../src/store/store.ts';
 import { describeEachDatabase, type Harness } from '../helpers/harness.ts';
+import { afterNextCommit } from '../helpers/queries.ts';
 import { createEvent } from './events-support.ts';
 import { createLinked } from './support.ts';
-
-/** Runs `meanwhile` once, right after the next transaction of `store` commits, before its caller goes on. */
-function afterNextCommit(store: Store, meanwhile: () => Promise<unknown>) {
-  const transaction = store.transaction;
-  let fired = false;
-  store.transaction = async (work) => {
-    const result = await transaction(work);
-    if (!fired) {
-      fired = true;
-      store.transaction = transaction;
-      await meanwhile();
-    }
-    return result;
-  };
-  return {
-    get fired() {
-      return fired;
-    },
-    restore: () => {
-      store.transaction = transaction;
-    },
-  };
-}
 
 describeEachDatabase('an item deleted by another request meanwhile', (h) => {
   const forceDelete = (harness: Harness, path: string) => async () => {
