@@ -537,8 +537,12 @@ export async function listTotal(store: Store, actor: Actor, plan: EventListPlan)
 }
 
 /** {@link countedTotal} of a list's counted query, the venue or organizer it names checked as the list checks it. */
-function countedListTotal(db: Db, actor: Actor, counted: CountedQuery): Promise<number> {
-  if (counted.near !== undefined) return countedTotal(db, counted, { venues: venuesNear(db, actor, counted.near) });
+async function countedListTotal(db: Db, actor: Actor, counted: CountedQuery): Promise<number> {
+  if (counted.near !== undefined) {
+    // The venues near the place first (a statement of its own), then the sum of their counts.
+    const venueIds = (await venuesNear(db, actor, counted.near).execute()).map((venue) => venue.id);
+    return countedTotal(db, counted, { venueIds });
+  }
   const readable = counted.linked && readableLinked(db, actor, counted.linked.type, [counted.linked.id]);
   return countedTotal(db, counted, { readable });
 }
