@@ -36,7 +36,8 @@ import {
 import { trashedSlug, untrashedSlug } from '../../domain/slugs.ts';
 import { chunks } from '../../store/chunks.ts';
 import type { EventsTable, PostsTable } from '../../store/schema.ts';
-import type { Db, Store, Trx } from '../../store/store.ts';
+import { storeOf, type Db, type Store, type Trx } from '../../store/store.ts';
+import { lockItems } from '../item-locks.ts';
 import { rebuildOccurrences, refreshListing } from '../occurrences/store.ts';
 import { nowStamp } from '../posts/fields.ts';
 import {
@@ -53,6 +54,7 @@ import type { EventSchedule } from './schedule.ts';
 import {
   copySeriesOrganizers,
   insertEventRows,
+  linkedItemsOf,
   setSeriesLines,
   updateEachEventRow,
   updateEventRow,
@@ -406,7 +408,7 @@ async function materialise(
     series_horizon_utc: _horizon,
     occurrence_start_utc: _start,
     ...copied
-  } = series;
+  } = { ...series, venue_id: await lockSeriesLinks(trx, series) };
   await insertEventRows(
     trx,
     times.map(
@@ -430,6 +432,22 @@ async function materialise(
   }
   await rebuildOccurrences(trx, ids);
   return ids;
+}
+
+/**
+ * The series' venue and organizers, locked as an event write locks what it links (events/service.ts lockLinkedItems),
+ * before new occurrences copy them: an edit of one of them at the same time then either lists the new occurrences
+ * among the events that embed it (and logs them after itself), or has committed before they copy it. Without the
+ * lock, an edit could list the venue's events before the occurrences commit and commit after them: a syncing client
+ * would keep them with the venue as it was. Answers the series' venue as it stands once locked (a trash or delete in
+ * between takes it off the series). The horizon job and date changes create occurrences too, linking nothing themselves.
+ */
+async function lockSeriesLinks(trx: Trx, series: EventRow): Promise<number | null> {
+  // SQLite's single writer: nobody else writes meanwhile.
+  if (storeOf(trx).writers === 'one') return series.venue_id;
+  const before = await linkedItemsOf(trx, series.id);
+  await lockItems(trx, [...(before.venueId === null ? [] : [before.venueId]), ...before.organizerIds]);
+  return (await linkedItemsOf(trx, series.id)).venueId;
 }
 
 /**

@@ -207,6 +207,28 @@ export async function insertOrganizerLinks(trx: Trx, rows: readonly Insertable<E
   await storeOf(trx).insertRows(trx, 'event_organizers', rows);
 }
 
+/** The venue and the organizers an event links, read together (one statement). */
+export async function linkedItemsOf(
+  trx: Trx,
+  eventId: number,
+): Promise<{ venueId: number | null; organizerIds: number[] }> {
+  const rows = await trx
+    .selectFrom('events')
+    .select(['venue_id as id', sql<string>`'venue'`.as('kind')])
+    .where('id', '=', eventId)
+    .unionAll(
+      trx
+        .selectFrom('event_organizers')
+        .select(['organizer_id as id', sql<string>`'organizer'`.as('kind')])
+        .where('event_id', '=', eventId),
+    )
+    .execute();
+  return {
+    venueId: rows.find((row) => row.kind === 'venue')?.id ?? null,
+    organizerIds: rows.filter((row) => row.kind === 'organizer').map((row) => Number(row.id)),
+  };
+}
+
 /** The series' organizers, in its order, copied onto its occurrences `ids` (replacing theirs). */
 export async function copySeriesOrganizers(trx: Trx, seriesId: number, ids: readonly number[]): Promise<void> {
   await trx.deleteFrom('event_organizers').where('event_id', 'in', ids).execute();
