@@ -122,3 +122,31 @@ export function afterNextCommit(store: Store, meanwhile: () => Promise<unknown>)
     },
   };
 }
+
+/** The next `count` transactions of `store` each stop after their work, until `release(n)` lets the n-th commit. */
+export function holdTransactions(store: Store, count: number) {
+  const transaction = store.transaction;
+  const gates = Array.from({ length: count }, () => ({
+    reached: Promise.withResolvers<void>(),
+    released: Promise.withResolvers<void>(),
+  }));
+  let started = 0;
+  store.transaction = (work) => {
+    const gate = gates[started++];
+    if (started >= count) store.transaction = transaction;
+    return transaction(async (trx) => {
+      const result = await work(trx);
+      gate.reached.resolve();
+      await gate.released.promise;
+      return result;
+    });
+  };
+  return {
+    reached: (n: number) => gates[n].reached.promise,
+    release: (n: number) => gates[n].released.resolve(),
+    restore: () => {
+      for (const gate of gates) gate.released.resolve();
+      store.transaction = transaction;
+    },
+  };
+}

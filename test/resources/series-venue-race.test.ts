@@ -7,37 +7,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { it } from 'node:test';
 import { sql } from 'kysely';
 import { latestSeq, readChanges } from '../../src/core/change-log/read.ts';
-import type { Store } from '../../src/store/store.ts';
 import { describeEachDatabase } from '../helpers/harness.ts';
+import { holdTransactions } from '../helpers/queries.ts';
 import { createLinked } from './support.ts';
-
-/** The next `count` transactions of `store` each stop after their work, until `release(n)` lets the n-th commit. */
-function holdTransactions(store: Store, count: number) {
-  const transaction = store.transaction;
-  const gates = Array.from({ length: count }, () => ({
-    reached: Promise.withResolvers<void>(),
-    released: Promise.withResolvers<void>(),
-  }));
-  let started = 0;
-  store.transaction = (work) => {
-    const gate = gates[started++];
-    if (started >= count) store.transaction = transaction;
-    return transaction(async (trx) => {
-      const result = await work(trx);
-      gate.reached.resolve();
-      await gate.released.promise;
-      return result;
-    });
-  };
-  return {
-    reached: (n: number) => gates[n].reached.promise,
-    release: (n: number) => gates[n].released.resolve(),
-    restore: () => {
-      for (const gate of gates) gate.released.resolve();
-      store.transaction = transaction;
-    },
-  };
-}
 
 describeEachDatabase('a venue edited while its series adds occurrences', (h) => {
   it('logs every new occurrence after the edit, so a syncing client reads the venue as edited', async () => {
