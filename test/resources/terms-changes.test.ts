@@ -168,7 +168,7 @@ describeEachDatabase('change log of categories and tags', (harness) => {
       // The term linked: a tag, or a category whose parent is deleted (the category's embedded parent changes).
       const parent =
         write === 'left by its parent' ? (await call('POST', '/categories', 201, { name: unique('Parent') })).id : 0;
-      const tag =
+      const term =
         write === 'left by its parent'
           ? (await call('POST', '/categories', 201, { name: unique('Contested child'), parent })).id
           : (await call('POST', '/tags', 201, { name: unique('Contested tag') })).id;
@@ -177,7 +177,7 @@ describeEachDatabase('change log of categories and tags', (harness) => {
         start_date: '2035-01-10 10:00:00',
         end_date: '2035-01-10 11:00:00',
       });
-      // Another process links the tag to the event and holds its transaction open while the tag is deleted.
+      // Another process links the term to the event and holds its transaction open while the term is written.
       const other = await h().openAnotherStore();
       let linked!: () => void;
       const linkedNow = new Promise<void>((resolve) => {
@@ -188,7 +188,7 @@ describeEachDatabase('change log of categories and tags', (harness) => {
         release = resolve;
       });
       const linking = other.transaction(async (trx) => {
-        await trx.insertInto('event_terms').values({ event_id: event.id, term_id: tag }).execute();
+        await trx.insertInto('event_terms').values({ event_id: event.id, term_id: term }).execute();
         linked();
         await released;
       });
@@ -198,9 +198,9 @@ describeEachDatabase('change log of categories and tags', (harness) => {
         let removed = false;
         const removal = (
           write === 'deleted'
-            ? h().request('DELETE', `/tags/${tag}`, { as: h().users.editor, query: { force: 'true' } })
+            ? h().request('DELETE', `/tags/${term}`, { as: h().users.editor, query: { force: 'true' } })
             : write === 'renamed'
-              ? h().request('POST', `/tags/${tag}`, { as: h().users.editor, body: { name: 'Contested, renamed' } })
+              ? h().request('POST', `/tags/${term}`, { as: h().users.editor, body: { name: 'Contested, renamed' } })
               : h().request('DELETE', `/categories/${parent}`, { as: h().users.editor, query: { force: 'true' } })
         ).finally(() => {
           removed = true;
