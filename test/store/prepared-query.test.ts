@@ -1,0 +1,143 @@
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { sql } from 'kysely';
+import { MAX_PREPARED_LIST, preparedQuery } from '../../src/store/prepared-query.ts';
+import { describeEachDatabase } from '../helpers/harness.ts';
+import { statementsDuring } from '../helpers/queries.ts';
+
+describeEachDatabase('prepared queries', (harness) => {
+  it('builds once per database and binds each run its own values', async () => {
+    let builds = 0;
+    const settingOf = preparedQuery((db, name: string) => {
+      builds++;
+      return db.selectFrom('settings').select('value').where('name', '=', name);
+    });
+    const { store } = harness();
+    await store.db
+      .insertInto('settings')
+      .values([
+        { name: 'prepared-a', value: 'first' },
+        { name: 'prepared-b', value: 'second' },
+      ])
+      .execute();
+    assert.equal((await settingOf.first(store.db, 'prepared-a'))?.value, 'first');
+    assert.equal((await settingOf.first(store.db, 'prepared-b'))?.value, 'second');
+    assert.equal(await settingOf.first(store.db, 'prepared-none'), undefined);
+    // A transaction shares its database's compiled text.
+    await store.transaction(async (trx) => {
+      assert.deepEqual(await settingOf.rows(trx, 'prepared-b'), [{ value: 'second' }]);
+    });
+    assert.equal(builds, 1);
+    // Another store (another connection, as a second process) compiles its own.
+    const another = await harness().openAnotherStore();
+    try {
+      assert.equal((await settingOf.first(another.db, 'prepared-a'))?.value, 'first');
+      assert.equal(builds, 2);
+    } finally {
+      await another.close();
+    }
+  });
+
+  it('runs the same text as the built query, with the values in their places', async () => {
+    const { store } = harness();
+    const rename = preparedQuery((db, value: string, name: string) =>
+      db.updateTable('settings').set({ value }).where('name', '=', name),
+    );
+    await store.db.insertInto('settings').values({ name: 'prepared-c', value: 'old' }).execute();
+    const built = store.db.updateTable('settings').set({ value: 'x' }).where('name', '=', 'y').compile().sql;
+    const texts = await statementsDuring(store, async () => {
+      assert.equal(await rename.affected(store.db, 'new', 'prepared-c'), 1);
+      assert.equal(await rename.affected(store.db, 'new', 'prepared-missing'), 0);
+    });
+    assert.deepEqual(texts, [built, built]);
+    const row = await store.db
+      .selectFrom('settings')
+      .select('value')
+      .where('name', '=', 'prepared-c')
+      .executeTakeFirstOrThrow();
+    assert.equal(row.value, 'new');
+  });
+
+  it('keeps literal values of the built query and binds an argument used twice in both places', async () => {
+    const { store } = harness();
+    const pair = preparedQuery((db, name: string) =>
+      db.selectFrom('settings').select(sql<string>`${name} || ${'!'}`.as('marked')).where('name', '=', name),
+    );
+    await store.db.insertInto('settings').values({ name: 'prepared-d', value: 'v' }).execute();
+    assert.deepEqual(await pair.rows(store.db, 'prepared-d'), [{ marked: 'prepared-d!' }]);
+  });
+
+  it('prepares an sql template, an argument used in several places', async () => {
+    const { store } = harness();
+    const either = preparedQuery(
+      (_db, first: string, second: string) =>
+        sql<{
+          name: string;
+        }>`select name from settings where name in (${first}, ${second}) or name = ${first} order by name`,
+    );
+    await store.db
+      .insertInto('settings')
+      .values([
+        { name: 'prepared-e', value: '' },
+        { name: 'prepared-f', value: '' },
+      ])
+      .execute();
+    assert.deepEqual(await either.rows(store.db, 'prepared-f', 'prepared-e'), [
+      { name: 'prepared-e' },
+      { name: 'prepared-f' },
+    ]);
+    assert.deepEqual(await either.rows(store.db, 'prepared-f', 'prepared-none'), [{ name: 'prepared-f' }]);
+  });
+
+  it('compiles a list once per length, and builds a long list for its call', async () => {
+    const { store } = harness();
+    const lengths: number[] = [];
+    const named = preparedQuery((db, names: readonly string[], value: string) => {
+      lengths.push(names.length);
+      return db
+        .selectFrom('settings')
+        .select('name')
+        .where('name', 'in', names)
+        .where('value', '=', value)
+        .orderBy('name');
+    });
+    const names = Array.from(
+      { length: MAX_PREPARED_LIST + 1 },
+      (_, index) => `prepared-list-${String(index).padStart(2, '0')}`,
+    );
+    await store.db
+      .insertInto('settings')
+      .values(names.map((name) => ({ name, value: 'listed' })))
+      .execute();
+    const namesOf = async (list: readonly string[]) =>
+      (await named.rows(store.db, list, 'listed')).map((row) => row.name);
+    assert.deepEqual(await namesOf([names[3]]), [names[3]]);
+    assert.deepEqual(await namesOf([names[5], names[1]]), [names[1], names[5]]);
+    assert.deepEqual(await namesOf([names[7]]), [names[7]]);
+    assert.deepEqual(await namesOf([names[2], names[4]]), [names[2], names[4]]);
+    assert.deepEqual(await namesOf(names), names);
+    assert.deepEqual(await namesOf(names), names);
+    assert.deepEqual(await named.rows(store.db, [names[0]], 'other'), []);
+    // Lengths 1 and 2 once each; the long list built at each of its two calls.
+    assert.deepEqual(lengths, [1, 2, MAX_PREPARED_LIST + 1, MAX_PREPARED_LIST + 1]);
+  });
+
+  it('refuses a build that drops an element of a list', async () => {
+    const { store } = harness();
+    const firstOnly = preparedQuery((db, names: readonly string[]) =>
+      db.selectFrom('settings').select('name').where('name', '=', names[0]),
+    );
+    await assert.rejects(firstOnly.rows(store.db, ['a', 'b']), /argument 0\[1\] other than as a value/);
+  });
+
+  it('refuses a build that does not use an argument as a value', async () => {
+    const { store } = harness();
+    const branching = preparedQuery((db, name: string) =>
+      db
+        .selectFrom('settings')
+        .select('value')
+        .where('name', '=', typeof name === 'string' ? name : 'never'),
+    );
+    await assert.rejects(branching.first(store.db, 'x'), /argument 0 other than as a value/);
+  });
+});
