@@ -1,6 +1,7 @@
 import { createHash, createHmac, createSecretKey, randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Caller } from '../domain/access.ts';
+import { preparedQuery } from '../store/prepared-query.ts';
 import { outsideTransaction, type Db } from '../store/store.ts';
 import { BOOTSTRAP_PASSWORD_NAME } from '../core/users/bootstrap.ts';
 import {
@@ -37,6 +38,25 @@ const tooManyAttempts = (seconds: number) =>
 
 /** `auth_failures.login` of the address's own counter. */
 const ADDRESS_COUNTER = '';
+
+/** The failure counters of an address and of one login from it whose window is still open (every authenticated request). */
+const failuresOf = preparedQuery((db, address: string, login: string, now: number) =>
+  db
+    .selectFrom('auth_failures')
+    .select(['login', 'failures', 'window_end'])
+    .where('address', '=', address)
+    .where('login', 'in', [login, ADDRESS_COUNTER])
+    .where('window_end', '>', now),
+);
+
+/** An app password and its user (a remembered credential's recheck, every authenticated request). */
+const appPasswordById = preparedQuery((db, id: number) =>
+  db
+    .selectFrom('app_passwords')
+    .innerJoin('users', 'users.id', 'app_passwords.user_id')
+    .select(['users.id as user_id', 'users.role', 'users.login', 'app_passwords.hash', 'app_passwords.last_used_utc'])
+    .where('app_passwords.id', '=', id),
+);
 /** `auth_failures.login` of headers that name no login: another scheme, bad base64, no colon, an empty login. */
 const NO_LOGIN = '-';
 
@@ -102,13 +122,7 @@ export class FailureLimiter {
   async retryAfter(address: string, login: string): Promise<number> {
     if (!this.enabled) return 0;
     const now = this.#clock();
-    const rows = await this.#db
-      .selectFrom('auth_failures')
-      .select(['login', 'failures', 'window_end'])
-      .where('address', '=', address)
-      .where('login', 'in', [login, ADDRESS_COUNTER])
-      .where('window_end', '>', now)
-      .execute();
+    const rows = await failuresOf.rows(this.#db, address, login, now);
     let waitUntil = 0;
     for (const row of rows) {
       const limit = row.login === ADDRESS_COUNTER ? this.#perAddress : this.#perLogin;
@@ -398,12 +412,7 @@ export class Authenticator {
 
   /** The remembered credential's user, if the password still exists unchanged and still belongs to `login`. */
   async #lookUp(remembered: VerifiedCredential, login: string) {
-    const row = await this.#db
-      .selectFrom('app_passwords')
-      .innerJoin('users', 'users.id', 'app_passwords.user_id')
-      .select(['users.id as user_id', 'users.role', 'users.login', 'app_passwords.hash', 'app_passwords.last_used_utc'])
-      .where('app_passwords.id', '=', remembered.appPasswordId)
-      .executeTakeFirst();
+    const row = await appPasswordById.first(this.#db, remembered.appPasswordId);
     return row && row.hash === remembered.hash && row.login === login ? row : null;
   }
 

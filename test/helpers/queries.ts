@@ -54,6 +54,29 @@ export async function everyStatementDuring(store: Store, run: () => Promise<unkn
   return texts;
 }
 
+/**
+ * The SQL of every query `store` builds and compiles with Kysely while `run` runs (its transactions' included: they
+ * share the executor's class), in order; a prepared query (store/prepared-query.ts) compiles only its first time.
+ */
+export async function compiledDuring(store: Store, run: () => Promise<unknown>): Promise<string[]> {
+  const prototype = Object.getPrototypeOf(store.db.getExecutor()) as {
+    compileQuery: (...args: unknown[]) => { sql: string };
+  };
+  const compile = prototype.compileQuery;
+  const texts: string[] = [];
+  prototype.compileQuery = function (this: unknown, ...args: unknown[]) {
+    const compiled = compile.apply(this, args);
+    texts.push(compiled.sql);
+    return compiled;
+  };
+  try {
+    await run();
+  } finally {
+    prototype.compileQuery = compile;
+  }
+  return texts;
+}
+
 /** How many statements `store` runs (through Kysely) while `run` runs. */
 export async function queriesDuring(store: Store, run: () => Promise<unknown>): Promise<number> {
   return (await statementsDuring(store, run)).length;

@@ -1,6 +1,7 @@
 // Reading the change log (D21) for sync, webhooks and feeds. Seqs of committed rows increase in commit order with no
 // gap behind a reader (log.ts): a reader that remembers the last seq it saw and asks for larger ones misses nothing,
 // except what retention pruned (see changesRetainedAfter).
+import { preparedQuery } from '../../store/prepared-query.ts';
 import type { Db, Store } from '../../store/store.ts';
 import type { CommittedChange } from './log.ts';
 
@@ -30,12 +31,11 @@ export async function readChanges(db: Db, options: ReadChangesOptions): Promise<
   }));
 }
 
+const largestSeq = preparedQuery((db) => db.selectFrom('changes').select((eb) => eb.fn.max('seq').as('seq')));
+
 /** The largest seq committed so far, 0 when nothing was ever logged (retention always keeps the newest row). */
 export async function latestSeq(db: Db): Promise<number> {
-  const row = await db
-    .selectFrom('changes')
-    .select((eb) => eb.fn.max('seq').as('seq'))
-    .executeTakeFirst();
+  const row = await largestSeq.first(db);
   return Number(row?.seq ?? 0);
 }
 

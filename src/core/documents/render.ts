@@ -6,6 +6,7 @@
 // (item-locks.ts): with several processes on PostgreSQL, the document last written is always rendered from the item's
 // latest state (a venue's trash that unlinks an event and the event's own write may both render it).
 import type { Actor } from '../../domain/actor.ts';
+import { preparedQuery } from '../../store/prepared-query.ts';
 import type { Trx } from '../../store/store.ts';
 import { lockItems } from '../item-locks.ts';
 import type { LinkedPostKind } from '../linked/kind.ts';
@@ -69,6 +70,10 @@ export function eventTemplates(
   return { item, entry };
 }
 
+const termLinksOf = preparedQuery((db, ids: readonly number[]) =>
+  db.selectFrom('event_terms').select(['event_id', 'term_id']).where('event_id', 'in', ids),
+);
+
 /** Renders (or deletes) the documents of events `ids`. */
 export async function renderEventDocuments(trx: Trx, context: RenderContext, ids: readonly number[]): Promise<void> {
   if (ids.length === 0) return;
@@ -77,7 +82,7 @@ export async function renderEventDocuments(trx: Trx, context: RenderContext, ids
   const [records, organizerIds, termLinks] = await Promise.all([
     loadEventRecords(trx, ids),
     loadOrganizerIds(trx, ids),
-    trx.selectFrom('event_terms').select(['event_id', 'term_id']).where('event_id', 'in', ids).execute(),
+    termLinksOf.rows(trx, ids),
   ]);
   const images = await loadImages(
     trx,

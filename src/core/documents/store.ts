@@ -1,32 +1,64 @@
 // The stored documents (D34): all SQL of `event_documents` and `linked_documents`. Written only by the renderer
 // (render.ts), inside the transaction whose changes it follows; read by one statement per set of events.
-import { sql, type Insertable } from 'kysely';
+import { sql, type Insertable, type RawBuilder } from 'kysely';
 import type { EventDocumentsTable, LinkedDocumentsTable } from '../../store/schema.ts';
 import { chunks } from '../../store/chunks.ts';
+import { preparedQuery, type PreparedQuery } from '../../store/prepared-query.ts';
 import type { Db, Trx } from '../../store/store.ts';
 
 export type EventDocumentRow = Insertable<EventDocumentsTable>;
 export type LinkedDocumentRow = Insertable<LinkedDocumentsTable>;
 
+const upsertEventDocuments = (db: Db, rows: readonly EventDocumentRow[]) =>
+  db
+    .insertInto('event_documents')
+    .values(rows)
+    .onConflict((conflict) =>
+      conflict.column('event_id').doUpdateSet((eb) => ({
+        fingerprint: eb.ref('excluded.fingerprint'),
+        item: eb.ref('excluded.item'),
+        entry: eb.ref('excluded.entry'),
+        venue_id: eb.ref('excluded.venue_id'),
+        organizer_ids: eb.ref('excluded.organizer_ids'),
+        term_ids: eb.ref('excluded.term_ids'),
+        modified_utc: eb.ref('excluded.modified_utc'),
+      })),
+    );
+
+/** The one document of a single write (the common case), its statement compiled once. */
+const upsertEventDocument = preparedQuery(
+  (
+    db,
+    event_id: number,
+    fingerprint: string,
+    item: string,
+    entry: string,
+    venue_id: number | null,
+    organizer_ids: string,
+    term_ids: string,
+    modified_utc: string,
+  ) =>
+    upsertEventDocuments(db, [{ event_id, fingerprint, item, entry, venue_id, organizer_ids, term_ids, modified_utc }]),
+);
+
 /** One statement per 100 documents: a new row is inserted, an existing one replaced. */
 export async function writeEventDocuments(trx: Trx, rows: readonly EventDocumentRow[]): Promise<void> {
-  for (const part of chunks(rows, 100)) {
-    await trx
-      .insertInto('event_documents')
-      .values(part)
-      .onConflict((conflict) =>
-        conflict.column('event_id').doUpdateSet((eb) => ({
-          fingerprint: eb.ref('excluded.fingerprint'),
-          item: eb.ref('excluded.item'),
-          entry: eb.ref('excluded.entry'),
-          venue_id: eb.ref('excluded.venue_id'),
-          organizer_ids: eb.ref('excluded.organizer_ids'),
-          term_ids: eb.ref('excluded.term_ids'),
-          modified_utc: eb.ref('excluded.modified_utc'),
-        })),
-      )
-      .execute();
+  if (rows.length === 1) {
+    const row = rows[0];
+    await upsertEventDocument.affected(
+      trx,
+      row.event_id,
+      row.fingerprint,
+      row.item,
+      row.entry,
+      row.venue_id ?? null,
+      row.organizer_ids,
+      row.term_ids,
+      row.modified_utc,
+    );
+    return;
   }
+  for (const part of chunks(rows, 100)) await upsertEventDocuments(trx, part).execute();
 }
 
 export async function deleteEventDocuments(trx: Trx, ids: readonly number[]): Promise<void> {
@@ -83,10 +115,26 @@ export async function readDocuments(
   forms: readonly DocumentForm[],
 ): Promise<DocumentPartRow[]> {
   // Bound values, not literals: the statement's text depends only on how many ids there are, so it is prepared once.
-  const ids = sql.join(eventIds);
+  return await documentsOf(forms).rows(db, eventIds);
+}
+
+/** The statement of {@link readDocuments}, compiled once per set of forms and number of ids (a page's, a read by id's). */
+const documentQueries = new Map<string, PreparedQuery<[ids: readonly number[]], DocumentPartRow>>();
+
+function documentsOf(forms: readonly DocumentForm[]) {
+  const key = forms.join();
+  let query = documentQueries.get(key);
+  if (query === undefined) {
+    query = preparedQuery((_db, ids: readonly number[]) => documentsStatement(sql.join(ids), forms));
+    documentQueries.set(key, query);
+  }
+  return query;
+}
+
+function documentsStatement(ids: RawBuilder<unknown>, forms: readonly DocumentForm[]) {
   const column = (form: DocumentForm) => (forms.includes(form) ? sql.ref(form) : sql.lit(''));
   const [item, entry] = [column('item'), column('entry')];
-  const result = await sql<DocumentPartRow>`
+  return sql<DocumentPartRow>`
     select event_id as id, 0 as part, ${item} as item, ${entry} as entry, fingerprint, venue_id,
       organizer_ids as extra, term_ids, modified_utc
     from event_documents where event_id in (${ids})
@@ -94,8 +142,7 @@ export async function readDocuments(
     select post_id, 1, ${item}, ${entry}, fingerprint, null, json_ld, '', ''
     from linked_documents where post_id in (
       select venue_id from events where id in (${ids}) and venue_id is not null
-      union select organizer_id from event_organizers where event_id in (${ids}))`.execute(db);
-  return result.rows;
+      union select organizer_id from event_organizers where event_id in (${ids}))`;
 }
 
 /** Up to `limit` ids after `afterId` of events that should have a document (published, no password) and whose is missing or stale. */

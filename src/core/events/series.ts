@@ -36,6 +36,7 @@ import {
 import { trashedSlug, untrashedSlug } from '../../domain/slugs.ts';
 import { chunks } from '../../store/chunks.ts';
 import type { EventsTable, PostsTable } from '../../store/schema.ts';
+import { preparedQuery } from '../../store/prepared-query.ts';
 import { storeOf, type Db, type Store, type Trx } from '../../store/store.ts';
 import { lockItems } from '../item-locks.ts';
 import { rebuildOccurrences, refreshListing } from '../occurrences/store.ts';
@@ -573,13 +574,17 @@ export async function setExdate(
   recordChanges(trx, 'event', await seriesIds(trx, seriesId), 'updated');
 }
 
+const seriesIdOf = preparedQuery((db, id: number) =>
+  db.selectFrom('events').select(['id', 'series_id']).where('id', '=', id),
+);
+
 /**
  * Before any write of an event: when it is an occurrence, its series' post row is claimed first, as a write of the
  * series claims it, so that series-wide writes and writes of one occurrence take turns and always lock in the same
  * order (series, then occurrence): no deadlock.
  */
 export async function lockSeriesOf(trx: Trx, id: number): Promise<void> {
-  const row = await trx.selectFrom('events').select(['id', 'series_id']).where('id', '=', id).executeTakeFirst();
+  const row = await seriesIdOf.first(trx, id);
   if (row && isOccurrence(row)) await claimPost(trx, row.series_id!);
 }
 

@@ -64,6 +64,7 @@ import {
 } from './series.ts';
 import {
   costColumns,
+  eventRowOf,
   insertEventRow,
   insertEventRows,
   insertOrganizerLinks,
@@ -370,7 +371,7 @@ export function updateEvent(
 const writeUpdate = (store: Store, actor: Actor, input: EventInput) => async (trx: Trx, post: PostRow) => {
   const id = post.id;
   // The post is the claimed row: only the event's own row is read again.
-  const event = await trx.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  const event = await eventRowOf(trx, id);
   if (isOccurrence(event)) {
     await updateOccurrence(trx, store, actor, { post, event }, input);
   } else {
@@ -536,7 +537,7 @@ export function trashEvent(store: Store, actor: Actor, id: number, options: Writ
 /** The write of {@link trashEvent} on the claimed `row`. */
 const writeTrash = (actor: Actor) => async (trx: Trx, row: PostRow) => {
   const id = row.id;
-  const event = await trx.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  const event = await eventRowOf(trx, id);
   await trashClaimedPost(trx, actor, 'event', row, inTrash);
   await followTrash(trx, event);
   if (isOccurrence(event)) {
@@ -560,7 +561,7 @@ export function deleteEvent<T>(
     await lockSeriesOf(trx, id);
     const row = await claimFor(trx, actor, id, canDeletePost, options);
     const previous = await snapshot(trx);
-    const event = await trx.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    const event = await eventRowOf(trx, id);
     if (isOccurrence(event)) {
       // D25: this occurrence leaves its series for good: its start becomes an EXDATE.
       await setExdate(trx, event.series_id!, event.occurrence_start_utc!, true);

@@ -19,6 +19,7 @@ import { formatWp } from '../../domain/dates/stored-format.ts';
 import type { Actor } from '../../domain/actor.ts';
 import { chunks } from '../../store/chunks.ts';
 import type { Database, EventOrganizersTable, EventsTable } from '../../store/schema.ts';
+import { preparedQuery } from '../../store/prepared-query.ts';
 import { isRowId, storeOf, type Db, type Store, type Trx } from '../../store/store.ts';
 import { recordChanges } from '../change-log/log.ts';
 import { loadPostsOfType, scheduledDueBetween, type PostRow } from '../posts/store.ts';
@@ -49,7 +50,7 @@ export async function loadEventRecords(
   const unread = wanted.filter((id) => !knownPosts.some((post) => post.id === id));
   const [posts, events] = await Promise.all([
     unread.length === 0 ? [] : loadPostsOfType(db, 'event', unread),
-    db.selectFrom('events').selectAll().where('id', 'in', wanted).execute(),
+    eventsByIds.rows(db, wanted),
   ]);
   const eventById = new Map(events.map((event) => [event.id, event]));
   const records = new Map<number, EventRecord>();
@@ -60,17 +61,20 @@ export async function loadEventRecords(
   return records;
 }
 
+const organizerLinksOf = preparedQuery((db, eventIds: readonly number[]) =>
+  db
+    .selectFrom('event_organizers')
+    .select(['event_id', 'organizer_id'])
+    .where('event_id', 'in', eventIds)
+    .orderBy('event_id')
+    .orderBy('position'),
+);
+
 /** Each event's organizer ids, in their order, in one query. */
 export async function loadOrganizerIds(db: Db, eventIds: readonly number[]): Promise<Map<number, number[]>> {
   const result = new Map<number, number[]>();
   if (eventIds.length === 0) return result;
-  const rows = await db
-    .selectFrom('event_organizers')
-    .select(['event_id', 'organizer_id'])
-    .where('event_id', 'in', [...new Set(eventIds)])
-    .orderBy('event_id')
-    .orderBy('position')
-    .execute();
+  const rows = await organizerLinksOf.rows(db, [...new Set(eventIds)]);
   for (const row of rows) {
     const list = result.get(row.event_id) ?? [];
     list.push(row.organizer_id);
@@ -165,11 +169,27 @@ export async function setSeriesLines(trx: Trx, seriesId: number, lines: readonly
 
 /** D26: SEQUENCE + 1 (see events/sequence.ts for when). */
 export async function incrementIcalSequence(trx: Trx, id: number): Promise<void> {
-  await trx
+  await nextIcalSequence.affected(trx, id);
+}
+
+const nextIcalSequence = preparedQuery((db, id: number) =>
+  db
     .updateTable('events')
     .set((eb) => ({ ical_sequence: eb('ical_sequence', '+', 1) }))
-    .where('id', '=', id)
-    .execute();
+    .where('id', '=', id),
+);
+
+const eventsByIds = preparedQuery((db, ids: readonly number[]) =>
+  db.selectFrom('events').selectAll().where('id', 'in', ids),
+);
+
+const eventById = preparedQuery((db, id: number) => db.selectFrom('events').selectAll().where('id', '=', id));
+
+/** The event's own row (no post, no links); the caller knows it exists (it holds its claimed post). */
+export async function eventRowOf(trx: Trx, id: number): Promise<EventRow> {
+  const row = await eventById.first(trx, id);
+  if (row === undefined) throw new Error(`event ${id} has no events row`);
+  return row;
 }
 
 /** D26: the digest of the .ics unit an event was last imported from, in its own transaction. */

@@ -6,6 +6,7 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../../store/schema.ts';
 import { chunks } from '../../store/chunks.ts';
+import { preparedQuery } from '../../store/prepared-query.ts';
 import type { Db, Store, Trx } from '../../store/store.ts';
 import { lockItems } from '../item-locks.ts';
 import {
@@ -29,6 +30,44 @@ const parseKeys = (json: string): string[] => {
   return keys;
 };
 
+const countedKeysOf = preparedQuery((db, ids: readonly number[]) =>
+  db.selectFrom('counted_events').select(['event_id', 'keys']).where('event_id', 'in', ids),
+);
+
+/**
+ * What each event's occurrences row holds (one per event, store.ts), read where it comes from, by key: a bulk load
+ * counts its batches while the occurrences' own indexes are set aside.
+ */
+const countedRowsOf = preparedQuery((db, ids: readonly number[]) =>
+  db
+    .selectFrom('events')
+    .innerJoin('posts', 'posts.id', 'events.id')
+    .select([
+      'events.id as event_id',
+      'posts.status',
+      'posts.date_utc',
+      'events.start_local',
+      'events.end_local',
+      'events.hide_from_listings as hidden',
+      'events.venue_id',
+    ])
+    .where('events.id', 'in', ids),
+);
+
+/** Terms and organizers in one statement: one round trip less on PostgreSQL for every write. */
+const countedLinksOf = preparedQuery((db, ids: readonly number[]) =>
+  db
+    .selectFrom('event_terms')
+    .select(['event_id', 'term_id as linked_id', sql<string>`'term'`.as('kind')])
+    .where('event_id', 'in', ids)
+    .unionAll(
+      db
+        .selectFrom('event_organizers')
+        .select(['event_id', 'organizer_id as linked_id', sql<string>`'organizer'`.as('kind')])
+        .where('event_id', 'in', ids),
+    ),
+);
+
 /**
  * Counts events `ids` again as they stand in `trx`. Each event's lock is taken first (item-locks.ts): two transactions
  * counting one event at once would both take back its old keys; the second to lock reads what the first committed.
@@ -38,35 +77,9 @@ export async function countEvents(trx: Trx, ids: readonly number[]): Promise<voi
   await lockItems(trx, wanted);
   for (const chunk of chunks(wanted)) {
     const [counted, occurrences, linked] = await Promise.all([
-      trx.selectFrom('counted_events').select(['event_id', 'keys']).where('event_id', 'in', chunk).execute(),
-      // What each event's occurrences row holds (one per event, store.ts), read where it comes from, by key: a bulk
-      // load counts its batches while the occurrences' own indexes are set aside.
-      trx
-        .selectFrom('events')
-        .innerJoin('posts', 'posts.id', 'events.id')
-        .select([
-          'events.id as event_id',
-          'posts.status',
-          'posts.date_utc',
-          'events.start_local',
-          'events.end_local',
-          'events.hide_from_listings as hidden',
-          'events.venue_id',
-        ])
-        .where('events.id', 'in', chunk)
-        .execute(),
-      // Terms and organizers in one statement: one round trip less on PostgreSQL for every write.
-      trx
-        .selectFrom('event_terms')
-        .select(['event_id', 'term_id as linked_id', sql<string>`'term'`.as('kind')])
-        .where('event_id', 'in', chunk)
-        .unionAll(
-          trx
-            .selectFrom('event_organizers')
-            .select(['event_id', 'organizer_id as linked_id', sql<string>`'organizer'`.as('kind')])
-            .where('event_id', 'in', chunk),
-        )
-        .execute(),
+      countedKeysOf.rows(trx, chunk),
+      countedRowsOf.rows(trx, chunk),
+      countedLinksOf.rows(trx, chunk),
     ]);
     const before = new Map(counted.map((row) => [row.event_id, parseKeys(row.keys)]));
     const occurrencesOf = new Map<number, CountedOccurrence[]>();
@@ -108,15 +121,21 @@ export async function countEvents(trx: Trx, ids: readonly number[]): Promise<voi
     for (const part of chunks(rows, 200)) await trx.insertInto('occurrence_counts').values(part).execute();
     const gone = counted.map((row) => row.event_id).filter((id) => !occurrencesOf.has(id));
     if (gone.length > 0) await trx.deleteFrom('counted_events').where('event_id', 'in', gone).execute();
-    for (const part of chunks(now, 200)) {
-      await trx
-        .insertInto('counted_events')
-        .values(part)
-        .onConflict((conflict) => conflict.column('event_id').doUpdateSet((eb) => ({ keys: eb.ref('excluded.keys') })))
-        .execute();
-    }
+    if (now.length === 1) await upsertCountedEvent.affected(trx, now[0].event_id, now[0].keys);
+    else for (const part of chunks(now, 200)) await upsertCountedEvents(trx, part).execute();
   }
 }
+
+const upsertCountedEvents = (db: Db, rows: readonly { event_id: number; keys: string }[]) =>
+  db
+    .insertInto('counted_events')
+    .values(rows)
+    .onConflict((conflict) => conflict.column('event_id').doUpdateSet((eb) => ({ keys: eb.ref('excluded.keys') })));
+
+/** The one row of a single write (the common case), its statement compiled once. */
+const upsertCountedEvent = preparedQuery((db, event_id: number, keys: string) =>
+  upsertCountedEvents(db, [{ event_id, keys }]),
+);
 
 /** What a total asks of the counts: one dimension, effective statuses (D17) at `nowUtc`, and whole local days. */
 export interface CountedQuery {

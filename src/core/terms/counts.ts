@@ -1,3 +1,4 @@
+import { preparedQuery } from '../../store/prepared-query.ts';
 import type { Db, Trx } from '../../store/store.ts';
 import { addToPublishedCounts } from './store.ts';
 
@@ -11,17 +12,20 @@ import { addToPublishedCounts } from './store.ts';
 /** Whether each event is stored as published, and the terms it carries. */
 type TermUsage = Map<number, { published: boolean; termIds: number[] }>;
 
-export async function eventTermUsage(db: Db, eventIds: readonly number[]): Promise<TermUsage> {
-  const usage: TermUsage = new Map();
-  if (eventIds.length === 0) return usage;
-  const rows = await db
+const termUsageOf = preparedQuery((db, eventIds: readonly number[]) =>
+  db
     .selectFrom('posts')
     .innerJoin('events', 'events.id', 'posts.id')
     .leftJoin('event_terms', 'event_terms.event_id', 'posts.id')
     .select(['posts.id', 'posts.status', 'event_terms.term_id', 'events.series_id'])
-    .where('posts.id', 'in', [...new Set(eventIds)])
-    .where('posts.type', '=', 'event')
-    .execute();
+    .where('posts.id', 'in', eventIds)
+    .where('posts.type', '=', 'event'),
+);
+
+export async function eventTermUsage(db: Db, eventIds: readonly number[]): Promise<TermUsage> {
+  const usage: TermUsage = new Map();
+  if (eventIds.length === 0) return usage;
+  const rows = await termUsageOf.rows(db, [...new Set(eventIds)]);
   for (const row of rows) {
     // D25: a series counts once, by its own row; its other occurrences never count.
     const counted = row.series_id === null || row.series_id === row.id;

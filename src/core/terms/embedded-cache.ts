@@ -7,6 +7,7 @@
 // The process makes one EmbeddedTermSnapshots at start (src/caches.ts) and readers bring it (`TermReader.caches`).
 import type { Actor } from '../../domain/actor.ts';
 import { formatWp } from '../../domain/dates/stored-format.ts';
+import { preparedQuery } from '../../store/prepared-query.ts';
 import { outsideTransaction, type Db, type Store } from '../../store/store.ts';
 import { serializeEmbeddedTerm } from './serialize.ts';
 import { publishedEventCounts, type TermRow } from './store.ts';
@@ -129,15 +130,7 @@ export class EmbeddedTermSnapshots {
 
   async #refresh(previous: Snapshot | undefined, version: string, nowUtc: string): Promise<Snapshot> {
     // Read after the version: a commit meanwhile only makes this snapshot newer than its version says, never older.
-    const next = await this.store.db
-      .selectFrom('posts')
-      .select('date_utc as due')
-      .where('status', '=', 'future')
-      .where('date_utc', '>', nowUtc)
-      .orderBy('status')
-      .orderBy('date_utc')
-      .limit(1)
-      .executeTakeFirst();
+    const next = await nextDue.first(this.store.db, nowUtc);
     const earlier = new Map([...(previous?.earlier ?? []), ...(previous?.terms ?? [])]);
     const snapshot: Snapshot = {
       version,
@@ -151,6 +144,18 @@ export class EmbeddedTermSnapshots {
   }
 }
 
+/** When the next scheduled post is due: the snapshot's counts hold until then. */
+const nextDue = preparedQuery((db, nowUtc: string) =>
+  db
+    .selectFrom('posts')
+    .select('date_utc as due')
+    .where('status', '=', 'future')
+    .where('date_utc', '>', nowUtc)
+    .orderBy('status')
+    .orderBy('date_utc')
+    .limit(1),
+);
+
 const holdsAt = (snapshot: Snapshot, nowUtc: string) =>
   snapshot.from <= nowUtc && (snapshot.until === null || nowUtc < snapshot.until);
 
@@ -160,6 +165,10 @@ const sameRow = (a: Record<string, unknown>, b: Record<string, unknown>) =>
 
 const sameTerm = (a: EmbeddedTerm, b: EmbeddedTerm) => a.count === b.count && sameRow(a.row, b.row);
 
+const termsByIds = preparedQuery((db, ids: readonly number[]) =>
+  db.selectFrom('terms').selectAll().where('id', 'in', ids),
+);
+
 async function loadEmbeddedTerms(
   db: Db,
   reader: Pick<Actor, 'config'>,
@@ -167,10 +176,7 @@ async function loadEmbeddedTerms(
   nowUtc: string,
 ): Promise<Map<number, EmbeddedTerm>> {
   if (ids.length === 0) return new Map();
-  const [rows, counts] = await Promise.all([
-    db.selectFrom('terms').selectAll().where('id', 'in', ids).execute(),
-    publishedEventCounts(db, ids, nowUtc),
-  ]);
+  const [rows, counts] = await Promise.all([termsByIds.rows(db, ids), publishedEventCounts(db, ids, nowUtc)]);
   return new Map(
     rows.map((row) => {
       const count = counts.get(row.id) ?? 0;

@@ -1,4 +1,5 @@
 import { chunks } from '../../store/chunks.ts';
+import { preparedQuery } from '../../store/prepared-query.ts';
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { TermsTable } from '../../store/schema.ts';
 import { isRowId, isUniqueViolation, storeOf, type Db, type Store, type Trx } from '../../store/store.ts';
@@ -55,6 +56,16 @@ export async function lockChildTerms(trx: Trx, taxonomy: Taxonomy, parentId: num
   return rows.map((row) => row.id);
 }
 
+const termsByRefs = preparedQuery((db, taxonomy: Taxonomy, ids: readonly number[], slugs: readonly string[]) =>
+  db
+    .selectFrom('terms')
+    .selectAll()
+    .where('taxonomy', '=', taxonomy)
+    .where((eb) =>
+      eb.or([...(ids.length > 0 ? [eb('id', 'in', ids)] : []), ...(slugs.length > 0 ? [eb('slug', 'in', slugs)] : [])]),
+    ),
+);
+
 /** Terms named by id (all-digit values) or by slug, in one query; each reference maps to its term when it exists. */
 export async function findTermsByRefs(
   db: Db,
@@ -64,14 +75,7 @@ export async function findTermsByRefs(
   const ids = refs.filter(isNumeric).map(Number).filter(isRowId);
   const slugs = refs.filter((ref) => !isNumeric(ref));
   if (ids.length === 0 && slugs.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('terms')
-    .selectAll()
-    .where('taxonomy', '=', taxonomy)
-    .where((eb) =>
-      eb.or([...(ids.length > 0 ? [eb('id', 'in', ids)] : []), ...(slugs.length > 0 ? [eb('slug', 'in', slugs)] : [])]),
-    )
-    .execute();
+  const rows = await termsByRefs.rows(db, taxonomy, ids, slugs);
   const byId = new Map(rows.map((row) => [String(row.id), row]));
   const bySlug = new Map(rows.map((row) => [row.slug, row]));
   const found = new Map<string, TermRow>();
@@ -170,6 +174,10 @@ export function publishedUsage(db: Db, nowUtc: string) {
     .where(uses, '>', 0);
 }
 
+const publishedUsageOf = preparedQuery((db, nowUtc: string, termIds: readonly number[]) =>
+  publishedUsage(db, nowUtc).where('terms.id', 'in', termIds),
+);
+
 /** §3.4 `count` for many terms in one query; terms nobody uses are absent (count 0). */
 export async function publishedEventCounts(
   db: Db,
@@ -177,9 +185,7 @@ export async function publishedEventCounts(
   nowUtc: string,
 ): Promise<Map<number, number>> {
   if (termIds.length === 0) return new Map();
-  const rows = await publishedUsage(db, nowUtc)
-    .where('terms.id', 'in', [...new Set(termIds)])
-    .execute();
+  const rows = await publishedUsageOf.rows(db, nowUtc, [...new Set(termIds)]);
   return new Map(rows.map((row) => [row.term_id, Number(row.uses)]));
 }
 
@@ -256,19 +262,22 @@ export async function wouldCreateCycle(db: Db, id: number, candidateParent: numb
 export async function withDescendants(db: Db, ids: readonly number[]): Promise<number[]> {
   const wanted = [...new Set(ids)];
   if (wanted.length === 0) return [];
-  const rows = await db
+  const rows = await descendantsOf.rows(db, wanted);
+  return rows.map((row) => Number(row.id));
+}
+
+const descendantsOf = preparedQuery((db, ids: readonly number[]) =>
+  db
     .withRecursive('tree(id)', (qb) =>
       qb
         .selectFrom('terms')
-        .where('id', 'in', wanted)
+        .where('id', 'in', ids)
         .select('id')
         .union((inner) => inner.selectFrom('terms').innerJoin('tree', 'tree.id', 'terms.parent_id').select('terms.id')),
     )
     .selectFrom('tree')
-    .select('tree.id')
-    .execute();
-  return rows.map((row) => Number(row.id));
-}
+    .select('tree.id'),
+);
 
 /**
  * Serialises term writes of one taxonomy until the transaction ends, so that two writers cannot both pass the name
@@ -372,22 +381,24 @@ export async function updateTermRow(
  */
 export async function addToPublishedCounts(trx: Trx, deltas: ReadonlyMap<number, number>): Promise<void> {
   const changed = [...deltas].filter(([, delta]) => delta !== 0).sort(([a], [b]) => a - b);
-  for (const part of chunks(changed, 200)) {
-    const added = sql.join(
-      part.map(([termId, delta]) => sql`when ${termId} then cast(${delta} as integer)`),
-      sql` `,
+  for (const part of chunks(changed, 200))
+    await addedToCounts.affected(
+      trx,
+      part.map(([termId]) => termId),
+      part.map(([, delta]) => delta),
     );
-    await trx
-      .updateTable('terms')
-      .set({ published_count: sql`published_count + case id ${added} end` })
-      .where(
-        'id',
-        'in',
-        part.map(([termId]) => termId),
-      )
-      .execute();
-  }
 }
+
+const addedToCounts = preparedQuery((db, termIds: readonly number[], deltas: readonly number[]) => {
+  const added = sql.join(
+    termIds.map((termId, index) => sql`when ${termId} then cast(${deltas[index]} as integer)`),
+    sql` `,
+  );
+  return db
+    .updateTable('terms')
+    .set({ published_count: sql`published_count + case id ${added} end` })
+    .where('id', 'in', termIds);
+});
 
 /** Replaces an event's terms of one taxonomy (ids of other taxonomies are ignored). */
 export async function setEventTerms(trx: Trx, eventId: number, taxonomy: Taxonomy, termIds: number[]): Promise<void> {
@@ -403,18 +414,21 @@ export async function setEventTerms(trx: Trx, eventId: number, taxonomy: Taxonom
 export async function addEventTerms(trx: Trx, eventId: number, taxonomy: Taxonomy, termIds: number[]): Promise<void> {
   const wanted = [...new Set(termIds)].filter(isRowId);
   if (wanted.length === 0) return;
-  await trx
+  await eventTermsAdded.affected(trx, eventId, taxonomy, wanted);
+}
+
+const eventTermsAdded = preparedQuery((db, eventId: number, taxonomy: Taxonomy, termIds: readonly number[]) =>
+  db
     .insertInto('event_terms')
     .columns(['event_id', 'term_id'])
     .expression(
-      trx
+      db
         .selectFrom('terms')
         .select([sql<number>`cast(${eventId} as integer)`.as('event_id'), 'id as term_id'])
         .where('taxonomy', '=', taxonomy)
-        .where('id', 'in', wanted),
-    )
-    .execute();
-}
+        .where('id', 'in', termIds),
+    ),
+);
 
 /**
  * The terms of new events (the batch import), through the store's row writer, with the counts of their terms: each

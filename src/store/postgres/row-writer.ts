@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { preparedQuery, type PreparedQuery } from '../prepared-query.ts';
 
 /**
  * Many rows into one table in one statement with a single parameter: the rows travel as JSON and
@@ -12,12 +13,26 @@ export async function insertRows(
   returning?: string,
 ): Promise<number[]> {
   if (rows.length === 0) return [];
-  const columns = sql.join(Object.keys(rows[0]).map((column) => sql.id(column)));
-  const select = sql`insert into ${sql.id(table)} (${columns}) select ${columns} from json_populate_recordset(null::${sql.id(table)}, ${JSON.stringify(rows)}::json)`;
-  if (!returning) {
-    await select.execute(db);
-    return [];
+  const insert = insertOf(table, Object.keys(rows[0]), returning);
+  const result = await insert.rows(db, JSON.stringify(rows));
+  return returning === undefined ? [] : result.map((row) => row.key).sort((a, b) => a - b);
+}
+
+/** One statement text per table, columns and key returned, whatever the number of rows: compiled once. */
+const inserts = new Map<string, PreparedQuery<[rows: string], { key: number }>>();
+
+function insertOf(table: string, columnNames: readonly string[], returning: string | undefined) {
+  const key = JSON.stringify([table, columnNames, returning]);
+  let insert = inserts.get(key);
+  if (insert === undefined) {
+    const columns = sql.join(columnNames.map((column) => sql.id(column)));
+    insert = preparedQuery((_db, rows: string) => {
+      const select = sql<{
+        key: number;
+      }>`insert into ${sql.id(table)} (${columns}) select ${columns} from json_populate_recordset(null::${sql.id(table)}, ${rows}::json)`;
+      return returning === undefined ? select : sql<{ key: number }>`${select} returning ${sql.id(returning)} as key`;
+    });
+    inserts.set(key, insert);
   }
-  const result = await sql<{ key: number }>`${select} returning ${sql.id(returning)} as key`.execute(db);
-  return result.rows.map((row) => row.key).sort((a, b) => a - b);
+  return insert;
 }

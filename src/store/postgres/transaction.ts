@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { errorCode } from '../../domain/errors.ts';
+import { preparedQuery } from '../prepared-query.ts';
 import type { Database } from '../schema.ts';
 
 /**
@@ -43,8 +44,12 @@ export function createTransactionRunner(db: Kysely<Database>) {
  * Whatever a transaction allocates after this point (change seqs) therefore increases in commit order.
  */
 export async function enterCommitOrder(trx: Transaction<Database>): Promise<void> {
-  await trx.updateTable('data_version').set({ version: sql`version + 1` }).where('id', '=', 1).execute();
+  await nextDataVersion.affected(trx);
 }
+
+const nextDataVersion = preparedQuery((db) =>
+  db.updateTable('data_version').set({ version: sql`version + 1` }).where('id', '=', 1),
+);
 
 /** An ordinary commit after batch commits: with a transaction id of its own, it flushes the log up to itself. */
 export async function flushBatches(db: Kysely<Database>): Promise<void> {
@@ -54,11 +59,18 @@ export async function flushBatches(db: Kysely<Database>): Promise<void> {
 /** {@link lock} of many keys in one statement, taken in the order given. */
 export async function lockAll(trx: Transaction<Database>, keys: readonly string[]): Promise<void> {
   if (keys.length === 0) return;
-  await sql`select pg_advisory_xact_lock(hashtextextended(k.key, 0))
-    from unnest(cast(${[...keys]} as text[])) with ordinality as k(key, n) order by k.n`.execute(trx);
+  await lockedKeys.rows(trx, JSON.stringify(keys));
 }
+
+// The keys travel as one JSON text: one statement text whatever their number.
+const lockedKeys = preparedQuery(
+  (_db, keys: string) => sql`select pg_advisory_xact_lock(hashtextextended(k.key, 0))
+    from json_array_elements_text(cast(${keys} as json)) with ordinality as k(key, n) order by k.n`,
+);
+
+const lockedKey = preparedQuery((_db, key: string) => sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`);
 
 /** An advisory lock named by a 64-bit hash of `key`, released when `trx` ends. */
 export async function lock(trx: Transaction<Database>, key: string): Promise<void> {
-  await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
+  await lockedKey.rows(trx, key);
 }

@@ -1,0 +1,83 @@
+import assert from 'node:assert/strict';
+import { before, it } from 'node:test';
+import { describeEachDatabase } from '../helpers/harness.ts';
+import { compiledDuring } from '../helpers/queries.ts';
+
+/**
+ * The hot paths run prepared queries (store/prepared-query.ts): once a path has run, running it again builds and
+ * compiles only the statements whose shape follows the request (which columns an update sets, a new event's slug
+ * candidates, its row's columns), not the reads and writes every such request makes.
+ */
+describeEachDatabase('queries compiled per request on the hot paths', (harness) => {
+  let category: number;
+  let tags: number[];
+  let venue: number;
+  let created = 0;
+  const newEvent = () => ({
+    title: `Prepared ${++created}`,
+    description: 'A night of jazz.',
+    start_date: '2027-03-05 19:00:00',
+    end_date: '2027-03-05 22:00:00',
+    categories: [category],
+    tags,
+    venue: { id: venue },
+  });
+  const create = async () => {
+    const { users, request } = harness();
+    const response = await request('POST', '/events', { as: users.administrator, body: newEvent() });
+    assert.equal(response.statusCode, 201, response.body);
+    return response.json<{ id: number }>().id;
+  };
+
+  before(async () => {
+    const { users, request } = harness();
+    const as = users.administrator;
+    category = (await request('POST', '/categories', { as, body: { name: 'Jazz' } })).json().id;
+    tags = [
+      (await request('POST', '/tags', { as, body: { name: 'Late' } })).json().id,
+      (await request('POST', '/tags', { as, body: { name: 'Free' } })).json().id,
+    ];
+    venue = (await request('POST', '/venues', { as, body: { venue: 'Blue Room', city: 'Oslo' } })).json().id;
+    // Each path once, so that its prepared queries are compiled.
+    const id = await create();
+    await request('PATCH', `/events/${id}`, { as, body: { title: 'Warmed' } });
+    await request('GET', `/events/${id}`);
+    await request('GET', `/events/${id}`, { as });
+  });
+
+  it('a create compiles only its new rows and its slug candidates', async () => {
+    const texts = await compiledDuring(harness().store, create);
+    const shaped = texts.filter((text) =>
+      /^(insert into "(posts|events|occurrences|occurrence_counts)"|select "slug")/.test(text),
+    );
+    assert.deepEqual(texts, shaped, 'every other statement of a create is prepared');
+    assert.ok(texts.length <= 5, `${texts.length} compiled`);
+  });
+
+  it('an update compiles only the change of its columns', async () => {
+    const { users, request, store } = harness();
+    const id = await create();
+    await request('PATCH', `/events/${id}`, { as: users.administrator, body: { title: 'First' } });
+    const texts = await compiledDuring(store, async () => {
+      const response = await request('PATCH', `/events/${id}`, { as: users.administrator, body: { title: 'Second' } });
+      assert.equal(response.statusCode, 200, response.body);
+    });
+    assert.ok(texts.length <= 4, `${texts.length} compiled: ${texts.join('\n')}`);
+    assert.ok(texts.some((text) => text.startsWith('update "posts" set "modified_local"')));
+  });
+
+  it('a read by id, anonymous or authenticated, compiles nothing', async () => {
+    const { users, request, store } = harness();
+    const id = await create();
+    // The read cache would answer a repeated read without any statement: a new event each time.
+    for (const as of [undefined, users.editor]) {
+      const fresh = await create();
+      await request('GET', `/events/${fresh}`, { as });
+      const texts = await compiledDuring(store, async () => {
+        const response = await request('GET', `/events/${id}`, { as });
+        assert.equal(response.statusCode, 200, response.body);
+      });
+      assert.deepEqual(texts, []);
+    }
+  });
+});
