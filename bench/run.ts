@@ -115,6 +115,7 @@ const SERVICE_PORT = await freePort();
 const siteUrl = options['site-url'] ?? `http://127.0.0.1:${SERVICE_PORT}`;
 const CEILING_PORT = await freePort();
 const VARIANT_PORT = await freePort();
+const PROTOTYPE_PORT = await freePort();
 const PG_SCHEMA = 'bench';
 
 const SEED_FILE = `bench/data/${options.database}-${eventCount}.seed.json`;
@@ -444,8 +445,11 @@ async function main(): Promise<void> {
       BODY_SIZE: String(Buffer.byteLength(single)),
       WORKERS: String(workers),
     });
+    // The bar of a read by id (bench/prototype.ts): one process, one statement, on the same database.
+    const prototype = start('bench/prototype.ts', { PORT: String(PROTOTYPE_PORT), DATABASE_URL: url });
     try {
       await waitFor(`http://127.0.0.1:${CEILING_PORT}/fixed`);
+      await waitFor(`http://127.0.0.1:${PROTOTYPE_PORT}/events/${eventId}`);
       // Every created event gets its own title, as real creates do: thousands of identical titles would measure the
       // -2, -3… slug search instead of a create.
       let created = 0;
@@ -595,7 +599,17 @@ async function main(): Promise<void> {
       };
       const perTarget = await Promise.all(targets.map(withModules));
       // Each scenario on A, then on B: the two measured one after the other, under the same conditions.
-      const runs: Array<{ scenario: Scenario; target: Target | null }> = [{ scenario: ceilingScenario, target: null }];
+      const prototypeScenario: Scenario = {
+        name: 'prototype: stored document by random id, one statement (bench/prototype.ts)',
+        url: `http://127.0.0.1:${PROTOTYPE_PORT}`,
+        makePath: () => `/events/${pick(seeded.eventIds)}`,
+      };
+      // `reference`: measured beside the service, not of it (the ceiling; the prototype when by-id reads are measured).
+      const runs: Array<{ scenario: Scenario; target: Target | null; reference?: ChildProcess }> = [
+        { scenario: ceilingScenario, target: null, reference: ceiling },
+      ];
+      if (only === undefined || only.some((word) => 'get /events/{random id}'.includes(word)))
+        runs.push({ scenario: prototypeScenario, target: null, reference: prototype });
       perTarget[0].forEach((scenario, index) => {
         runs.push({ scenario, target: targets[0] });
         if (targets[1]) runs.push({ scenario: perTarget[1][index], target: targets[1] });
@@ -603,7 +617,7 @@ async function main(): Promise<void> {
 
       const results: Measured[] = [];
       let ceilingRate = 0;
-      for (const { scenario, target } of runs) {
+      for (const { scenario, target, reference } of runs) {
         const headers: Record<string, string> = { ...scenario.headers };
         if (scenario.body || scenario.makeBody) headers['content-type'] = 'application/json';
         if (scenario.authorized) headers.authorization = authorization;
@@ -618,7 +632,7 @@ async function main(): Promise<void> {
           await undoAll();
           continue;
         }
-        const served = target === null ? ceiling.pid! : target.pid();
+        const served = target === null ? reference!.pid! : target.pid();
         const cpuBefore = cpuMicros(served);
         const run = await autocannon({
           url: scenario.url,
@@ -641,7 +655,7 @@ async function main(): Promise<void> {
           connections: scenario.connections ?? connections,
           duration,
         });
-        const isCeiling = target === null;
+        const isCeiling = reference === ceiling;
         if (isCeiling) ceilingRate = run.requests.average;
         const measured: Measured = {
           name: target?.label ? `${scenario.name} [${target.label}]` : scenario.name,
@@ -653,7 +667,7 @@ async function main(): Promise<void> {
           errors: run.errors,
           timeouts: run.timeouts,
           ratioToCeiling: isCeiling ? 1 : Math.round((run.requests.average / ceilingRate) * 1000) / 1000,
-          serverRssMb: isCeiling ? null : rssMb(served),
+          serverRssMb: target === null ? null : rssMb(served),
           serverCpuUsPerRequest: Math.round((cpuMicros(served) - cpuBefore) / Math.max(1, run.requests.total)),
         };
         results.push(measured);
@@ -705,6 +719,7 @@ async function main(): Promise<void> {
     } finally {
       await undoAll();
       ceiling.kill('SIGTERM');
+      prototype.kill('SIGTERM');
     }
   } finally {
     service.kill('SIGTERM');
