@@ -59,14 +59,9 @@ export async function flushBatches(db: Kysely<Database>): Promise<void> {
 /** {@link lock} of many keys in one statement, taken in the order given. */
 export async function lockAll(trx: Transaction<Database>, keys: readonly string[]): Promise<void> {
   if (keys.length === 0) return;
-  await lockedKeys.rows(trx, JSON.stringify(keys));
+  await sql`select pg_advisory_xact_lock(hashtextextended(k.key, 0))
+    from unnest(cast(${[...keys]} as text[])) with ordinality as k(key, n) order by k.n`.execute(trx);
 }
-
-// The keys travel as one JSON text: one statement text whatever their number.
-const lockedKeys = preparedQuery(
-  (_db, keys: string) => sql`select pg_advisory_xact_lock(hashtextextended(k.key, 0))
-    from json_array_elements_text(cast(${keys} as json)) with ordinality as k(key, n) order by k.n`,
-);
 
 const lockedKey = preparedQuery((_db, key: string) => sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`);
 
