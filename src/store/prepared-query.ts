@@ -8,14 +8,17 @@ import type { Database } from './schema.ts';
  * or more, each the same text every time (the values are bound). The database keeps each text prepared already
  * (sqlite/connection.ts, postgres/prepared-client.ts); this keeps the text.
  *
- * `build` declares one parameter per argument after the database, and gets a placeholder for each: for an array
- * argument (a list of ids for `in`), an array of as many placeholders, so a list is compiled once per length (up to
- * {@link MAX_PREPARED_LIST}; a longer one is built for its call, as any query). It must use each placeholder only as
- * a value (a column's value, a comparand, an element of an `in` list, a bound `sql` value): never inspect it, branch
- * on it or drop it, for it is not the value. A list's length is the real one, so the build may branch on it (leave
- * out a condition on an empty list). The first build of each shape checks that every placeholder reached the
- * compiled values. Statements whose shape depends on their values otherwise (optional columns, a condition present
- * or not) stay built per call.
+ * `build` declares one parameter per argument after the database, and gets a placeholder for each. For an array
+ * argument (a list of ids for `in`, the rows of an insert) it gets an array of as many, and for a row (a plain object
+ * of plain values: the columns of an insert or of an update's `set`) an object with a placeholder for each column
+ * whose value is not undefined, so a statement is compiled once per shape: per list length (up to
+ * {@link MAX_PREPARED_LIST}; a longer list is built for its call, as any query) and per set of columns. It must use
+ * each placeholder only as a value (a column's value, a comparand, an element of an `in` list, a bound `sql` value):
+ * never inspect it, branch on it or drop it, for it is not the value. A list's length and a row's columns are the
+ * real ones, so the build may branch on them (leave out a condition on an empty list). The first build of each shape
+ * checks that every placeholder reached the compiled values. An argument of any other kind (an expression, a Date)
+ * makes that call build the query with the real arguments, as an unprepared query would. Statements whose shape
+ * depends on their values otherwise (a condition present or not) stay built per call.
  */
 export interface PreparedQuery<Args extends readonly unknown[], Row> {
   /** Every row `args` select. */
@@ -26,17 +29,75 @@ export interface PreparedQuery<Args extends readonly unknown[], Row> {
   affected(db: Kysely<Database>, ...args: Args): Promise<number>;
 }
 
-/** Lists longer than this are built per call: a text per length beyond it would rarely be used again. */
+/** Lists longer than this are built per call (unless a query says otherwise): a text per length beyond it would rarely be used again. */
 export const MAX_PREPARED_LIST = 16;
 
-/** Stands for argument `argument` (its element `element`, for a list) until the query runs. */
+/** Stands for argument `argument` (at `path` within it, for a list or a row) until the query runs. */
 class Placeholder {
   readonly argument: number;
-  readonly element: number | undefined;
-  constructor(argument: number, element?: number) {
+  readonly path: readonly (number | string)[];
+  constructor(argument: number, path: readonly (number | string)[]) {
     this.argument = argument;
-    this.element = element;
+    this.path = path;
   }
+
+  valueIn(args: readonly unknown[]): unknown {
+    let value = args[this.argument];
+    for (const step of this.path) value = (value as Record<number | string, unknown>)[step];
+    return value;
+  }
+
+  toString(): string {
+    return `argument ${this.argument}${this.path.map((step) => `[${JSON.stringify(step)}]`).join('')}`;
+  }
+}
+
+const isPlainValue = (value: unknown) =>
+  value === null || ['string', 'number', 'boolean', 'bigint', 'undefined'].includes(typeof value);
+
+/** A row: a plain object whose every value is a plain value (not an expression, not a nested object). */
+function isRow(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const prototype = Object.getPrototypeOf(value);
+  return (prototype === Object.prototype || prototype === null) && Object.values(value).every(isPlainValue);
+}
+
+/**
+ * What decides the compiled text of `value`: a list's length and its elements' shapes, a row's columns. Undefined
+ * when the query must be built for this call: a list too long, or an argument that is neither a plain value, a list
+ * nor a row (an expression, a Date, a Buffer), which the build then gets as it is.
+ */
+function shapeOf(value: unknown, longestList: number): string | undefined {
+  if (Array.isArray(value)) {
+    if (value.length > longestList) return undefined;
+    let shape = '[';
+    for (const element of value) {
+      const inner = shapeOf(element, longestList);
+      if (inner === undefined) return undefined;
+      shape += `${inner},`;
+    }
+    return `${shape}]`;
+  }
+  if (isRow(value)) return JSON.stringify(Object.keys(value).filter((column) => value[column] !== undefined));
+  return isPlainValue(value) ? '.' : undefined;
+}
+
+/** The placeholders that stand for `value`, of the same shape. */
+function placeholdersFor(value: unknown, argument: number, path: readonly (number | string)[]): unknown {
+  if (Array.isArray(value)) return value.map((element, index) => placeholdersFor(element, argument, [...path, index]));
+  if (isRow(value))
+    return Object.fromEntries(
+      Object.keys(value)
+        .filter((column) => value[column] !== undefined)
+        .map((column) => [column, new Placeholder(argument, [...path, column])]),
+    );
+  return new Placeholder(argument, path);
+}
+
+function placeholdersIn(value: unknown): Placeholder[] {
+  if (value instanceof Placeholder) return [value];
+  if (Array.isArray(value)) return value.flatMap(placeholdersIn);
+  return Object.values(value as Record<string, unknown>).flatMap(placeholdersIn);
 }
 
 interface Compiled<Row> {
@@ -47,7 +108,12 @@ interface Compiled<Row> {
 
 export function preparedQuery<Args extends readonly unknown[], Row>(
   build: (db: Kysely<Database>, ...args: Args) => Compilable<Row> | RawBuilder<Row>,
+  options: {
+    /** Lists up to this long are compiled once per length: more than the default for a list of a fixed length. */
+    longestList?: number;
+  } = {},
 ): PreparedQuery<Args, Row> {
+  const longestList = options.longestList ?? MAX_PREPARED_LIST;
   // Compiled SQL differs by database (placeholders, quoting), so one compilation per dialect adapter and shape; a
   // transaction shares its database's adapter. Weak: a store closed (a test's) lets its entry go.
   const compiled = new WeakMap<DialectAdapter, Map<string, Compiled<Row>>>();
@@ -57,9 +123,9 @@ export function preparedQuery<Args extends readonly unknown[], Row>(
   function compiledFor(db: Kysely<Database>, args: Args): Compiled<Row> | undefined {
     let shape = '';
     for (const argument of args) {
-      if (!Array.isArray(argument)) shape += '.';
-      else if (argument.length > MAX_PREPARED_LIST) return undefined;
-      else shape += `${argument.length}.`;
+      const inner = shapeOf(argument, longestList);
+      if (inner === undefined) return undefined;
+      shape += `${inner};`;
     }
     // `getExecutor` is Kysely's own (marked internal): the one public way to the adapter a transaction shares.
     const adapter = db.getExecutor().adapter;
@@ -70,18 +136,12 @@ export function preparedQuery<Args extends readonly unknown[], Row>(
     }
     let entry = shapes.get(shape);
     if (entry === undefined) {
-      const placeholders = args.map((argument, index) =>
-        Array.isArray(argument)
-          ? argument.map((_, element) => new Placeholder(index, element))
-          : new Placeholder(index),
-      );
+      const placeholders = args.map((argument, index) => placeholdersFor(argument, index, []));
       const query = compile(db, placeholders as unknown as Args);
       const slots = query.parameters.map((value) => (value instanceof Placeholder ? value : undefined));
-      const missing = placeholders.flat().filter((placeholder) => !slots.includes(placeholder));
+      const missing = placeholdersIn(placeholders).filter((placeholder) => !slots.includes(placeholder));
       if (missing.length > 0)
-        throw new Error(
-          `a prepared query used ${missing.map(({ argument, element }) => (element === undefined ? `argument ${argument}` : `argument ${argument}[${element}]`)).join(', ')} other than as a value: ${query.sql}`,
-        );
+        throw new Error(`a prepared query used ${missing.join(', ')} other than as a value: ${query.sql}`);
       entry = { query, slots };
       shapes.set(shape, entry);
     }
@@ -94,9 +154,7 @@ export function preparedQuery<Args extends readonly unknown[], Row>(
     const { query, slots } = entry;
     const parameters = query.parameters.map((value, position) => {
       const slot = slots[position];
-      if (slot === undefined) return value;
-      const argument = args[slot.argument];
-      return slot.element === undefined ? argument : (argument as readonly unknown[])[slot.element];
+      return slot === undefined ? value : slot.valueIn(args);
     });
     return await db.executeQuery<Row>({ ...query, parameters });
   }

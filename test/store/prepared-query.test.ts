@@ -130,6 +130,70 @@ describeEachDatabase('prepared queries', (harness) => {
     await assert.rejects(firstOnly.rows(store.db, ['a', 'b']), /argument 0\[1\] other than as a value/);
   });
 
+  it('compiles a row once per set of columns: inserts, updates, several rows, nulls', async () => {
+    const { store } = harness();
+    const columnSets: string[] = [];
+    const insert = preparedQuery((db, rows: readonly { name: string; value: string }[]) => {
+      columnSets.push(`insert ${rows.length}`);
+      return db.insertInto('settings').values(rows);
+    });
+    const change = preparedQuery((db, name: string, changes: { value?: string; name?: string }) => {
+      columnSets.push(`set ${Object.keys(changes).join()}`);
+      return db.updateTable('settings').set(changes).where('name', '=', name);
+    });
+    await insert.affected(store.db, [{ name: 'prepared-row-a', value: 'a' }]);
+    await insert.affected(store.db, [
+      { name: 'prepared-row-b', value: 'b' },
+      { name: 'prepared-row-c', value: 'c' },
+    ]);
+    await insert.affected(store.db, [{ name: 'prepared-row-d', value: 'd' }]);
+    assert.equal(await change.affected(store.db, 'prepared-row-a', { value: 'a2' }), 1);
+    assert.equal(await change.affected(store.db, 'prepared-row-b', { value: 'b2', name: undefined }), 1);
+    assert.equal(await change.affected(store.db, 'prepared-row-c', { value: 'c2', name: 'prepared-row-c2' }), 1);
+    const rows = await store.db
+      .selectFrom('settings')
+      .select(['name', 'value'])
+      .where('name', 'like', 'prepared-row-%')
+      .orderBy('name')
+      .execute();
+    assert.deepEqual(rows, [
+      { name: 'prepared-row-a', value: 'a2' },
+      { name: 'prepared-row-b', value: 'b2' },
+      { name: 'prepared-row-c2', value: 'c2' },
+      { name: 'prepared-row-d', value: 'd' },
+    ]);
+    // One row, two rows, then the set of one column (undefined columns are not columns), then of two.
+    assert.deepEqual(columnSets, ['insert 1', 'insert 2', 'set value', 'set value,name']);
+  });
+
+  it('binds null as a value, not as the placeholder it replaced', async () => {
+    const { store } = harness();
+    const coalesced = preparedQuery(
+      (_db, value: string | null) => sql<{ result: string }>`select coalesce(${value}, 'none') as result`,
+    );
+    assert.deepEqual(await coalesced.rows(store.db, null), [{ result: 'none' }]);
+    assert.deepEqual(await coalesced.rows(store.db, 'some'), [{ result: 'some' }]);
+  });
+
+  it('builds for its call a query given an expression, which is neither a value, a list nor a row', async () => {
+    const { store } = harness();
+    let builds = 0;
+    const change = preparedQuery((db, name: string, changes: Record<string, unknown>) => {
+      builds++;
+      return db.updateTable('settings').set(changes).where('name', '=', name);
+    });
+    await store.db.insertInto('settings').values({ name: 'prepared-expression', value: 'v' }).execute();
+    for (let round = 0; round < 2; round++)
+      assert.equal(await change.affected(store.db, 'prepared-expression', { value: sql`value || 'x'` }), 1);
+    assert.equal(builds, 2);
+    const row = await store.db
+      .selectFrom('settings')
+      .select('value')
+      .where('name', '=', 'prepared-expression')
+      .executeTakeFirstOrThrow();
+    assert.equal(row.value, 'vxx');
+  });
+
   it('refuses a build that does not use an argument as a value', async () => {
     const { store } = harness();
     const branching = preparedQuery((db, name: string) =>
