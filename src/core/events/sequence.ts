@@ -4,11 +4,16 @@
 import type { Updateable } from 'kysely';
 import { sequenceChanges, type SequenceFields } from '../../domain/ical-sequence.ts';
 import type { EventsTable } from '../../store/schema.ts';
+import { preparedQuery } from '../../store/prepared-query.ts';
 import type { Trx } from '../../store/store.ts';
 import { incrementIcalSequence } from './store.ts';
 
 async function currentFields(trx: Trx, id: number): Promise<SequenceFields | undefined> {
-  return trx
+  return sequenceFieldsOf.first(trx, id);
+}
+
+const sequenceFieldsOf = preparedQuery((db, id: number) =>
+  db
     .selectFrom('posts')
     .innerJoin('events', 'events.id', 'posts.id')
     .select([
@@ -21,9 +26,8 @@ async function currentFields(trx: Trx, id: number): Promise<SequenceFields | und
       'events.venue_id',
       'events.recurrence',
     ])
-    .where('posts.id', '=', id)
-    .executeTakeFirst();
-}
+    .where('posts.id', '=', id),
+);
 
 /**
  * The hook of event writes (events/service.ts): reads what the write left in `trx` and grows SEQUENCE by one when it

@@ -103,8 +103,10 @@ export function costColumns(raw: unknown): Pick<EventsTable, 'cost_values' | 'cu
 // The writes of `events` and `event_organizers`: this module alone writes them (test/store/table-owners.test.ts).
 
 export async function insertEventRow(trx: Trx, row: Insertable<EventsTable>): Promise<void> {
-  await trx.insertInto('events').values(row).execute();
+  await insertedEvent.affected(trx, row);
 }
+
+const insertedEvent = preparedQuery((db, row: Insertable<EventsTable>) => db.insertInto('events').values(row));
 
 /** Many event rows (the batch import, a series' new occurrences) through the store's row writer. */
 export async function insertEventRows(trx: Trx, rows: readonly Insertable<EventsTable>[]): Promise<void> {
@@ -113,8 +115,13 @@ export async function insertEventRows(trx: Trx, rows: readonly Insertable<Events
 
 export async function updateEventRow(trx: Trx, id: number, changes: Updateable<EventsTable>): Promise<void> {
   if (Object.keys(changes).length === 0) return;
-  await trx.updateTable('events').set(changes).where('id', '=', id).execute();
+  await eventChanged.affected(trx, id, changes);
 }
+
+/** Compiled once per set of columns changed (prepared-query.ts). */
+const eventChanged = preparedQuery((db, id: number, changes: Updateable<EventsTable>) =>
+  db.updateTable('events').set(changes).where('id', '=', id),
+);
 
 /** The same `changes` on every event of `ids`, one statement per 500. */
 export async function updateEventRows(

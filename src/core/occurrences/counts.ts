@@ -3,8 +3,8 @@
 // difference between what each event added before (`counted_events`) and what it adds now. Appending, never updating
 // a shared row, lets concurrent writers on PostgreSQL count without waiting on (or deadlocking over) each other;
 // compaction later sums each key's rows into one.
-import { sql, type SelectQueryBuilder } from 'kysely';
-import type { Database } from '../../store/schema.ts';
+import { sql, type Insertable, type SelectQueryBuilder } from 'kysely';
+import type { Database, OccurrenceCountsTable } from '../../store/schema.ts';
 import { chunks } from '../../store/chunks.ts';
 import { preparedQuery } from '../../store/prepared-query.ts';
 import type { Db, Store, Trx } from '../../store/store.ts';
@@ -118,13 +118,18 @@ export async function countEvents(trx: Trx, ids: readonly number[]): Promise<voi
         const { dimension, status, startDay, endDay, published } = splitKey(key);
         return { dimension, status, start_day: startDay, end_day: endDay, published_utc: published, count };
       });
-    for (const part of chunks(rows, 200)) await trx.insertInto('occurrence_counts').values(part).execute();
+    for (const part of chunks(rows, 200)) await countsAdded.affected(trx, part);
     const gone = counted.map((row) => row.event_id).filter((id) => !occurrencesOf.has(id));
     if (gone.length > 0) await trx.deleteFrom('counted_events').where('event_id', 'in', gone).execute();
     if (now.length === 1) await upsertCountedEvent.affected(trx, now[0].event_id, now[0].keys);
     else for (const part of chunks(now, 200)) await upsertCountedEvents(trx, part).execute();
   }
 }
+
+/** A write's few rows (one per dimension it moves) compiled once per number of rows; an import's built for it. */
+const countsAdded = preparedQuery((db, rows: readonly Insertable<OccurrenceCountsTable>[]) =>
+  db.insertInto('occurrence_counts').values(rows),
+);
 
 const upsertCountedEvents = (db: Db, rows: readonly { event_id: number; keys: string }[]) =>
   db

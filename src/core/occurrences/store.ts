@@ -3,6 +3,7 @@
 // (status, publication date, author, hidden flag) cannot drift from the events they list.
 import type { Insertable } from 'kysely';
 import { chunks } from '../../store/chunks.ts';
+import { preparedQuery } from '../../store/prepared-query.ts';
 import type { OccurrencesTable } from '../../store/schema.ts';
 import type { Store, Trx } from '../../store/store.ts';
 
@@ -50,47 +51,52 @@ export async function rebuildOccurrences(trx: Trx, eventIds: readonly number[]):
 
 /** {@link rebuildOccurrences} of events created in `trx`, which have no occurrences to replace yet. */
 export async function insertOccurrences(trx: Trx, eventIds: readonly number[]): Promise<void> {
-  for (const chunk of chunks(eventIds)) {
-    await trx
-      .insertInto('occurrences')
-      .columns([
-        'event_id',
-        'start_local',
-        'end_local',
-        'start_utc',
-        'end_utc',
-        'status',
-        'published_utc',
-        'author_id',
-        'hidden',
-        'series_id',
-      ])
-      .expression((eb) =>
-        eb
-          .selectFrom('posts')
-          .innerJoin('events', 'events.id', 'posts.id')
-          .select([
-            'posts.id',
-            'events.start_local',
-            'events.end_local',
-            'events.start_utc',
-            'events.end_utc',
-            'posts.status',
-            'posts.date_utc',
-            'posts.author_id',
-            'events.hide_from_listings',
-            'events.series_id',
-          ])
-          .where('posts.id', 'in', chunk),
-      )
-      .execute();
-  }
+  for (const chunk of chunks(eventIds)) await occurrencesInserted.affected(trx, chunk);
 }
+
+const occurrencesInserted = preparedQuery((db, eventIds: readonly number[]) =>
+  db
+    .insertInto('occurrences')
+    .columns([
+      'event_id',
+      'start_local',
+      'end_local',
+      'start_utc',
+      'end_utc',
+      'status',
+      'published_utc',
+      'author_id',
+      'hidden',
+      'series_id',
+    ])
+    .expression((eb) =>
+      eb
+        .selectFrom('posts')
+        .innerJoin('events', 'events.id', 'posts.id')
+        .select([
+          'posts.id',
+          'events.start_local',
+          'events.end_local',
+          'events.start_utc',
+          'events.end_utc',
+          'posts.status',
+          'posts.date_utc',
+          'posts.author_id',
+          'events.hide_from_listings',
+          'events.series_id',
+        ])
+        .where('posts.id', 'in', eventIds),
+    ),
+);
 
 /** Copies each event's status, publication date, author and hidden flag onto its occurrences. */
 export async function refreshListing(trx: Trx, eventIds: readonly number[]): Promise<void> {
   if (eventIds.length === 0) return;
-  await trx
+  await listingRefreshed.affected(trx, [...new Set(eventIds)]);
+}
+
+const listingRefreshed = preparedQuery((db, eventIds: readonly number[]) =>
+  db
     .updateTable('occurrences')
     .set((eb) => ({
       status: eb.selectFrom('posts').select('posts.status').whereRef('posts.id', '=', 'occurrences.event_id'),
@@ -101,9 +107,8 @@ export async function refreshListing(trx: Trx, eventIds: readonly number[]): Pro
         .select('events.hide_from_listings')
         .whereRef('events.id', '=', 'occurrences.event_id'),
     }))
-    .where('event_id', 'in', [...new Set(eventIds)])
-    .execute();
-}
+    .where('event_id', 'in', eventIds),
+);
 
 /** The batch write path: occurrences of new events whose listing copies the import already knows. */
 export async function insertOccurrencesBulk(

@@ -103,6 +103,13 @@ export async function findPostBySlug(db: Db, type: PostType, slug: string): Prom
 
 const PROBED_CANDIDATES = 50;
 
+/** The probe of a new post's slug (every create): compiled once for its fixed number of candidates. */
+const probedSlugs = preparedQuery(
+  (db, type: PostType, candidates: readonly string[]) =>
+    db.selectFrom('posts').select('slug').where('type', '=', type).where('slug', 'in', candidates),
+  { longestList: PROBED_CANDIDATES },
+);
+
 /**
  * The slugs that `base` and its numbered variants collide with. The first candidates are looked up through the
  * (type, slug) index; only when they are all taken does a pattern scan (which no index serves) list the rest.
@@ -113,7 +120,11 @@ async function takenSlugs(db: Db, type: PostType, base: string, exceptId?: numbe
     return exceptId === undefined ? query : query.where('id', '!=', exceptId);
   };
   const probed = slugCandidates(base, PROBED_CANDIDATES);
-  const taken = (await select().where('slug', 'in', probed).execute()).map((row) => row.slug);
+  const taken = (
+    exceptId === undefined
+      ? await probedSlugs.rows(db, type, probed)
+      : await select().where('slug', 'in', probed).execute()
+  ).map((row) => row.slug);
   if (taken.length < probed.length) return taken;
   return (
     await select()
@@ -181,16 +192,19 @@ async function unlessSlugTaken<T>(trx: Trx, write: () => Promise<T>): Promise<{ 
  * concurrent writer that took the same candidate makes the insert do nothing, and the next candidate is tried. A lost
  * candidate is remembered, because the winner's row may not be visible yet (it commits later).
  */
+const insertedPost = preparedQuery((db, row: NewPost & { slug: string }) =>
+  db
+    .insertInto('posts')
+    .values(row)
+    .onConflict((conflict) => conflict.columns(['type', 'slug']).doNothing())
+    .returningAll(),
+);
+
 export async function insertPost(trx: Trx, values: NewPost, base: string): Promise<PostRow> {
   const lost: string[] = [];
   for (let attempt = 0; attempt < MAX_SLUG_ATTEMPTS; attempt++) {
     const [slug] = await freeSlugs(trx, values.type, [base], { lost });
-    const row = await trx
-      .insertInto('posts')
-      .values({ ...values, slug })
-      .onConflict((conflict) => conflict.columns(['type', 'slug']).doNothing())
-      .returningAll()
-      .executeTakeFirst();
+    const row = await insertedPost.first(trx, { ...values, slug });
     if (row) return row;
     lost.push(slug);
   }
@@ -277,8 +291,13 @@ async function changeSlugs(
 
 export async function updatePost(trx: Trx, id: number, values: Updateable<PostsTable>): Promise<void> {
   if (Object.keys(values).length === 0) return;
-  await trx.updateTable('posts').set(values).where('id', '=', id).execute();
+  await postChanged.affected(trx, id, values);
 }
+
+/** Compiled once per set of columns changed (prepared-query.ts). */
+const postChanged = preparedQuery((db, id: number, values: Updateable<PostsTable>) =>
+  db.updateTable('posts').set(values).where('id', '=', id),
+);
 
 /** The same `values` on every post of `ids`, one statement per 500. */
 export async function updatePosts(trx: Trx, ids: readonly number[], values: Updateable<PostsTable>): Promise<void> {
