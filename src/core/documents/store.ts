@@ -9,7 +9,8 @@ import type { Db, Trx } from '../../store/store.ts';
 export type EventDocumentRow = Insertable<EventDocumentsTable>;
 export type LinkedDocumentRow = Insertable<LinkedDocumentsTable>;
 
-const upsertEventDocuments = (db: Db, rows: readonly EventDocumentRow[]) =>
+/** Up to 16 rows (a write's) compiled once per number of rows; more (a render of many) built per statement. */
+const upsertEventDocuments = preparedQuery((db, rows: readonly EventDocumentRow[]) =>
   db
     .insertInto('event_documents')
     .values(rows)
@@ -23,42 +24,12 @@ const upsertEventDocuments = (db: Db, rows: readonly EventDocumentRow[]) =>
         term_ids: eb.ref('excluded.term_ids'),
         modified_utc: eb.ref('excluded.modified_utc'),
       })),
-    );
-
-/** The one document of a single write (the common case), its statement compiled once. */
-const upsertEventDocument = preparedQuery(
-  (
-    db,
-    event_id: number,
-    fingerprint: string,
-    item: string,
-    entry: string,
-    venue_id: number | null,
-    organizer_ids: string,
-    term_ids: string,
-    modified_utc: string,
-  ) =>
-    upsertEventDocuments(db, [{ event_id, fingerprint, item, entry, venue_id, organizer_ids, term_ids, modified_utc }]),
+    ),
 );
 
 /** One statement per 100 documents: a new row is inserted, an existing one replaced. */
 export async function writeEventDocuments(trx: Trx, rows: readonly EventDocumentRow[]): Promise<void> {
-  if (rows.length === 1) {
-    const row = rows[0];
-    await upsertEventDocument.affected(
-      trx,
-      row.event_id,
-      row.fingerprint,
-      row.item,
-      row.entry,
-      row.venue_id ?? null,
-      row.organizer_ids,
-      row.term_ids,
-      row.modified_utc,
-    );
-    return;
-  }
-  for (const part of chunks(rows, 100)) await upsertEventDocuments(trx, part).execute();
+  for (const part of chunks(rows, 100)) await upsertEventDocuments.affected(trx, part);
 }
 
 export async function deleteEventDocuments(trx: Trx, ids: readonly number[]): Promise<void> {
@@ -67,21 +38,22 @@ export async function deleteEventDocuments(trx: Trx, ids: readonly number[]): Pr
 
 /** {@link writeEventDocuments} for venues and organizers. */
 export async function writeLinkedDocuments(trx: Trx, rows: readonly LinkedDocumentRow[]): Promise<void> {
-  for (const part of chunks(rows, 100)) {
-    await trx
-      .insertInto('linked_documents')
-      .values(part)
-      .onConflict((conflict) =>
-        conflict.column('post_id').doUpdateSet((eb) => ({
-          fingerprint: eb.ref('excluded.fingerprint'),
-          item: eb.ref('excluded.item'),
-          entry: eb.ref('excluded.entry'),
-          json_ld: eb.ref('excluded.json_ld'),
-        })),
-      )
-      .execute();
-  }
+  for (const part of chunks(rows, 100)) await upsertLinkedDocuments.affected(trx, part);
 }
+
+const upsertLinkedDocuments = preparedQuery((db, rows: readonly LinkedDocumentRow[]) =>
+  db
+    .insertInto('linked_documents')
+    .values(rows)
+    .onConflict((conflict) =>
+      conflict.column('post_id').doUpdateSet((eb) => ({
+        fingerprint: eb.ref('excluded.fingerprint'),
+        item: eb.ref('excluded.item'),
+        entry: eb.ref('excluded.entry'),
+        json_ld: eb.ref('excluded.json_ld'),
+      })),
+    ),
+);
 
 export async function deleteLinkedDocuments(trx: Trx, ids: readonly number[]): Promise<void> {
   for (const chunk of chunks(ids)) await trx.deleteFrom('linked_documents').where('post_id', 'in', chunk).execute();

@@ -121,8 +121,7 @@ export async function countEvents(trx: Trx, ids: readonly number[]): Promise<voi
     for (const part of chunks(rows, 200)) await countsAdded.affected(trx, part);
     const gone = counted.map((row) => row.event_id).filter((id) => !occurrencesOf.has(id));
     if (gone.length > 0) await trx.deleteFrom('counted_events').where('event_id', 'in', gone).execute();
-    if (now.length === 1) await upsertCountedEvent.affected(trx, now[0].event_id, now[0].keys);
-    else for (const part of chunks(now, 200)) await upsertCountedEvents(trx, part).execute();
+    for (const part of chunks(now, 200)) await countedEventsWritten.affected(trx, part);
   }
 }
 
@@ -131,15 +130,12 @@ const countsAdded = preparedQuery((db, rows: readonly Insertable<OccurrenceCount
   db.insertInto('occurrence_counts').values(rows),
 );
 
-const upsertCountedEvents = (db: Db, rows: readonly { event_id: number; keys: string }[]) =>
+/** A write's few events compiled once per number of rows (prepared-query.ts); an import's built per statement. */
+const countedEventsWritten = preparedQuery((db, rows: readonly { event_id: number; keys: string }[]) =>
   db
     .insertInto('counted_events')
     .values(rows)
-    .onConflict((conflict) => conflict.column('event_id').doUpdateSet((eb) => ({ keys: eb.ref('excluded.keys') })));
-
-/** The one row of a single write (the common case), its statement compiled once. */
-const upsertCountedEvent = preparedQuery((db, event_id: number, keys: string) =>
-  upsertCountedEvents(db, [{ event_id, keys }]),
+    .onConflict((conflict) => conflict.column('event_id').doUpdateSet((eb) => ({ keys: eb.ref('excluded.keys') }))),
 );
 
 /** What a total asks of the counts: one dimension, effective statuses (D17) at `nowUtc`, and whole local days. */
