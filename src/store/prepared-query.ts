@@ -29,6 +29,13 @@ export interface PreparedQuery<Args extends readonly unknown[], Row> {
   affected(db: Kysely<Database>, ...args: Args): Promise<number>;
 }
 
+/**
+ * Shapes one query keeps compiled, per database. An update's changes are a set of columns of the client's choosing:
+ * without a bound, requests naming ever new combinations would grow the process without end. Beyond it, a new shape
+ * is built for its call, as an unprepared query.
+ */
+export const MAX_SHAPES = 64;
+
 /** Lists longer than this are built per call (unless a query says otherwise): a text per length beyond it would rarely be used again. */
 export const MAX_PREPARED_LIST = 16;
 
@@ -136,6 +143,7 @@ export function preparedQuery<Args extends readonly unknown[], Row>(
     }
     let entry = shapes.get(shape);
     if (entry === undefined) {
+      if (shapes.size >= MAX_SHAPES) return undefined;
       const placeholders = args.map((argument, index) => placeholdersFor(argument, index, []));
       const query = compile(db, placeholders as unknown as Args);
       const slots = query.parameters.map((value) => (value instanceof Placeholder ? value : undefined));

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { sql } from 'kysely';
-import { MAX_PREPARED_LIST, preparedQuery } from '../../src/store/prepared-query.ts';
+import { MAX_PREPARED_LIST, MAX_SHAPES, preparedQuery } from '../../src/store/prepared-query.ts';
 import { describeEachDatabase } from '../helpers/harness.ts';
 import { statementsDuring } from '../helpers/queries.ts';
 
@@ -173,6 +173,29 @@ describeEachDatabase('prepared queries', (harness) => {
     );
     assert.deepEqual(await coalesced.rows(store.db, null), [{ result: 'none' }]);
     assert.deepEqual(await coalesced.rows(store.db, 'some'), [{ result: 'some' }]);
+  });
+
+  it('keeps at most MAX_SHAPES shapes compiled, and builds further ones for their call', async () => {
+    const { store } = harness();
+    let builds = 0;
+    const named = preparedQuery(
+      (db, names: readonly string[]) => {
+        builds++;
+        return db.selectFrom('settings').select('name').where('name', 'in', names);
+      },
+      { longestList: MAX_SHAPES + 10 },
+    );
+    await store.db.insertInto('settings').values({ name: 'prepared-shapes', value: '' }).execute();
+    const list = (length: number) => Array.from({ length }, () => 'prepared-shapes');
+    for (let length = 1; length <= MAX_SHAPES + 2; length++)
+      assert.deepEqual(await named.rows(store.db, list(length)), [{ name: 'prepared-shapes' }]);
+    assert.equal(builds, MAX_SHAPES + 2);
+    // The kept ones are not built again; the two beyond the bound are, at every call.
+    await named.rows(store.db, list(1));
+    await named.rows(store.db, list(MAX_SHAPES));
+    assert.equal(builds, MAX_SHAPES + 2);
+    await named.rows(store.db, list(MAX_SHAPES + 1));
+    assert.equal(builds, MAX_SHAPES + 3);
   });
 
   it('builds for its call a query given an expression, which is neither a value, a list nor a row', async () => {
