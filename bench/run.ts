@@ -127,17 +127,33 @@ async function databaseUrl(): Promise<string> {
       for (const suffix of ['', '-wal', '-shm']) rmSync(`bench/data/bench.db${suffix}`, { force: true });
     return 'bench/data/bench.db';
   }
+  return await postgresSchema(PG_SCHEMA, !options.reuse);
+}
+
+/** A URL of the benchmark's PostgreSQL database whose tables are those of `schema` (made afresh when `fresh`). */
+async function postgresSchema(schema: string, fresh: boolean): Promise<string> {
   const base = process.env.DATABASE_URL?.startsWith('postgres')
     ? process.env.DATABASE_URL
     : 'postgres://postgres@127.0.0.1:5432/test';
-  if (!options.reuse) {
+  if (fresh) {
     const client = new pg.Client({ connectionString: base });
     await client.connect();
-    await client.query(`drop schema if exists ${PG_SCHEMA} cascade`);
-    await client.query(`create schema ${PG_SCHEMA}`);
+    await client.query(`drop schema if exists ${schema} cascade`);
+    await client.query(`create schema ${schema}`);
     await client.end();
   }
-  return `${base}${base.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${PG_SCHEMA}`)}`;
+  return `${base}${base.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+}
+
+/** The prototype's write database (bench/prototype.ts): empty, with the service's tables, new for each run. */
+async function prototypeWriteDatabase(): Promise<string> {
+  let url = 'bench/data/prototype-writes.db';
+  if (options.database === 'sqlite')
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${url}${suffix}`, { force: true });
+  else url = await postgresSchema('bench_prototype', true);
+  const store = await openStore(loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent' }).database);
+  await store.close();
+  return url;
 }
 
 /** Started as `npm start` starts the service (same V8 flags), so the numbers are the ones users get. */
@@ -445,8 +461,13 @@ async function main(): Promise<void> {
       BODY_SIZE: String(Buffer.byteLength(single)),
       WORKERS: String(workers),
     });
-    // The bar of a read by id (bench/prototype.ts): one process, one statement, on the same database.
-    const prototype = start('bench/prototype.ts', { PORT: String(PROTOTYPE_PORT), DATABASE_URL: url });
+    // The bars of a read by id and of a create (bench/prototype.ts): one process, on the same database and on one of
+    // its own for the writes.
+    const prototype = start('bench/prototype.ts', {
+      PORT: String(PROTOTYPE_PORT),
+      DATABASE_URL: url,
+      WRITE_DATABASE_URL: await prototypeWriteDatabase(),
+    });
     try {
       await waitFor(`http://127.0.0.1:${CEILING_PORT}/fixed`);
       await waitFor(`http://127.0.0.1:${PROTOTYPE_PORT}/events/${eventId}`);
@@ -608,8 +629,18 @@ async function main(): Promise<void> {
       const runs: Array<{ scenario: Scenario; target: Target | null; reference?: ChildProcess }> = [
         { scenario: ceilingScenario, target: null, reference: ceiling },
       ];
-      if (only === undefined || only.some((word) => 'get /events/{random id}'.includes(word)))
+      const prototypeWrites: Scenario = {
+        name: 'prototype: create an event, three inserts in one transaction (bench/prototype.ts), 10 clients',
+        url: `http://127.0.0.1:${PROTOTYPE_PORT}/events`,
+        method: 'POST',
+        makeBody: newEvent,
+        connections: writeConnections,
+      };
+      const selected = (name: string) => only === undefined || only.some((word) => name.includes(word));
+      if (selected('get /events/{random id}'))
         runs.push({ scenario: prototypeScenario, target: null, reference: prototype });
+      if (selected('post /events (authenticated, random)'))
+        runs.push({ scenario: prototypeWrites, target: null, reference: prototype });
       perTarget[0].forEach((scenario, index) => {
         runs.push({ scenario, target: targets[0] });
         if (targets[1]) runs.push({ scenario: perTarget[1][index], target: targets[1] });
