@@ -39,7 +39,7 @@ const tooManyAttempts = (seconds: number) =>
 /** `auth_failures.login` of the address's own counter. */
 const ADDRESS_COUNTER = '';
 
-/** The failure counters of an address and of one login from it whose window is still open (every authenticated request). */
+/** The failure counters of an address and of one login from it whose window is still open (a credential's check). */
 const failuresOf = preparedQuery((db, address: string, login: string, now: number) =>
   db
     .selectFrom('auth_failures')
@@ -49,7 +49,7 @@ const failuresOf = preparedQuery((db, address: string, login: string, now: numbe
     .where('window_end', '>', now),
 );
 
-/** An app password and its user (a remembered credential's recheck, every authenticated request). */
+/** An app password and its user (a remembered credential's recheck, once the data version has moved). */
 const appPasswordById = preparedQuery((db, id: number) =>
   db
     .selectFrom('app_passwords')
@@ -57,6 +57,7 @@ const appPasswordById = preparedQuery((db, id: number) =>
     .select(['users.id as user_id', 'users.role', 'users.login', 'app_passwords.hash', 'app_passwords.last_used_utc'])
     .where('app_passwords.id', '=', id),
 );
+
 /** `auth_failures.login` of headers that name no login: another scheme, bad base64, no colon, an empty login. */
 const NO_LOGIN = '-';
 

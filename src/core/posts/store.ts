@@ -187,11 +187,6 @@ async function unlessSlugTaken<T>(trx: Trx, write: () => Promise<T>): Promise<{ 
   }
 }
 
-/**
- * Inserts with the first free slug among `base`, `base-2`, `base-3`… The unique (type, slug) index decides races: a
- * concurrent writer that took the same candidate makes the insert do nothing, and the next candidate is tried. A lost
- * candidate is remembered, because the winner's row may not be visible yet (it commits later).
- */
 const insertedPost = preparedQuery((db, row: NewPost & { slug: string }) =>
   db
     .insertInto('posts')
@@ -200,6 +195,11 @@ const insertedPost = preparedQuery((db, row: NewPost & { slug: string }) =>
     .returningAll(),
 );
 
+/**
+ * Inserts with the first free slug among `base`, `base-2`, `base-3`… The unique (type, slug) index decides races: a
+ * concurrent writer that took the same candidate makes the insert do nothing, and the next candidate is tried. A lost
+ * candidate is remembered, because the winner's row may not be visible yet (it commits later).
+ */
 export async function insertPost(trx: Trx, values: NewPost, base: string): Promise<PostRow> {
   const lost: string[] = [];
   for (let attempt = 0; attempt < MAX_SLUG_ATTEMPTS; attempt++) {
