@@ -39,6 +39,17 @@ export const MAX_SHAPES = 64;
 /** Lists longer than this are built per call (unless a query says otherwise): a text per length beyond it would rarely be used again. */
 export const MAX_PREPARED_LIST = 16;
 
+/**
+ * An array bound as one value (a PostgreSQL array, `cast($1 as text[])`), not spread as a list: one statement text
+ * whatever its length. The build gets a placeholder for it, which it uses as any value.
+ */
+export class OneValue<T> {
+  readonly value: readonly T[];
+  constructor(value: readonly T[]) {
+    this.value = value;
+  }
+}
+
 /** Stands for argument `argument` (at `path` within it, for a list or a row) until the query runs. */
 class Placeholder {
   readonly argument: number;
@@ -51,7 +62,7 @@ class Placeholder {
   valueIn(args: readonly unknown[]): unknown {
     let value = args[this.argument];
     for (const step of this.path) value = (value as Record<number | string, unknown>)[step];
-    return value;
+    return value instanceof OneValue ? value.value : value;
   }
 
   toString(): string {
@@ -86,7 +97,7 @@ function shapeOf(value: unknown, longestList: number): string | undefined {
     return `${shape}]`;
   }
   if (isRow(value)) return JSON.stringify(Object.keys(value).filter((column) => value[column] !== undefined));
-  return isPlainValue(value) ? '.' : undefined;
+  return isPlainValue(value) || value instanceof OneValue ? '.' : undefined;
 }
 
 /** The placeholders that stand for `value`, of the same shape. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { sql } from 'kysely';
-import { MAX_PREPARED_LIST, MAX_SHAPES, preparedQuery } from '../../src/store/prepared-query.ts';
+import { MAX_PREPARED_LIST, MAX_SHAPES, OneValue, preparedQuery } from '../../src/store/prepared-query.ts';
 import { describeEachDatabase } from '../helpers/harness.ts';
 import { statementsDuring } from '../helpers/queries.ts';
 
@@ -215,6 +215,19 @@ describeEachDatabase('prepared queries', (harness) => {
       .where('name', '=', 'prepared-expression')
       .executeTakeFirstOrThrow();
     assert.equal(row.value, 'vxx');
+  });
+
+  it('binds an array wrapped as one value whole: one text whatever its length (PostgreSQL)', async (t) => {
+    const { store, database } = harness();
+    if (database !== 'postgres') return t.skip('an array as one value is a PostgreSQL array');
+    let builds = 0;
+    const count = preparedQuery((_db, keys: OneValue<string>) => {
+      builds++;
+      return sql<{ n: number }>`select cardinality(cast(${keys} as text[])) as n`;
+    });
+    for (const keys of [['a'], ['a', 'b', 'c'], Array.from({ length: 40 }, (_, index) => `k${index}`)])
+      assert.deepEqual(await count.rows(store.db, new OneValue(keys)), [{ n: keys.length }]);
+    assert.equal(builds, 1);
   });
 
   it('refuses a build that does not use an argument as a value', async () => {

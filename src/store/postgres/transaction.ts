@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { errorCode } from '../../domain/errors.ts';
-import { preparedQuery } from '../prepared-query.ts';
+import { OneValue, preparedQuery } from '../prepared-query.ts';
 import type { Database } from '../schema.ts';
 
 /**
@@ -59,9 +59,13 @@ export async function flushBatches(db: Kysely<Database>): Promise<void> {
 /** {@link lock} of many keys in one statement, taken in the order given. */
 export async function lockAll(trx: Transaction<Database>, keys: readonly string[]): Promise<void> {
   if (keys.length === 0) return;
-  await sql`select pg_advisory_xact_lock(hashtextextended(k.key, 0))
-    from unnest(cast(${[...keys]} as text[])) with ordinality as k(key, n) order by k.n`.execute(trx);
+  await lockedKeys.rows(trx, new OneValue(keys));
 }
+
+const lockedKeys = preparedQuery(
+  (_db, keys: OneValue<string>) => sql`select pg_advisory_xact_lock(hashtextextended(k.key, 0))
+    from unnest(cast(${keys} as text[])) with ordinality as k(key, n) order by k.n`,
+);
 
 const lockedKey = preparedQuery((_db, key: string) => sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`);
 
