@@ -2,22 +2,35 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../src/store/schema.ts';
 import type { Store } from '../../src/store/store.ts';
 
-/** The SQL of every statement `store` runs (through Kysely) while `run` runs, in order. */
-export async function statementsDuring(store: Store, run: () => Promise<unknown>): Promise<string[]> {
-  const executor = store.db.getExecutor() as unknown as { executeQuery: (...args: unknown[]) => Promise<unknown> };
-  const original = executor.executeQuery;
+/**
+ * While `run` runs, `object[method]` is wrapped: the `sql` of what each call is given (its first argument) or gives
+ * back (its result) is recorded, in order. The method is put back afterwards, whatever happens.
+ */
+async function sqlOfCalls(
+  object: object,
+  method: string,
+  from: 'argument' | 'result',
+  run: () => Promise<unknown>,
+): Promise<string[]> {
+  const target = object as Record<string, (...args: unknown[]) => unknown>;
+  const original = target[method];
   const texts: string[] = [];
-  executor.executeQuery = function (this: unknown, ...args: unknown[]) {
-    texts.push((args[0] as { sql: string }).sql);
-    return original.apply(this, args);
+  target[method] = function (this: unknown, ...args: unknown[]) {
+    const result = original.apply(this, args);
+    texts.push(((from === 'argument' ? args[0] : result) as { sql: string }).sql);
+    return result;
   };
   try {
     await run();
   } finally {
-    executor.executeQuery = original;
+    target[method] = original;
   }
   return texts;
 }
+
+/** The SQL of every statement `store` runs (through Kysely) while `run` runs, in order. */
+export const statementsDuring = (store: Store, run: () => Promise<unknown>): Promise<string[]> =>
+  sqlOfCalls(store.db.getExecutor(), 'executeQuery', 'argument', run);
 
 /**
  * The SQL of every statement `store` sends to its database while `run` runs, those of its transactions included (the
@@ -58,24 +71,8 @@ export async function everyStatementDuring(store: Store, run: () => Promise<unkn
  * The SQL of every query `store` builds and compiles with Kysely while `run` runs (its transactions' included: they
  * share the executor's class), in order; a prepared query (store/prepared-query.ts) compiles only its first time.
  */
-export async function compiledDuring(store: Store, run: () => Promise<unknown>): Promise<string[]> {
-  const prototype = Object.getPrototypeOf(store.db.getExecutor()) as {
-    compileQuery: (...args: unknown[]) => { sql: string };
-  };
-  const compile = prototype.compileQuery;
-  const texts: string[] = [];
-  prototype.compileQuery = function (this: unknown, ...args: unknown[]) {
-    const compiled = compile.apply(this, args);
-    texts.push(compiled.sql);
-    return compiled;
-  };
-  try {
-    await run();
-  } finally {
-    prototype.compileQuery = compile;
-  }
-  return texts;
-}
+export const compiledDuring = (store: Store, run: () => Promise<unknown>): Promise<string[]> =>
+  sqlOfCalls(Object.getPrototypeOf(store.db.getExecutor()), 'compileQuery', 'result', run);
 
 /** How many statements `store` runs (through Kysely) while `run` runs. */
 export async function queriesDuring(store: Store, run: () => Promise<unknown>): Promise<number> {
