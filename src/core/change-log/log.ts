@@ -202,7 +202,31 @@ async function tellRecorded(trx: Trx): Promise<void> {
   const list = recordedListeners.get(storeOf(trx));
   if (!buffer || !list) return;
   const changes = [...buffer.values()];
-  for (const listener of list) await listener(trx, changes);
+  followPhases.set(trx, new Map());
+  try {
+    for (const listener of list) await listener(trx, changes);
+  } finally {
+    followPhases.delete(trx);
+  }
+}
+
+/** What the listeners of a transaction read once between them, while they run (see {@link readOnceWhileFollowing}). */
+const followPhases = new WeakMap<Trx, Map<string, Promise<unknown>>>();
+
+/**
+ * `read()`, shared by the listeners of `trx`'s changes while they run: the first to ask under `key` reads, the others
+ * get its answer. Each listener writes only the tables it owns (one writer per table), and the transaction's own work
+ * is done, so what one listener read of the changed items still holds for the next. Outside that phase it just reads.
+ */
+export function readOnceWhileFollowing<T>(trx: Trx, key: string, read: () => Promise<T>): Promise<T> {
+  const phase = followPhases.get(trx);
+  if (phase === undefined) return read();
+  let shared = phase.get(key) as Promise<T> | undefined;
+  if (shared === undefined) {
+    shared = read();
+    phase.set(key, shared);
+  }
+  return shared;
 }
 
 export type CommittedListener = (changes: readonly CommittedChange[]) => void;

@@ -6,13 +6,12 @@
 // (item-locks.ts): with several processes on PostgreSQL, the document last written is always rendered from the item's
 // latest state (a venue's trash that unlinks an event and the event's own write may both render it).
 import type { Actor } from '../../domain/actor.ts';
-import { preparedQuery } from '../../store/prepared-query.ts';
 import type { Trx } from '../../store/store.ts';
 import { lockItems } from '../item-locks.ts';
 import type { LinkedPostKind } from '../linked/kind.ts';
 import { loadLinked, serializeLinked } from '../linked/serialize.ts';
 import { serializeSingleEvent, type EventBundle } from '../events/serialize.ts';
-import { loadEventRecords, loadOrganizerIds } from '../events/store.ts';
+import { readFollowedEvents } from '../events/followed.ts';
 import { loadImages } from '../images/images.ts';
 import { documentFingerprint } from './fingerprint.ts';
 import {
@@ -70,20 +69,11 @@ export function eventTemplates(
   return { item, entry };
 }
 
-const termLinksOf = preparedQuery((db, ids: readonly number[]) =>
-  db.selectFrom('event_terms').select(['event_id', 'term_id']).where('event_id', 'in', ids),
-);
-
 /** Renders (or deletes) the documents of events `ids`. */
 export async function renderEventDocuments(trx: Trx, context: RenderContext, ids: readonly number[]): Promise<void> {
   if (ids.length === 0) return;
-  await lockItems(trx, ids);
   // What the templates need: not the venues, organizers and term objects, whose places get tokens.
-  const [records, organizerIds, termLinks] = await Promise.all([
-    loadEventRecords(trx, ids),
-    loadOrganizerIds(trx, ids),
-    termLinksOf.rows(trx, ids),
-  ]);
+  const { records, organizerIds, termIds } = await readFollowedEvents(trx, ids);
   const images = await loadImages(
     trx,
     [...records.values()].map(({ post }) => post.image_id),
@@ -96,8 +86,6 @@ export async function renderEventDocuments(trx: Trx, context: RenderContext, ids
     organizers: new Map(),
     terms: new Map(),
   };
-  const termIds = new Map<number, number[]>();
-  for (const link of termLinks) termIds.set(link.event_id, [...(termIds.get(link.event_id) ?? []), link.term_id]);
   const fingerprint = documentFingerprint(context.config);
   const rows: EventDocumentRow[] = [];
   const gone: number[] = [];

@@ -68,6 +68,12 @@ const countedLinksOf = preparedQuery((db, ids: readonly number[]) =>
     ),
 );
 
+/** What counting an event reads of it: its occurrences row's values and its links; absent for a deleted event. */
+export interface CountedEvent {
+  occurrence: CountedOccurrence;
+  links: CountedLinks;
+}
+
 /**
  * Counts events `ids` again as they stand in `trx`. Each event's lock is taken first (item-locks.ts): two transactions
  * counting one event at once would both take back its old keys; the second to lock reads what the first committed.
@@ -76,53 +82,85 @@ export async function countEvents(trx: Trx, ids: readonly number[]): Promise<voi
   const wanted = [...new Set(ids)].sort((a, b) => a - b);
   await lockItems(trx, wanted);
   for (const chunk of chunks(wanted)) {
-    const [counted, occurrences, linked] = await Promise.all([
-      countedKeysOf.rows(trx, chunk),
-      countedRowsOf.rows(trx, chunk),
-      countedLinksOf.rows(trx, chunk),
-    ]);
-    const before = new Map(counted.map((row) => [row.event_id, parseKeys(row.keys)]));
-    const occurrencesOf = new Map<number, CountedOccurrence[]>();
-    const linksOf = new Map<number, { termIds: number[]; venueId: number | null; organizerIds: number[] }>();
-    for (const row of occurrences) {
-      linksOf.set(row.event_id, { termIds: [], venueId: row.venue_id, organizerIds: [] });
-      const list = occurrencesOf.get(row.event_id) ?? [];
-      list.push({
+    const [counted, events] = await Promise.all([countedKeysOf.rows(trx, chunk), readCountedEvents(trx, chunk)]);
+    await countAgain(trx, chunk, counted, events);
+  }
+}
+
+/**
+ * {@link countEvents} of events whose locks `trx` holds and which the caller has read already (a write's follower,
+ * which shares one read of the changed events with the stored documents' renderer: follow-counts.ts). `events` holds
+ * those of `ids` that exist.
+ */
+export async function countEventsAsRead(
+  trx: Trx,
+  ids: readonly number[],
+  events: ReadonlyMap<number, CountedEvent>,
+): Promise<void> {
+  const wanted = [...new Set(ids)].sort((a, b) => a - b);
+  for (const chunk of chunks(wanted)) await countAgain(trx, chunk, await countedKeysOf.rows(trx, chunk), events);
+}
+
+async function readCountedEvents(trx: Trx, ids: readonly number[]): Promise<Map<number, CountedEvent>> {
+  const [occurrences, linked] = await Promise.all([countedRowsOf.rows(trx, ids), countedLinksOf.rows(trx, ids)]);
+  const termIds = new Map<number, number[]>();
+  const organizerIds = new Map<number, number[]>();
+  for (const row of linked) {
+    const byEvent = row.kind === 'term' ? termIds : organizerIds;
+    byEvent.set(row.event_id, [...(byEvent.get(row.event_id) ?? []), Number(row.linked_id)]);
+  }
+  const events = new Map<number, CountedEvent>();
+  for (const row of occurrences) {
+    events.set(row.event_id, {
+      occurrence: {
         status: row.status,
         publishedUtc: row.date_utc,
         startLocal: row.start_local,
         endLocal: row.end_local,
         hidden: row.hidden === 1,
-      });
-      occurrencesOf.set(row.event_id, list);
-    }
-    for (const row of linked) {
-      const links = linksOf.get(row.event_id);
-      if (links === undefined) continue;
-      (row.kind === 'term' ? links.termIds : links.organizerIds).push(Number(row.linked_id));
-    }
-
-    const total = new Map<string, number>();
-    const now: Array<{ event_id: number; keys: string }> = [];
-    for (const id of chunk) {
-      const keys = contributionKeys(occurrencesOf.get(id) ?? [], linksOf.get(id) ?? NO_LINKS);
-      for (const [key, change] of countDelta(before.get(id) ?? [], keys))
-        total.set(key, (total.get(key) ?? 0) + change);
-      // Every event that exists keeps a row, even with no keys (a hidden event): it is
-      // counted, as nothing. A deleted event's row goes.
-      if (occurrencesOf.has(id)) now.push({ event_id: id, keys: JSON.stringify(keys) });
-    }
-    const rows = [...total]
-      .filter(([, change]) => change !== 0)
-      .map(([key, count]) => {
-        const { dimension, status, startDay, endDay, published } = splitKey(key);
-        return { dimension, status, start_day: startDay, end_day: endDay, published_utc: published, count };
-      });
-    for (const part of chunks(rows, 200)) await countsAdded.affected(trx, part);
-    const gone = counted.map((row) => row.event_id).filter((id) => !occurrencesOf.has(id));
-    if (gone.length > 0) await trx.deleteFrom('counted_events').where('event_id', 'in', gone).execute();
-    for (const part of chunks(now, 200)) await countedEventsWritten.affected(trx, part);
+      },
+      links: {
+        termIds: termIds.get(row.event_id) ?? [],
+        venueId: row.venue_id,
+        organizerIds: organizerIds.get(row.event_id) ?? [],
+      },
+    });
   }
+  return events;
+}
+
+/**
+ * Appends to the ledger, for the events of `chunk`, the difference between the keys they were counted under
+ * (`counted`) and those they add now (`events`: a deleted event is absent), and records the new keys.
+ */
+async function countAgain(
+  trx: Trx,
+  chunk: readonly number[],
+  counted: ReadonlyArray<{ event_id: number; keys: string }>,
+  events: ReadonlyMap<number, CountedEvent>,
+): Promise<void> {
+  const before = new Map(counted.map((row) => [row.event_id, parseKeys(row.keys)]));
+  const total = new Map<string, number>();
+  const now: Array<{ event_id: number; keys: string }> = [];
+  for (const id of chunk) {
+    const event = events.get(id);
+    const keys =
+      event === undefined ? contributionKeys([], NO_LINKS) : contributionKeys([event.occurrence], event.links);
+    for (const [key, change] of countDelta(before.get(id) ?? [], keys)) total.set(key, (total.get(key) ?? 0) + change);
+    // Every event that exists keeps a row, even with no keys (a hidden event): it is counted, as nothing. A deleted
+    // event's row goes.
+    if (event !== undefined) now.push({ event_id: id, keys: JSON.stringify(keys) });
+  }
+  const rows = [...total]
+    .filter(([, change]) => change !== 0)
+    .map(([key, count]) => {
+      const { dimension, status, startDay, endDay, published } = splitKey(key);
+      return { dimension, status, start_day: startDay, end_day: endDay, published_utc: published, count };
+    });
+  for (const part of chunks(rows, 200)) await countsAdded.affected(trx, part);
+  const gone = counted.map((row) => row.event_id).filter((id) => !events.has(id));
+  if (gone.length > 0) await trx.deleteFrom('counted_events').where('event_id', 'in', gone).execute();
+  for (const part of chunks(now, 200)) await countedEventsWritten.affected(trx, part);
 }
 
 /** A write's few rows (one per dimension it moves) compiled once per number of rows; an import's built for it. */
