@@ -69,6 +69,15 @@ export class ResponseCache {
     return pending;
   }
 
+  /**
+   * Whether an answer for `key` is kept and still within its second (at whatever version): a caller that would only
+   * read the data version to check it can skip that read when there is none.
+   */
+  holds(key: string, nowMs: number): boolean {
+    const entry = this.#entries.get(key);
+    return entry !== undefined && nowMs >= entry.at && nowMs - entry.at < MAX_CACHED_AGE_MS;
+  }
+
   get(key: string, version: string, nowMs: number): CachedReply | undefined {
     const entry = this.#entries.get(key);
     if (!entry) return undefined;

@@ -71,6 +71,11 @@ export interface Endpoint<A extends Args = Args> {
   allows?: (ctx: RequestContext) => boolean;
   /** D23: a create that accepts `Idempotency-Key` (plugins/idempotency.ts runs it at most once per key). */
   acceptsIdempotencyKey?: boolean;
+  /**
+   * A read whose handler sets `ctx.dataVersion` no later than its first read of the database, from that read's own
+   * statement when it is unset: the read cache then reads no version before it (plugins/read-cache.ts).
+   */
+  reportsDataVersion?: boolean;
   handler: (ctx: RequestContext, params: ArgValues<A>, raw: ParamMap) => Promise<Reply>;
 }
 

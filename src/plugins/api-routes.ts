@@ -62,7 +62,12 @@ const apiRoutes: FastifyPluginAsync<ApiRoutesOptions> = async (app, { deps, grou
   const read =
     (definition: Endpoint): ApiHandler =>
     async (request, reply) =>
-      sendReply(reply, await app.readThrough(request, () => run(definition, request)));
+      sendReply(
+        reply,
+        await app.readThrough(request, () => run(definition, request), {
+          reportsDataVersion: definition.reportsDataVersion,
+        }),
+      );
   const write =
     (definition: Endpoint): ApiHandler =>
     async (request, reply) =>

@@ -12,8 +12,21 @@ declare module 'fastify' {
      * one `compute` gives, which is then kept. Authenticated reads, and reads that send an event password, always
      * compute and are never kept.
      */
-    readThrough(request: FastifyRequest, compute: () => Promise<EncodedReply>): Promise<EncodedReply>;
+    readThrough(
+      request: FastifyRequest,
+      compute: () => Promise<EncodedReply>,
+      options?: ReadThroughOptions,
+    ): Promise<EncodedReply>;
   }
+}
+
+export interface ReadThroughOptions {
+  /**
+   * `compute` sets `request.ctx.dataVersion` no later than its first read, from that read's own statement (a read by
+   * id: core/documents/read.ts readEventDocumentsWithVersion). When the cache holds no answer for the request, none
+   * is read before computing: the answer is kept under the version it reports, or not kept if it reports none.
+   */
+  reportsDataVersion?: boolean;
 }
 
 export interface ReadCacheOptions {
@@ -53,14 +66,26 @@ export default fp<ReadCacheOptions>(
   async (app, { store, cache }) => {
     app.decorate(
       'readThrough',
-      async (request: FastifyRequest, compute: () => Promise<EncodedReply>): Promise<EncodedReply> => {
+      async (
+        request: FastifyRequest,
+        compute: () => Promise<EncodedReply>,
+        options: ReadThroughOptions = {},
+      ): Promise<EncodedReply> => {
         if (request.ctx.viewer !== null || sendsPassword(request)) return compute();
+        const key = cacheKey(request);
+        const nowMs = request.ctx.now.toMillis();
+        // A read of a URL the cache holds nothing for (a read by a random id): its first statement reads the version
+        // too. Simultaneous first reads of one URL are not merged into one then, as they are once an answer is kept.
+        if (options.reportsDataVersion && !cache.holds(key, nowMs)) {
+          const answer = toCached(await compute());
+          const version = request.ctx.dataVersion;
+          if (version !== undefined) cache.set(key, version, nowMs, answer);
+          return answer;
+        }
         const version = await store.dataVersion();
         // An anonymous read writes nothing its answer depends on: everything it reads is checked at this version.
         request.ctx.dataVersion = version;
-        return cache.answer(cacheKey(request), version, request.ctx.now.toMillis(), async () =>
-          toCached(await compute()),
-        );
+        return cache.answer(key, version, nowMs, async () => toCached(await compute()));
       },
     );
   },

@@ -59,7 +59,7 @@ export interface StoreDialect {
   /** See Store.dataVersion. */
   dataVersion(): Promise<string>;
   /** See Store.dataVersionColumn. */
-  readonly dataVersionColumn: RawBuilder<string> | undefined;
+  readonly dataVersionColumn: RawBuilder<string>;
 
   // --- Batch write path -------------------------------------------------------------------------------------------
   /**

@@ -98,11 +98,10 @@ export interface Store {
    */
   dataVersion(): Promise<string>;
   /**
-   * Where the database keeps the data version (PostgreSQL): an expression for it that a query selects beside its own
-   * columns, so both are read in one statement, from one snapshot, in one round trip. Undefined where it is not in
-   * the database (SQLite): read {@link dataVersion} after the query instead.
+   * The data version as an expression that a query selects beside its own columns, so that both are read in one
+   * statement, from one snapshot (one round trip on PostgreSQL): the version is exactly that of the rows beside it.
    */
-  readonly dataVersionColumn: RawBuilder<string> | undefined;
+  readonly dataVersionColumn: RawBuilder<string>;
   /** True when the database answers. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

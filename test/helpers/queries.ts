@@ -170,3 +170,33 @@ export function holdTransactions(store: Store, count: number) {
     },
   };
 }
+
+/**
+ * Runs `write` once, right after the next statement `store` runs outside a transaction (through Kysely) whose SQL
+ * matches `pattern` has its rows but before its caller gets them: the caller then holds rows older than that write.
+ * `fired` tells whether it ran; `restore` puts the executor's method back.
+ */
+export function writeAfterNextStatement(store: Store, pattern: RegExp, write: () => Promise<unknown>) {
+  const executor = store.db.getExecutor() as unknown as {
+    executeQuery: (this: unknown, query: { sql: string }, ...rest: unknown[]) => Promise<unknown>;
+  };
+  const execute = executor.executeQuery;
+  let fired = false;
+  executor.executeQuery = async function (this: unknown, query, ...rest) {
+    const result = await execute.call(this, query, ...rest);
+    if (!fired && pattern.test(query.sql)) {
+      fired = true;
+      executor.executeQuery = execute;
+      await write();
+    }
+    return result;
+  };
+  return {
+    get fired() {
+      return fired;
+    },
+    restore: () => {
+      executor.executeQuery = execute;
+    },
+  };
+}

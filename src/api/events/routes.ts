@@ -52,7 +52,13 @@ import {
 } from '../../http/event-passwords.ts';
 import { syncCursorHeader } from '../changes/header.ts';
 import { JSON_TYPE } from '../../http/content-types.ts';
-import { documentJson, readEventDocumentForms, readEventDocuments } from '../../core/documents/read.ts';
+import {
+  documentJson,
+  readEventDocumentForms,
+  readEventDocuments,
+  readEventDocumentsWithVersion,
+  type EventDocument,
+} from '../../core/documents/read.ts';
 import { embeddedTermObjects, sameForEveryReader } from '../../core/events/item-cache.ts';
 
 const notFound = (id: number) => new ApiError(404, 'rest-event-not-found', `Event with ID ${id} does not exist.`);
@@ -260,6 +266,18 @@ const create = endpoint({
   },
 });
 
+/**
+ * The event's stored document (`item`), if it can be answered from one. Read with the data version when the request
+ * has none yet (neither the read cache nor a credential's check read one): the request then has the version of its
+ * first read, which the read cache keeps the answer under (`reportsDataVersion`).
+ */
+async function readStoredItem(ctx: RequestContext, id: number): Promise<EventDocument | undefined> {
+  if (ctx.dataVersion !== undefined) return (await readEventDocuments(ctx.store.db, ctx, [id], 'item')).get(id);
+  const { documents, dataVersion } = await readEventDocumentsWithVersion(ctx.store, ctx, [id], 'item');
+  ctx.dataVersion = dataVersion;
+  return documents.get(id);
+}
+
 /** The item endpoints for one way of naming the event (by id or by slug). */
 function itemEndpoints(key: 'id' | 'slug'): AnyEndpoint[] {
   const find = async (ctx: RequestContext, params: Record<string, unknown>): Promise<PostRow | undefined> =>
@@ -299,6 +317,8 @@ function itemEndpoints(key: 'id' | 'slug'): AnyEndpoint[] {
         404: { description: 'No such id.' },
       },
       args: readArgs,
+      // By id, its first read is readStoredItem's, which reads the version with the document.
+      reportsDataVersion: key === 'id',
       async handler(ctx, params, raw) {
         // By id without a password or context, a public event's answer is the same for everyone who may read it: it
         // is served from, and kept in, the per-process item cache, which the change log keeps exact (item-cache.ts).
@@ -309,7 +329,7 @@ function itemEndpoints(key: 'id' | 'slug'): AnyEndpoint[] {
         const found = await cache?.lookup(cacheKey, ctx);
         if (found && 'hit' in found) return found.hit;
         // D34: a published event without a password is answered from its stored document, when it has a current one.
-        const stored = byId ? (await readEventDocuments(ctx.store.db, ctx, [id], 'item')).get(id) : undefined;
+        const stored = byId ? await readStoredItem(ctx, id) : undefined;
         if (stored) {
           const entry = {
             type: JSON_TYPE,

@@ -40,15 +40,11 @@ export async function latestSeq(db: Db): Promise<number> {
 }
 
 /**
- * {@link latestSeq} and a data version read no earlier than it: on PostgreSQL in the same statement (one snapshot, one
- * round trip), elsewhere one read after the other. Everything committed up to the seq is inside that version.
+ * {@link latestSeq} and the data version, in one statement (one snapshot, one round trip): everything committed up to
+ * the seq is inside that version.
  */
 export async function latestSeqAndDataVersion(store: Store): Promise<{ seq: number; version: string }> {
   const column = store.dataVersionColumn;
-  if (column === undefined) {
-    const seq = await latestSeq(store.db);
-    return { seq, version: await store.dataVersion() };
-  }
   const row = await store.db
     .selectNoFrom((eb) => [
       eb

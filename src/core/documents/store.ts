@@ -103,6 +103,52 @@ function documentsOf(forms: readonly DocumentForm[]) {
   return query;
 }
 
+/** A row of {@link readDocumentsWithVersion}'s statement: the version, and a document (all null when none is found). */
+type VersionedPartRow = { version: string | number } & { [K in keyof DocumentPartRow]: DocumentPartRow[K] | null };
+
+/**
+ * {@link readDocuments}, and the data version they were read at, in one statement (`version`: the store's
+ * dataVersionColumn): a read that keeps its answer under that version (the read cache of a read by id) then reads no
+ * version before it. The version comes from the statement's own snapshot, so it is exactly that of the documents.
+ */
+export async function readDocumentsWithVersion(
+  db: Db,
+  eventIds: readonly number[],
+  forms: readonly DocumentForm[],
+  version: RawBuilder<string>,
+): Promise<{ version: string; rows: DocumentPartRow[] }> {
+  const rows = await versionedDocumentsOf(forms, version).rows(db, eventIds);
+  const documents: DocumentPartRow[] = [];
+  for (const { version: _version, ...row } of rows) if (row.id !== null) documents.push(row as DocumentPartRow);
+  return { version: String(rows[0].version), rows: documents };
+}
+
+/** Per version expression (one per store), per set of forms. */
+const versionedQueries = new WeakMap<
+  RawBuilder<string>,
+  Map<string, PreparedQuery<[ids: readonly number[]], VersionedPartRow>>
+>();
+
+function versionedDocumentsOf(forms: readonly DocumentForm[], version: RawBuilder<string>) {
+  let byForms = versionedQueries.get(version);
+  if (byForms === undefined) {
+    byForms = new Map();
+    versionedQueries.set(version, byForms);
+  }
+  const key = forms.join();
+  let query = byForms.get(key);
+  if (query === undefined) {
+    // The version's one-row table, joined to the documents on nothing: one row at least, whatever is found.
+    query = preparedQuery(
+      (_db, ids: readonly number[]) =>
+        sql<VersionedPartRow>`select v.version, d.* from (select ${version} as version) v
+          left join (${documentsStatement(sql.join(ids), forms)}) d on true`,
+    );
+    byForms.set(key, query);
+  }
+  return query;
+}
+
 function documentsStatement(ids: RawBuilder<unknown>, forms: readonly DocumentForm[]) {
   const column = (form: DocumentForm) => (forms.includes(form) ? sql.ref(form) : sql.lit(''));
   const [item, entry] = [column('item'), column('entry')];

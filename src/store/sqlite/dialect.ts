@@ -33,8 +33,7 @@ export async function openSqliteDialect(path: string): Promise<StoreDialect> {
     lock,
     lockAll: async () => {},
     dataVersion: dataVersion.read,
-    // `pragma data_version` is no value a query can select.
-    dataVersionColumn: undefined,
+    dataVersionColumn: dataVersion.column,
     insertRows: async (_trx, table, rows, returning) => writeRows(table, rows, returning),
     bulkLoadUpkeep,
     // One writer at a time anyway.
