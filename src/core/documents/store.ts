@@ -103,8 +103,11 @@ function documentsOf(forms: readonly DocumentForm[]) {
   return query;
 }
 
-/** A row of {@link readDocumentsWithVersion}'s statement: the version, and a document (all null when none is found). */
-type VersionedPartRow = { version: string | number } & { [K in keyof DocumentPartRow]: DocumentPartRow[K] | null };
+/** A row of {@link readDocumentsWithVersion}'s statement: a document's (`version` null), or the version's (`part` 2). */
+type VersionedPartRow = DocumentPartRow & { version: string | number | null };
+
+/** The `part` of the one row that carries the version. */
+const VERSION_PART = 2;
 
 /**
  * {@link readDocuments}, and the data version they were read at, in one statement (`version`: the store's
@@ -118,9 +121,9 @@ export async function readDocumentsWithVersion(
   version: RawBuilder<string>,
 ): Promise<{ version: string; rows: DocumentPartRow[] }> {
   const rows = await versionedDocumentsOf(forms, version).rows(db, eventIds);
-  const documents: DocumentPartRow[] = [];
-  for (const { version: _version, ...row } of rows) if (row.id !== null) documents.push(row as DocumentPartRow);
-  return { version: String(rows[0].version), rows: documents };
+  const carrier = rows.find((row) => Number(row.part) === VERSION_PART);
+  if (carrier === undefined || carrier.version === null) throw new Error('the documents were read without a version');
+  return { version: String(carrier.version), rows: rows.filter((row) => row !== carrier) };
 }
 
 /** Per version expression (one per store), per set of forms. */
@@ -138,29 +141,42 @@ function versionedDocumentsOf(forms: readonly DocumentForm[], version: RawBuilde
   const key = forms.join();
   let query = byForms.get(key);
   if (query === undefined) {
-    // The version's one-row table, joined to the documents on nothing: one row at least, whatever is found.
-    query = preparedQuery(
-      (_db, ids: readonly number[]) =>
-        sql<VersionedPartRow>`select v.version, d.* from (select ${version} as version) v
-          left join (${documentsStatement(sql.join(ids), forms)}) d on true`,
+    query = preparedQuery((_db, ids: readonly number[]) =>
+      documentsStatement<VersionedPartRow>(sql.join(ids), forms, version),
     );
     byForms.set(key, query);
   }
   return query;
 }
 
-function documentsStatement(ids: RawBuilder<unknown>, forms: readonly DocumentForm[]) {
+/**
+ * The documents' statement; with `version`, every row has a `version` column, null but in one more row (`part` 2)
+ * that carries it: a union branch rather than a join, so that SQLite streams the documents instead of copying them
+ * into a temporary table first.
+ */
+function documentsStatement<Row = DocumentPartRow>(
+  ids: RawBuilder<unknown>,
+  forms: readonly DocumentForm[],
+  version?: RawBuilder<string>,
+) {
   const column = (form: DocumentForm) => (forms.includes(form) ? sql.ref(form) : sql.lit(''));
   const [item, entry] = [column('item'), column('entry')];
-  return sql<DocumentPartRow>`
+  const none = version === undefined ? sql`` : sql`, null as version`;
+  const carrier =
+    version === undefined
+      ? sql``
+      : sql`
+    union all
+    select null, ${sql.lit(VERSION_PART)}, '', '', '', null, '', '', '', ${version}`;
+  return sql<Row>`
     select event_id as id, 0 as part, ${item} as item, ${entry} as entry, fingerprint, venue_id,
-      organizer_ids as extra, term_ids, modified_utc
+      organizer_ids as extra, term_ids, modified_utc${none}
     from event_documents where event_id in (${ids})
     union all
-    select post_id, 1, ${item}, ${entry}, fingerprint, null, json_ld, '', ''
+    select post_id, 1, ${item}, ${entry}, fingerprint, null, json_ld, '', ''${version === undefined ? sql`` : sql`, null`}
     from linked_documents where post_id in (
       select venue_id from events where id in (${ids}) and venue_id is not null
-      union select organizer_id from event_organizers where event_id in (${ids}))`;
+      union select organizer_id from event_organizers where event_id in (${ids}))${carrier}`;
 }
 
 /** Up to `limit` ids after `afterId` of events that should have a document (published, no password) and whose is missing or stale. */
