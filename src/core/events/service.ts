@@ -328,11 +328,17 @@ function writeExisting<T>(
   may: typeof canEditPost,
   options: WriteOptions,
   write: (trx: Trx, row: PostRow) => Promise<T>,
+  countsTerms = true,
 ): Promise<T> {
-  return store.transaction((trx) => writeExistingIn(trx, actor, id, may, options, write)).catch(linkedItemGone);
+  return store
+    .transaction((trx) => writeExistingIn(trx, actor, id, may, options, write, countsTerms))
+    .catch(linkedItemGone);
 }
 
-/** {@link writeExisting} inside the caller's transaction. */
+/**
+ * {@link writeExisting} inside the caller's transaction. `countsTerms` false: the write cannot move what the event's
+ * term counts depend on (see {@link movesTermCounts}), which are then not read before and after it.
+ */
 async function writeExistingIn<T>(
   trx: Trx,
   actor: Actor,
@@ -340,13 +346,40 @@ async function writeExistingIn<T>(
   may: typeof canEditPost,
   options: WriteOptions,
   write: (trx: Trx, row: PostRow) => Promise<T>,
+  countsTerms = true,
 ): Promise<T> {
   await lockSeriesOf(trx, id);
   const row = await claimFor(trx, actor, id, may, options);
-  const result = await withTermCounts(trx, [id], () => write(trx, row));
+  const result = countsTerms ? await withTermCounts(trx, [id], () => write(trx, row)) : await write(trx, row);
   await refreshListing(trx, [id]);
   return result;
 }
+
+/**
+ * The fields an update may send without moving the event's term counts, which depend only on its stored status, its
+ * terms and whether it is a series' own row (terms/counts.ts): none of these writes one of those. A list of the
+ * fields known to be safe, not of those known to matter, so that a field added later is counted until shown safe.
+ */
+const TERM_COUNT_NEUTRAL_FIELDS: ReadonlySet<string> = new Set([
+  'title',
+  'description',
+  'excerpt',
+  'slug',
+  'image',
+  'cost',
+  'website',
+  'show_map',
+  'show_map_link',
+  'hide_from_listings',
+  'sticky',
+  'featured',
+  'venue',
+  'organizer',
+]);
+
+/** Whether an update sending `input` may move the event's term counts: it sends a field not known to leave them. */
+export const movesTermCounts = (input: EventInput): boolean =>
+  Object.keys(input).some((field) => !TERM_COUNT_NEUTRAL_FIELDS.has(field));
 
 /** The event's row claimed for a write (posts/lifecycle.ts claimForWrite). */
 const claimFor = (trx: Trx, actor: Actor, id: number, may: typeof canEditPost, options: WriteOptions) =>
@@ -364,7 +397,15 @@ export function updateEvent(
   input: EventInput,
   options: WriteOptions = {},
 ): Promise<void> {
-  return writeExisting(store, actor, id, canEditPost, options, writeUpdate(store, actor, input));
+  return writeExisting(
+    store,
+    actor,
+    id,
+    canEditPost,
+    options,
+    writeUpdate(store, actor, input),
+    movesTermCounts(input),
+  );
 }
 
 /** The write of {@link updateEvent} on the claimed `post`. */
@@ -780,7 +821,15 @@ export function updateEventIn(
   input: EventInput,
   options: WriteOptions = {},
 ): Promise<void> {
-  return writeExistingIn(trx, actor, id, canEditPost, options, writeUpdate(store, actor, input));
+  return writeExistingIn(
+    trx,
+    actor,
+    id,
+    canEditPost,
+    options,
+    writeUpdate(store, actor, input),
+    movesTermCounts(input),
+  );
 }
 
 /** {@link trashEvent} in the caller's transaction `trx`. */

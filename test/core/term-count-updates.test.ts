@@ -1,0 +1,68 @@
+import assert from 'node:assert/strict';
+import { before, describe, it } from 'node:test';
+import { movesTermCounts } from '../../src/core/events/service.ts';
+import { describeEachDatabase } from '../helpers/harness.ts';
+import { everyStatementDuring } from '../helpers/queries.ts';
+
+describe('which updates may move an event’s term counts', () => {
+  it('only those that send a field not known to leave the status, terms and series alone', () => {
+    assert.equal(movesTermCounts({ title: 'x' }), false);
+    assert.equal(movesTermCounts({ title: 'x', description: 'y', cost: '5', featured: true }), false);
+    assert.equal(movesTermCounts({}), false);
+    for (const field of ['status', 'categories', 'tags', 'date', 'date_utc', 'recurrence', 'scope', 'author'])
+      assert.equal(movesTermCounts({ title: 'x', [field]: 'anything' }), true, field);
+    assert.equal(movesTermCounts({ a_field_added_later: 1 }), true);
+  });
+});
+
+/**
+ * An update that sends only fields that cannot move the term counts (a title) reads nothing for them; one that can
+ * (status, categories) still moves them. The counts are the terms' own `count`, checked against the events.
+ */
+describeEachDatabase('term counts across updates', (harness) => {
+  let category: number;
+
+  before(async () => {
+    const { users, request } = harness();
+    category = (await request('POST', '/categories', { as: users.administrator, body: { name: 'Counted' } })).json().id;
+  });
+
+  const count = async () => (await harness().request('GET', `/categories/${category}`)).json().count as number;
+  const readsUsage = (statements: readonly string[]) =>
+    statements.some((text) => text.includes('"event_terms"."term_id", "events"."series_id"'));
+
+  it('reads no term usage for a new title, and still follows a status or a category', async () => {
+    const { users, request, store } = harness();
+    const as = users.administrator;
+    const created = await request('POST', '/events', {
+      as,
+      body: {
+        title: 'Counted set',
+        status: 'publish',
+        start_date: '2027-04-05 21:00:00',
+        end_date: '2027-04-05 23:00:00',
+        categories: [category],
+      },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const id = created.json().id;
+    assert.equal(await count(), 1);
+
+    const update = (body: Record<string, unknown>) =>
+      everyStatementDuring(store, async () => {
+        const response = await request('PATCH', `/events/${id}`, { as, body });
+        assert.equal(response.statusCode, 200, response.body);
+      });
+
+    const renamed = await update({ title: 'Counted set, renamed', description: 'Late.' });
+    assert.equal(readsUsage(renamed), false, renamed.join('\n'));
+    assert.equal(await count(), 1);
+
+    assert.equal(readsUsage(await update({ status: 'draft' })), true);
+    assert.equal(await count(), 0);
+    assert.equal(readsUsage(await update({ title: 'Back', status: 'publish' })), true);
+    assert.equal(await count(), 1);
+    assert.equal(readsUsage(await update({ categories: [] })), true);
+    assert.equal(await count(), 0);
+  });
+});
