@@ -83,6 +83,12 @@ export interface StoreDialect {
    * stays on the process's one connection.
    */
   readonly writers: 'many' | 'one';
+  /**
+   * How a process's reads share the database. `many` (PostgreSQL): statements sent together run at once on connections
+   * of the pool, each planned for what it alone asks. `one` (SQLite): the process's one connection runs them one after
+   * another, so two statements that read the same rows read them twice.
+   */
+  readonly readers: 'many' | 'one';
 
   // --- Schema -----------------------------------------------------------------------------------------------------
   readonly schema: SchemaDialect;

@@ -23,6 +23,8 @@ export interface Store {
   readonly db: Db;
   /** How writers share the database (StoreDialect.writers): row-locked claims and a background thread, or neither. */
   readonly writers: 'many' | 'one';
+  /** How a process's reads share the database (StoreDialect.readers): at once on several connections, or in turn. */
+  readonly readers: 'many' | 'one';
   /** Unicode-aware lower-casing of a text expression, the same on both databases. */
   lower(expression: Expression<string> | RawBuilder<string>): RawBuilder<string>;
   /**
@@ -201,6 +203,7 @@ export async function openStore(config: DatabaseConfig, options: OpenStoreOption
     batchTransaction: (work) => run(work, true),
     flushBatches: () => dialect.flushBatches(),
     writers: dialect.writers,
+    readers: dialect.readers,
     batchConcurrency: dialect.batchConcurrency,
     lock: (trx, key) => dialect.lock(trx, key),
     lockAll: (trx, keys) => dialect.lockAll(trx, keys),

@@ -37,6 +37,7 @@ export async function openPostgresDialect(
     // events/s with two).
     batchConcurrency: 2,
     writers: 'many',
+    readers: 'many',
     schema,
     // Migrations (an index built over a large table) are not requests: without the statement time limit.
     migrate: async (migrations) => {

@@ -39,6 +39,7 @@ export async function openSqliteDialect(path: string): Promise<StoreDialect> {
     // One writer at a time anyway.
     batchConcurrency: 1,
     writers: 'one',
+    readers: 'one',
     schema,
     migrate: (migrations) => migrate(db, migrations),
     close: async () => {
