@@ -328,11 +328,8 @@ function writeExisting<T>(
   may: typeof canEditPost,
   options: WriteOptions,
   write: (trx: Trx, row: PostRow) => Promise<T>,
-  countsTerms = true,
 ): Promise<T> {
-  return store
-    .transaction((trx) => writeExistingIn(trx, actor, id, may, options, write, countsTerms))
-    .catch(linkedItemGone);
+  return store.transaction((trx) => writeExistingIn(trx, actor, id, may, options, write)).catch(linkedItemGone);
 }
 
 /**
@@ -397,15 +394,7 @@ export function updateEvent(
   input: EventInput,
   options: WriteOptions = {},
 ): Promise<void> {
-  return writeExisting(
-    store,
-    actor,
-    id,
-    canEditPost,
-    options,
-    writeUpdate(store, actor, input),
-    movesTermCounts(input),
-  );
+  return store.transaction((trx) => updateEventIn(trx, store, actor, id, input, options)).catch(linkedItemGone);
 }
 
 /** The write of {@link updateEvent} on the claimed `post`. */
