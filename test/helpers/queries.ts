@@ -94,42 +94,28 @@ export async function rowCount<T extends keyof Database>(
   return Number((await query.executeTakeFirstOrThrow()).n);
 }
 
-/**
- * Runs `write` once, right after the next read of the store's data version has its value but before the reader gets
- * it: the reader then holds a version older than that write (a race the tests replay at exactly that moment).
- * `fired` tells whether it ran; `restore` puts the store's own reader back.
- */
-export function writeAfterNextVersionRead(store: Store, write: () => Promise<unknown>) {
-  const readVersion = store.dataVersion;
-  let fired = false;
-  store.dataVersion = async () => {
-    const version = await readVersion();
-    if (!fired) {
-      fired = true;
-      await write();
-    }
-    return version;
-  };
-  return {
-    get fired() {
-      return fired;
-    },
-    restore: () => {
-      store.dataVersion = readVersion;
-    },
-  };
-}
+type AsyncMethod = (this: unknown, ...args: unknown[]) => Promise<unknown>;
 
-/** Runs `meanwhile` once, right after the next transaction of `store` commits, before its caller goes on. */
-export function afterNextCommit(store: Store, meanwhile: () => Promise<unknown>) {
-  const transaction = store.transaction;
+/**
+ * Runs `run` once, right after the next call of `target[method]` that `matches` has its result but before its caller
+ * gets it: the caller then holds what it read before `run` (a race the tests replay at exactly that moment). The method
+ * is put back as it fires. `fired` tells whether it ran; `restore` puts the method back if it never did.
+ */
+function runAfterNextCall(
+  target: object,
+  method: string,
+  run: () => Promise<unknown>,
+  matches: (...args: unknown[]) => boolean = () => true,
+) {
+  const methods = target as Record<string, AsyncMethod>;
+  const original = methods[method];
   let fired = false;
-  store.transaction = async (work) => {
-    const result = await transaction(work);
-    if (!fired) {
+  methods[method] = async function (this: unknown, ...args: unknown[]) {
+    const result = await original.apply(this, args);
+    if (!fired && matches(...args)) {
       fired = true;
-      store.transaction = transaction;
-      await meanwhile();
+      methods[method] = original;
+      await run();
     }
     return result;
   };
@@ -138,10 +124,22 @@ export function afterNextCommit(store: Store, meanwhile: () => Promise<unknown>)
       return fired;
     },
     restore: () => {
-      store.transaction = transaction;
+      methods[method] = original;
     },
   };
 }
+
+/**
+ * Runs `write` once, right after the next read of the store's data version has its value but before the reader gets
+ * it: the reader then holds a version older than that write. `fired` tells whether it ran; `restore` puts the store's
+ * own reader back.
+ */
+export const writeAfterNextVersionRead = (store: Store, write: () => Promise<unknown>) =>
+  runAfterNextCall(store, 'dataVersion', write);
+
+/** Runs `meanwhile` once, right after the next transaction of `store` commits, before its caller goes on. */
+export const afterNextCommit = (store: Store, meanwhile: () => Promise<unknown>) =>
+  runAfterNextCall(store, 'transaction', meanwhile);
 
 /** The next `count` transactions of `store` each stop after their work, until `release(n)` lets the n-th commit. */
 export function holdTransactions(store: Store, count: number) {
@@ -176,27 +174,7 @@ export function holdTransactions(store: Store, count: number) {
  * matches `pattern` has its rows but before its caller gets them: the caller then holds rows older than that write.
  * `fired` tells whether it ran; `restore` puts the executor's method back.
  */
-export function writeAfterNextStatement(store: Store, pattern: RegExp, write: () => Promise<unknown>) {
-  const executor = store.db.getExecutor() as unknown as {
-    executeQuery: (this: unknown, query: { sql: string }, ...rest: unknown[]) => Promise<unknown>;
-  };
-  const execute = executor.executeQuery;
-  let fired = false;
-  executor.executeQuery = async function (this: unknown, query, ...rest) {
-    const result = await execute.call(this, query, ...rest);
-    if (!fired && pattern.test(query.sql)) {
-      fired = true;
-      executor.executeQuery = execute;
-      await write();
-    }
-    return result;
-  };
-  return {
-    get fired() {
-      return fired;
-    },
-    restore: () => {
-      executor.executeQuery = execute;
-    },
-  };
-}
+export const writeAfterNextStatement = (store: Store, pattern: RegExp, write: () => Promise<unknown>) =>
+  runAfterNextCall(store.db.getExecutor(), 'executeQuery', write, (query) =>
+    pattern.test((query as { sql: string }).sql),
+  );

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { sql } from 'kysely';
+import { readSetting } from '../../src/core/settings/store.ts';
 import { MAX_PREPARED_LIST, MAX_SHAPES, OneValue, preparedQuery } from '../../src/store/prepared-query.ts';
 import { describeEachDatabase } from '../helpers/harness.ts';
 import { statementsDuring } from '../helpers/queries.ts';
@@ -50,12 +51,7 @@ describeEachDatabase('prepared queries', (harness) => {
       assert.equal(await rename.affected(store.db, 'new', 'prepared-missing'), 0);
     });
     assert.deepEqual(texts, [built, built]);
-    const row = await store.db
-      .selectFrom('settings')
-      .select('value')
-      .where('name', '=', 'prepared-c')
-      .executeTakeFirstOrThrow();
-    assert.equal(row.value, 'new');
+    assert.equal(await readSetting(store.db, 'prepared-c'), 'new');
   });
 
   it('keeps literal values of the built query and binds an argument used twice in both places', async () => {
@@ -209,12 +205,7 @@ describeEachDatabase('prepared queries', (harness) => {
     for (let round = 0; round < 2; round++)
       assert.equal(await change.affected(store.db, 'prepared-expression', { value: sql`value || 'x'` }), 1);
     assert.equal(builds, 2);
-    const row = await store.db
-      .selectFrom('settings')
-      .select('value')
-      .where('name', '=', 'prepared-expression')
-      .executeTakeFirstOrThrow();
-    assert.equal(row.value, 'vxx');
+    assert.equal(await readSetting(store.db, 'prepared-expression'), 'vxx');
   });
 
   it('binds an array wrapped as one value whole: one text whatever its length (PostgreSQL)', async (t) => {
