@@ -65,4 +65,56 @@ describeEachDatabase('term counts across updates', (harness) => {
     assert.equal(readsUsage(await update({ categories: [] })), true);
     assert.equal(await count(), 0);
   });
+
+  it('a create reads and links its categories and tags in one statement each, and counts what it linked', async () => {
+    const { users, request, store } = harness();
+    const as = users.administrator;
+    const tag = (await request('POST', '/tags', { as, body: { name: 'Counted tag' } })).json().id as number;
+    const tagCount = async () => (await request('GET', `/tags/${tag}`)).json().count as number;
+    const before = { category: await count(), tag: await tagCount() };
+    const create = async (status: string) => {
+      let id = 0;
+      const statements = await everyStatementDuring(store, async () => {
+        const response = await request('POST', '/events', {
+          as,
+          body: {
+            title: `Counted create, ${status}`,
+            status,
+            start_date: '2027-05-05 21:00:00',
+            end_date: '2027-05-05 23:00:00',
+            // A new name is created in the write; a category's id sent as a tag is no tag.
+            categories: [category, 'Counted new category'],
+            tags: [tag, category],
+          },
+        });
+        assert.equal(response.statusCode, 201, response.body);
+        id = response.json().id;
+        assert.deepEqual(
+          response.json().tags.map((term: { id: number }) => term.id),
+          [tag],
+        );
+      });
+      const matching = (pattern: RegExp) => statements.filter((text) => pattern.test(text)).length;
+      assert.equal(matching(/^select \* from "terms" where \(\("taxonomy"/), 1, statements.join('\n'));
+      assert.equal(matching(/^insert into "event_terms"/), 1, statements.join('\n'));
+      assert.equal(readsUsage(statements), false, statements.join('\n'));
+      return id;
+    };
+
+    await create('draft');
+    assert.deepEqual({ category: await count(), tag: await tagCount() }, before, 'a draft counts for no term');
+    await create('publish');
+    assert.deepEqual(
+      { category: await count(), tag: await tagCount() },
+      {
+        category: before.category + 1,
+        tag: before.tag + 1,
+      },
+    );
+    const created = (await request('GET', '/categories', { query: { search: 'Counted new category' } })).json();
+    assert.deepEqual(
+      created.categories.map((term: { name: string; count: number }) => [term.name, term.count]),
+      [['Counted new category', 1]],
+    );
+  });
 });

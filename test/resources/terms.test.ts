@@ -4,7 +4,7 @@ import { DateTime } from 'luxon';
 import { sql } from 'kysely';
 import { createRequestContext, type RequestContext } from '../../src/http/context.ts';
 import { insertPost } from '../../src/core/posts/store.ts';
-import { countNewEvents } from '../../src/core/terms/counts.ts';
+import { withTermCounts } from '../../src/core/terms/counts.ts';
 import { termSortDirection, termSortKey } from '../../src/core/terms/query.ts';
 import {
   loadEmbeddedTerms,
@@ -128,8 +128,10 @@ async function insertEvent(h: Harness, options: EventOptions = {}): Promise<numb
       event_id: post.id,
       term_id: termId,
     }));
-    if (links.length > 0) await trx.insertInto('event_terms').values(links).execute();
-    await countNewEvents(trx, [post.id]);
+    // Linked as an event write links them: the terms' counts move with it.
+    await withTermCounts(trx, [post.id], async () => {
+      if (links.length > 0) await trx.insertInto('event_terms').values(links).execute();
+    });
     return post.id;
   });
 }

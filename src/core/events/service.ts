@@ -29,9 +29,15 @@ import {
   type WriteOptions,
 } from '../posts/lifecycle.ts';
 import type { PostRow } from '../posts/store.ts';
-import { countNewEvents, withTermCounts } from '../terms/counts.ts';
+import { withTermCounts } from '../terms/counts.ts';
 import type { TermLookup } from '../terms/lookup.ts';
-import { addEventTerms, resolveTermsForWrite, setEventTerms, type Taxonomy } from '../terms/service.ts';
+import {
+  addNewEventTerms,
+  resolveEventTermsForWrite,
+  resolveTermsForWrite,
+  setEventTerms,
+  type Taxonomy,
+} from '../terms/service.ts';
 import { insertNewEventTerms } from '../terms/store.ts';
 import { venueKind } from '../venues/kind.ts';
 import { followSequence, followTrash, icalColumns } from './sequence.ts';
@@ -158,8 +164,9 @@ async function lockLinkedItems(trx: Trx, input: EventInput): Promise<void> {
 const termValues = (value: unknown) => toList(value)!.map((item) => (/^\d+$/.test(item) ? Number(item) : item));
 
 /**
- * Replaces the sent taxonomies (of an event `created` in `trx`: sets them, as it has none); an unknown name the
- * caller may not create is a 400 (D16).
+ * Replaces the sent taxonomies; an unknown name the caller may not create is a 400 (D16). The categories and tags sent
+ * are read together. An event `created` in `trx` has none to replace: its are linked together, and counted for their
+ * terms when it is stored as published (`created.published`), as a new event's terms are counted nowhere else.
  */
 async function writeTerms(
   trx: Trx,
@@ -167,14 +174,20 @@ async function writeTerms(
   actor: Actor,
   eventId: number,
   sent: Sent,
-  created = false,
+  created?: { published: boolean },
 ): Promise<void> {
-  for (const [param, taxonomy] of TAXONOMY_PARAMS) {
-    if (sent[param] === undefined) continue;
-    const result = await resolveTermsForWrite(trx, store, actor, taxonomy, termValues(sent[param]));
-    if (!result.ok) throw termNotCreatable(param, result.name);
-    await (created ? addEventTerms : setEventTerms)(trx, eventId, taxonomy, result.ids);
+  const wanted = TAXONOMY_PARAMS.flatMap(([param, taxonomy]) =>
+    sent[param] === undefined ? [] : [{ param, taxonomy, values: termValues(sent[param]) }],
+  );
+  if (wanted.length === 0) return;
+  const results = await resolveEventTermsForWrite(trx, store, actor, wanted);
+  const terms: Array<{ taxonomy: Taxonomy; termIds: number[] }> = [];
+  for (const [index, result] of results.entries()) {
+    if (!result.ok) throw termNotCreatable(wanted[index].param, result.name);
+    if (created) terms.push({ taxonomy: wanted[index].taxonomy, termIds: result.ids });
+    else await setEventTerms(trx, eventId, wanted[index].taxonomy, result.ids);
   }
+  if (created) await addNewEventTerms(trx, eventId, terms, created.published);
 }
 
 /** D16: a term name the caller may not create. */
@@ -255,8 +268,8 @@ async function insertEvent(trx: Trx, store: Store, actor: Actor, input: EventInp
   // A new event: its occurrences, organizers and terms are inserted, with nothing of its own to delete first.
   await insertOccurrences(trx, [post.id]);
   await addOrganizers(trx, post.id, organizerIds);
-  await writeTerms(trx, store, actor, post.id, input, true);
-  await countNewEvents(trx, [post.id]);
+  // Stored as published, it counts for its terms (a series by its own row, which this is: D25).
+  await writeTerms(trx, store, actor, post.id, input, { published: post.status === 'publish' });
   if (recurrence) await syncSeries(trx, store, actor, post.id);
   return post.id;
 }
@@ -787,7 +800,7 @@ export async function insertStagedEvents(
       })),
     ),
   );
-  // A new event counts for its terms when stored as published (a series by its own row: countNewEvents).
+  // A new event counts for its terms when stored as published (a series by its own row, D25).
   await insertNewEventTerms(
     trx,
     staged.map(({ termIds }, index) => ({

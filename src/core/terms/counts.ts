@@ -56,8 +56,3 @@ export async function withTermCounts<T>(trx: Trx, eventIds: readonly number[], w
   await applyTermCountChanges(trx, before, await eventTermUsage(trx, eventIds));
   return result;
 }
-
-/** Counts the terms of events that did not exist before this transaction (creates and imports). */
-export async function countNewEvents(trx: Trx, eventIds: readonly number[]): Promise<void> {
-  await applyTermCountChanges(trx, new Map(), await eventTermUsage(trx, eventIds));
-}

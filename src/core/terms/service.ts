@@ -20,6 +20,7 @@ import {
   findTermForWrite,
   findTermsByNames,
   findTermsByRefs,
+  findTermsByRefsOf,
   insertTerm,
   loadHierarchy,
   lockTaxonomy,
@@ -36,7 +37,7 @@ import type { WriteOptions } from '../posts/lifecycle.ts';
 
 export type { Taxonomy };
 // Event writes set an event's terms through the terms core; the statements are the terms repository's.
-export { addEventTerms, setEventTerms } from './store.ts';
+export { addNewEventTerms, setEventTerms } from './store.ts';
 
 // ---------------------------------------------------------------------------------------------------------------------
 // The change log (D21). A term's own create, update and delete are logged (its create and delete by the repository,
@@ -100,9 +101,44 @@ export async function resolveTermsForWrite(
   taxonomy: Taxonomy,
   values: Array<string | number>,
 ): Promise<ResolvedTerms> {
+  return (await resolveEventTermsForWrite(trx, store, actor, [{ taxonomy, values }]))[0];
+}
+
+/**
+ * {@link resolveTermsForWrite} for each taxonomy an event write sends (its categories and tags), in order, their ids
+ * and slugs read in one statement. Stops at the first refusal, which is then the last result: a later taxonomy is
+ * neither read further nor written.
+ */
+export async function resolveEventTermsForWrite(
+  trx: Trx,
+  store: Store,
+  actor: Actor,
+  sent: ReadonlyArray<{ taxonomy: Taxonomy; values: Array<string | number> }>,
+): Promise<ResolvedTerms[]> {
+  const refs = sent.map(({ values }) => termRefs(values));
+  const found = await findTermsByRefsOf(
+    trx,
+    sent.map(({ taxonomy }, index) => ({ taxonomy, refs: refs[index] })),
+  );
+  const results: ResolvedTerms[] = [];
+  for (const [index, { taxonomy }] of sent.entries()) {
+    const result = await resolveFound(trx, store, actor, taxonomy, refs[index], found[index]);
+    results.push(result);
+    if (!result.ok) break;
+  }
+  return results;
+}
+
+/** {@link resolveTermsForWrite} of `refs`, those found by id or slug given (`byRef`, which it completes). */
+async function resolveFound(
+  trx: Trx,
+  store: Store,
+  actor: Actor,
+  taxonomy: Taxonomy,
+  refs: readonly string[],
+  byRef: Map<string, TermRow>,
+): Promise<ResolvedTerms> {
   const info = TAXONOMIES[taxonomy];
-  const refs = termRefs(values);
-  const byRef = await findTermsByRefs(trx, taxonomy, refs);
   const unresolved = () => refs.filter((ref) => !/^\d+$/.test(ref) && !byRef.has(ref));
   const addNames = async () => {
     const byName = await findTermsByNames(store, trx, taxonomy, unresolved());

@@ -56,14 +56,30 @@ export async function lockChildTerms(trx: Trx, taxonomy: Taxonomy, parentId: num
   return rows.map((row) => row.id);
 }
 
-const termsByRefs = preparedQuery((db, taxonomy: Taxonomy, ids: readonly number[], slugs: readonly string[]) =>
-  db
-    .selectFrom('terms')
-    .selectAll()
-    .where('taxonomy', '=', taxonomy)
-    .where((eb) =>
-      eb.or([...(ids.length > 0 ? [eb('id', 'in', ids)] : []), ...(slugs.length > 0 ? [eb('slug', 'in', slugs)] : [])]),
-    ),
+/** The terms of several taxonomies named by id or slug: per taxonomy, its ids and its slugs (one of them not empty). */
+const termsByRefs = preparedQuery(
+  (
+    db,
+    taxonomies: readonly Taxonomy[],
+    ids: ReadonlyArray<readonly number[]>,
+    slugs: ReadonlyArray<readonly string[]>,
+  ) =>
+    db
+      .selectFrom('terms')
+      .selectAll()
+      .where((eb) =>
+        eb.or(
+          taxonomies.map((taxonomy, index) =>
+            eb.and([
+              eb('taxonomy', '=', taxonomy),
+              eb.or([
+                ...(ids[index].length > 0 ? [eb('id', 'in', ids[index])] : []),
+                ...(slugs[index].length > 0 ? [eb('slug', 'in', slugs[index])] : []),
+              ]),
+            ]),
+          ),
+        ),
+      ),
 );
 
 /** Terms named by id (all-digit values) or by slug, in one query; each reference maps to its term when it exists. */
@@ -72,18 +88,44 @@ export async function findTermsByRefs(
   taxonomy: Taxonomy,
   refs: readonly string[],
 ): Promise<Map<string, TermRow>> {
-  const ids = refs.filter(isNumeric).map(Number).filter(isRowId);
-  const slugs = refs.filter((ref) => !isNumeric(ref));
-  if (ids.length === 0 && slugs.length === 0) return new Map();
-  const rows = await termsByRefs.rows(db, taxonomy, ids, slugs);
-  const byId = new Map(rows.map((row) => [String(row.id), row]));
-  const bySlug = new Map(rows.map((row) => [row.slug, row]));
-  const found = new Map<string, TermRow>();
-  for (const ref of refs) {
-    const row = isNumeric(ref) ? byId.get(String(Number(ref))) : bySlug.get(ref);
-    if (row) found.set(ref, row);
-  }
-  return found;
+  return (await findTermsByRefsOf(db, [{ taxonomy, refs }]))[0];
+}
+
+/**
+ * {@link findTermsByRefs} of several taxonomies in one query (an event write's categories and tags): for each one
+ * asked for, in order, its references mapped to their terms.
+ */
+export async function findTermsByRefsOf(
+  db: Db,
+  wanted: ReadonlyArray<{ taxonomy: Taxonomy; refs: readonly string[] }>,
+): Promise<Array<Map<string, TermRow>>> {
+  const asked = wanted.map(({ taxonomy, refs }) => ({
+    taxonomy,
+    refs,
+    ids: refs.filter(isNumeric).map(Number).filter(isRowId),
+    slugs: refs.filter((ref) => !isNumeric(ref)),
+  }));
+  const read = asked.filter(({ ids, slugs }) => ids.length > 0 || slugs.length > 0);
+  const rows =
+    read.length === 0
+      ? []
+      : await termsByRefs.rows(
+          db,
+          read.map(({ taxonomy }) => taxonomy),
+          read.map(({ ids }) => ids),
+          read.map(({ slugs }) => slugs),
+        );
+  return asked.map(({ taxonomy, refs }) => {
+    const ofTaxonomy = rows.filter((row) => row.taxonomy === taxonomy);
+    const byId = new Map(ofTaxonomy.map((row) => [String(row.id), row]));
+    const bySlug = new Map(ofTaxonomy.map((row) => [row.slug, row]));
+    const found = new Map<string, TermRow>();
+    for (const ref of refs) {
+      const row = isNumeric(ref) ? byId.get(String(Number(ref))) : bySlug.get(ref);
+      if (row) found.set(ref, row);
+    }
+    return found;
+  });
 }
 
 /** Terms whose name equals one of `names`, case-insensitively for every script (D11); keyed by the lowered name. */
@@ -423,27 +465,63 @@ export async function setEventTerms(trx: Trx, eventId: number, taxonomy: Taxonom
     .where('event_id', '=', eventId)
     .where('term_id', 'in', trx.selectFrom('terms').select('id').where('taxonomy', '=', taxonomy))
     .execute();
-  await addEventTerms(trx, eventId, taxonomy, termIds);
+  await addEventTerms(trx, eventId, [{ taxonomy, termIds }]);
 }
 
-/** {@link setEventTerms} of an event created in `trx`, which has none to replace yet. */
-export async function addEventTerms(trx: Trx, eventId: number, taxonomy: Taxonomy, termIds: number[]): Promise<void> {
-  const wanted = [...new Set(termIds)].filter(isRowId);
-  if (wanted.length === 0) return;
-  await eventTermsAdded.affected(trx, eventId, taxonomy, wanted);
+/** Terms of an event per taxonomy: only ids of terms of that taxonomy count. */
+type TermsOfTaxonomies = ReadonlyArray<{ taxonomy: Taxonomy; termIds: readonly number[] }>;
+
+/**
+ * Links an event to terms of one or more taxonomies (a write's categories and tags at once), in one statement through
+ * the terms table: an id of another taxonomy, or of a term deleted since it was found, is left out. Answers the ids
+ * linked.
+ */
+async function addEventTerms(trx: Trx, eventId: number, terms: TermsOfTaxonomies): Promise<number[]> {
+  const wanted = terms
+    .map(({ taxonomy, termIds }) => ({ taxonomy, termIds: [...new Set(termIds)].filter(isRowId) }))
+    .filter(({ termIds }) => termIds.length > 0);
+  if (wanted.length === 0) return [];
+  const rows = await eventTermsAdded.rows(
+    trx,
+    eventId,
+    wanted.map(({ taxonomy }) => taxonomy),
+    wanted.map(({ termIds }) => termIds),
+  );
+  return rows.map((row) => row.term_id);
 }
 
-const eventTermsAdded = preparedQuery((db, eventId: number, taxonomy: Taxonomy, termIds: readonly number[]) =>
-  db
-    .insertInto('event_terms')
-    .columns(['event_id', 'term_id'])
-    .expression(
-      db
-        .selectFrom('terms')
-        .select([sql<number>`cast(${eventId} as integer)`.as('event_id'), 'id as term_id'])
-        .where('taxonomy', '=', taxonomy)
-        .where('id', 'in', termIds),
-    ),
+/**
+ * The terms of an event created in `trx` (it has none yet), with their counts when it is stored as published (a series
+ * by its own row, D25): counted from what the insert linked, with no read back.
+ */
+export async function addNewEventTerms(
+  trx: Trx,
+  eventId: number,
+  terms: TermsOfTaxonomies,
+  published: boolean,
+): Promise<void> {
+  const linked = await addEventTerms(trx, eventId, terms);
+  if (published) await addToPublishedCounts(trx, new Map(linked.map((termId) => [termId, 1])));
+}
+
+const eventTermsAdded = preparedQuery(
+  (db, eventId: number, taxonomies: readonly Taxonomy[], termIds: ReadonlyArray<readonly number[]>) =>
+    db
+      .insertInto('event_terms')
+      .columns(['event_id', 'term_id'])
+      .expression(
+        db
+          .selectFrom('terms')
+          .select([sql<number>`cast(${eventId} as integer)`.as('event_id'), 'id as term_id'])
+          .where((eb) =>
+            eb.or(
+              taxonomies.map((taxonomy, index) =>
+                eb.and([eb('taxonomy', '=', taxonomy), eb('id', 'in', termIds[index])]),
+              ),
+            ),
+          ),
+      )
+      .returning('term_id'),
 );
 
 /**
