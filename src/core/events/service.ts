@@ -30,6 +30,7 @@ import {
 } from '../posts/lifecycle.ts';
 import type { PostRow } from '../posts/store.ts';
 import { withTermCounts } from '../terms/counts.ts';
+import { followCreatedEvent } from './followed.ts';
 import type { TermLookup } from '../terms/lookup.ts';
 import {
   addNewEventTerms,
@@ -163,31 +164,43 @@ async function lockLinkedItems(trx: Trx, input: EventInput): Promise<void> {
 /** Numeric items are term ids, as in the reference. */
 const termValues = (value: unknown) => toList(value)!.map((item) => (/^\d+$/.test(item) ? Number(item) : item));
 
+/** The terms of each taxonomy sent, read together; an unknown name the caller may not create is a 400 (D16). */
+async function sentTerms(
+  trx: Trx,
+  store: Store,
+  actor: Actor,
+  sent: Sent,
+): Promise<Array<{ taxonomy: Taxonomy; termIds: number[] }>> {
+  const wanted = TAXONOMY_PARAMS.flatMap(([param, taxonomy]) =>
+    sent[param] === undefined ? [] : [{ param, taxonomy, values: termValues(sent[param]) }],
+  );
+  if (wanted.length === 0) return [];
+  const results = await resolveEventTermsForWrite(trx, store, actor, wanted);
+  return results.map((result, index) => {
+    if (!result.ok) throw termNotCreatable(wanted[index].param, result.name);
+    return { taxonomy: wanted[index].taxonomy, termIds: result.ids };
+  });
+}
+
+/** Replaces the sent taxonomies of an event. */
+async function writeTerms(trx: Trx, store: Store, actor: Actor, eventId: number, sent: Sent): Promise<void> {
+  for (const { taxonomy, termIds } of await sentTerms(trx, store, actor, sent))
+    await setEventTerms(trx, eventId, taxonomy, termIds);
+}
+
 /**
- * Replaces the sent taxonomies; an unknown name the caller may not create is a 400 (D16). The categories and tags sent
- * are read together. An event `created` in `trx` has none to replace: its are linked together, and counted for their
- * terms when it is stored as published (`created.published`), as a new event's terms are counted nowhere else.
+ * The sent taxonomies of an event created in `trx`, which has none yet: linked together, and counted for their terms
+ * when it is stored as `published` (a new event's terms are counted nowhere else). Answers the ids linked.
  */
-async function writeTerms(
+async function writeNewEventTerms(
   trx: Trx,
   store: Store,
   actor: Actor,
   eventId: number,
   sent: Sent,
-  created?: { published: boolean },
-): Promise<void> {
-  const wanted = TAXONOMY_PARAMS.flatMap(([param, taxonomy]) =>
-    sent[param] === undefined ? [] : [{ param, taxonomy, values: termValues(sent[param]) }],
-  );
-  if (wanted.length === 0) return;
-  const results = await resolveEventTermsForWrite(trx, store, actor, wanted);
-  const terms: Array<{ taxonomy: Taxonomy; termIds: number[] }> = [];
-  for (const [index, result] of results.entries()) {
-    if (!result.ok) throw termNotCreatable(wanted[index].param, result.name);
-    if (created) terms.push({ taxonomy: wanted[index].taxonomy, termIds: result.ids });
-    else await setEventTerms(trx, eventId, wanted[index].taxonomy, result.ids);
-  }
-  if (created) await addNewEventTerms(trx, eventId, terms, created.published);
+  published: boolean,
+): Promise<number[]> {
+  return addNewEventTerms(trx, eventId, await sentTerms(trx, store, actor, sent), published);
 }
 
 /** D16: a term name the caller may not create. */
@@ -264,13 +277,15 @@ async function insertEvent(trx: Trx, store: Store, actor: Actor, input: EventInp
     type: 'event',
     ...newEventPost(actor, input, eventPublicationDate(input, schedule.timezone, actor)),
   });
-  await insertEventRow(trx, newEventRow(post.id, input, schedule, recurrence, venueIds));
+  const event = await insertEventRow(trx, newEventRow(post.id, input, schedule, recurrence, venueIds));
   // A new event: its occurrences, organizers and terms are inserted, with nothing of its own to delete first.
   await insertOccurrences(trx, [post.id]);
-  await addOrganizers(trx, post.id, organizerIds);
+  const organizers = await addOrganizers(trx, post.id, organizerIds);
   // Stored as published, it counts for its terms (a series by its own row, which this is: D25).
-  await writeTerms(trx, store, actor, post.id, input, { published: post.status === 'publish' });
+  const termIds = await writeNewEventTerms(trx, store, actor, post.id, input, post.status === 'publish');
+  // A series goes on writing its row and its occurrences: what follows it reads them.
   if (recurrence) await syncSeries(trx, store, actor, post.id);
+  else followCreatedEvent(trx, { post, event, organizerIds: organizers, termIds });
   return post.id;
 }
 

@@ -102,11 +102,16 @@ export function costColumns(raw: unknown): Pick<EventsTable, 'cost_values' | 'cu
 // ---------------------------------------------------------------------------------------------------------------------
 // The writes of `events` and `event_organizers`: this module alone writes them (test/store/table-owners.test.ts).
 
-export async function insertEventRow(trx: Trx, row: Insertable<EventsTable>): Promise<void> {
-  await insertedEvent.affected(trx, row);
+/** Inserts an event row; answers it as stored (every column, defaults included). */
+export async function insertEventRow(trx: Trx, row: Insertable<EventsTable>): Promise<EventRow> {
+  const inserted = await insertedEvent.first(trx, row);
+  if (inserted === undefined) throw new Error(`the event row ${row.id} was not inserted`);
+  return inserted;
 }
 
-const insertedEvent = preparedQuery((db, row: Insertable<EventsTable>) => db.insertInto('events').values(row));
+const insertedEvent = preparedQuery((db, row: Insertable<EventsTable>) =>
+  db.insertInto('events').values(row).returningAll(),
+);
 
 /** Many event rows (the batch import, a series' new occurrences) through the store's row writer. */
 export async function insertEventRows(trx: Trx, rows: readonly Insertable<EventsTable>[]): Promise<void> {
@@ -220,13 +225,15 @@ export async function setOrganizers(trx: Trx, eventId: number, organizerIds: num
 }
 
 /** {@link setOrganizers} of an event created in `trx`, which has none to replace yet. */
-export async function addOrganizers(trx: Trx, eventId: number, organizerIds: number[]): Promise<void> {
+/** Links a new event's organizers in the order given, each once; answers them in that order. */
+export async function addOrganizers(trx: Trx, eventId: number, organizerIds: number[]): Promise<number[]> {
   const unique = [...new Set(organizerIds)];
-  if (unique.length === 0) return;
+  if (unique.length === 0) return unique;
   await trx
     .insertInto('event_organizers')
     .values(unique.map((organizerId, position) => ({ event_id: eventId, organizer_id: organizerId, position })))
     .execute();
+  return unique;
 }
 
 /** Organizer links of new events (the batch import), through the store's row writer. */

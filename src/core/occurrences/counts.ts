@@ -90,15 +90,20 @@ export async function countEvents(trx: Trx, ids: readonly number[]): Promise<voi
 /**
  * {@link countEvents} of events whose locks `trx` holds and which the caller has read already (a write's follower,
  * which shares one read of the changed events with the stored documents' renderer: follow-counts.ts). `events` holds
- * those of `ids` that exist.
+ * those of `ids` that exist; those of `created` were created in `trx`, so none has been counted yet (nothing is read
+ * of them).
  */
 export async function countEventsAsRead(
   trx: Trx,
   ids: readonly number[],
   events: ReadonlyMap<number, CountedEvent>,
+  created: ReadonlySet<number> = new Set(),
 ): Promise<void> {
   const wanted = [...new Set(ids)].sort((a, b) => a - b);
-  for (const chunk of chunks(wanted)) await countAgain(trx, chunk, await countedKeysOf.rows(trx, chunk), events);
+  for (const chunk of chunks(wanted)) {
+    const counted = chunk.filter((id) => !created.has(id));
+    await countAgain(trx, chunk, counted.length === 0 ? [] : await countedKeysOf.rows(trx, counted), events);
+  }
 }
 
 async function readCountedEvents(trx: Trx, ids: readonly number[]): Promise<Map<number, CountedEvent>> {

@@ -30,6 +30,6 @@ export function keepCountsCurrent(store: Store): () => void {
         },
       });
     }
-    await countEventsAsRead(trx, ids, events);
+    await countEventsAsRead(trx, ids, events, followed.created);
   });
 }

@@ -492,16 +492,17 @@ async function addEventTerms(trx: Trx, eventId: number, terms: TermsOfTaxonomies
 
 /**
  * The terms of an event created in `trx` (it has none yet), with their counts when it is stored as published (a series
- * by its own row, D25): counted from what the insert linked, with no read back.
+ * by its own row, D25): counted from what the insert linked, with no read back. Answers the ids linked.
  */
 export async function addNewEventTerms(
   trx: Trx,
   eventId: number,
   terms: TermsOfTaxonomies,
   published: boolean,
-): Promise<void> {
+): Promise<number[]> {
   const linked = await addEventTerms(trx, eventId, terms);
   if (published) await addToPublishedCounts(trx, new Map(linked.map((termId) => [termId, 1])));
+  return linked;
 }
 
 const eventTermsAdded = preparedQuery(
