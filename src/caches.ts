@@ -36,7 +36,7 @@ export function createCaches(config: Config, store: Store): AppCaches {
     passwordGuesses: new FailureLimiter(store.db, config.authFailures),
     pageSeeks: new PageSeeks(),
     responses: new ResponseCache(config.readCacheBytes),
-    credentials: new Authenticator(store.db, config.authFailures),
+    credentials: new Authenticator(store.db, { ...config.authFailures, ownCommits: store }),
     icalEntries: new WrittenEntries(config.icalCacheBytes),
   };
 }

@@ -2,7 +2,7 @@ import { createHash, createHmac, createSecretKey, randomBytes } from 'node:crypt
 import { sql } from 'kysely';
 import type { Caller } from '../domain/access.ts';
 import { preparedQuery } from '../store/prepared-query.ts';
-import { outsideTransaction, type Db } from '../store/store.ts';
+import { outsideTransaction, type Db, type Store } from '../store/store.ts';
 import { BOOTSTRAP_PASSWORD_NAME } from '../core/users/bootstrap.ts';
 import {
   dummyHash,
@@ -218,6 +218,11 @@ export class FailureLimiter {
 interface AuthenticatorOptions extends FailureLimiterOptions {
   /** The hash check (tests count calls). */
   verify?: typeof verifySecret;
+  /**
+   * The store whose commits by this process may leave the credentials alone (Store.onOwnCommit): a confirmation
+   * then holds across them.
+   */
+  ownCommits?: Pick<Store, 'onOwnCommit'>;
 }
 
 interface VerifiedCredential {
@@ -285,6 +290,13 @@ export class Authenticator {
     this.#db = db;
     this.#limiter = new FailureLimiter(db, options);
     this.#verifySecret = options.verify ?? verifySecret;
+    // A write of this process that said it leaves the credentials alone (an event's create or update) moves the data
+    // version, not what a confirmation read: it goes on holding under the version after it.
+    options.ownCommits?.onOwnCommit(({ before, after, leftAlone }) => {
+      if (!leftAlone.has('credentials')) return;
+      for (const confirmation of this.#confirmed.values())
+        if (confirmation.version === before) confirmation.version = after;
+    });
   }
 
   /**

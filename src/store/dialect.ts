@@ -46,6 +46,13 @@ export interface StoreDialect {
    * lock of `data_version` (also moving the data version); SQLite: nothing, its single writer already orders them.
    */
   enterCommitOrder(trx: Transaction<Database>): Promise<void>;
+  /**
+   * After {@link enterCommitOrder}, just before the commit: the data version `trx`'s commit moves on from, and the one
+   * it moves to, with no other commit between them. PostgreSQL: the version its step into commit order took, and the
+   * one before; SQLite: its own commits, counted at each commit, one more, under a `data_version` that no other
+   * connection can move while this one holds the write lock.
+   */
+  commitStep(trx: Transaction<Database>): Promise<VersionStep>;
   /** Makes every batch transaction committed so far durable. */
   flushBatches(): Promise<void>;
   /**
@@ -129,4 +136,10 @@ export interface BulkLoadUpkeep {
   deferrable(db: Kysely<any>, tables: readonly string[]): Promise<DeferredDefinition[]>;
   /** Runs once everything is built again: statistics the load made stale. */
   afterLoad?(db: Kysely<any>, tables: readonly string[]): Promise<void>;
+}
+
+/** The data version before a commit and after it, one commit apart (StoreDialect.commitStep). */
+export interface VersionStep {
+  before: string;
+  after: string;
 }

@@ -3,14 +3,21 @@ import type { Expression, Insertable, Kysely, RawBuilder, SqlBool, Transaction }
 import { sql } from 'kysely';
 import type { DatabaseConfig } from '../config.ts';
 import { claimCommit } from './deadline.ts';
-import type { StoreDialect } from './dialect.ts';
+import type { StoreDialect, VersionStep } from './dialect.ts';
 import { migrations } from './migrations.ts';
 import { openPostgresDialect } from './postgres/dialect.ts';
 import type { Database } from './schema.ts';
 import { openSqliteDialect } from './sqlite/dialect.ts';
-import { openerOf, openHooks, runAfterCommit, runAfterWork, runBeforeCommit } from './transaction-hooks.ts';
+import {
+  openerOf,
+  openHooks,
+  runAfterCommit,
+  runAfterWork,
+  runBeforeCommit,
+  type DataPart,
+} from './transaction-hooks.ts';
 
-export { afterCommit, afterWork, beforeCommit } from './transaction-hooks.ts';
+export { afterCommit, afterWork, beforeCommit, leaveAlone, type DataPart } from './transaction-hooks.ts';
 
 /** The store whose transaction `trx` is (only stores open transactions with hooks: the cast holds). */
 export const storeOf = (trx: Trx): Store => openerOf(trx) as Store;
@@ -104,6 +111,12 @@ export interface Store {
    * statement, from one snapshot (one round trip on PostgreSQL): the version is exactly that of the rows beside it.
    */
   readonly dataVersionColumn: RawBuilder<string>;
+  /**
+   * Calls `listener` after each commit of this process whose writer said it left some parts of the data alone
+   * (leaveAlone), with the data version just before that commit and just after it (no other commit between) and those
+   * parts: a cache of them kept under `before` holds under `after`. Returns a function that removes it.
+   */
+  onOwnCommit(listener: OwnCommitListener): () => void;
   /** True when the database answers. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
@@ -115,6 +128,13 @@ export interface OpenStoreOptions {
   /** Imports and upkeep are not requests: their statements run without the requests' time limit (D31). */
   withoutStatementTimeout?: boolean;
 }
+
+/** A commit of this process that left `leftAlone` as it was, from data version `before` to `after` (Store.onOwnCommit). */
+export interface OwnCommit extends VersionStep {
+  leftAlone: ReadonlySet<DataPart>;
+}
+
+export type OwnCommitListener = (commit: OwnCommit) => void;
 
 /** Ids are 32-bit `integer` columns: a larger (or non-positive) number names no row, and PostgreSQL would reject it. */
 export const isRowId = (id: number) => Number.isSafeInteger(id) && id >= 1 && id <= 2_147_483_647;
@@ -165,8 +185,9 @@ export async function openStore(config: DatabaseConfig, options: OpenStoreOption
     throw error;
   }
 
+  const ownCommitListeners = new Set<OwnCommitListener>();
   const run = async <T>(work: (trx: Trx) => Promise<T>, batch: boolean): Promise<T> => {
-    let committed: { trx: Trx; hooks: ReturnType<typeof openHooks> } | undefined;
+    let committed: { trx: Trx; hooks: ReturnType<typeof openHooks>; step?: VersionStep } | undefined;
     let releaseCommit: (() => void) | undefined;
     let result: T;
     try {
@@ -178,10 +199,13 @@ export async function openStore(config: DatabaseConfig, options: OpenStoreOption
           await runAfterWork(trx, hooks);
           await dialect.enterCommitOrder(trx);
           await runBeforeCommit(trx, hooks);
+          // Asked only when some cache may outlive the commit: on SQLite it reads the data version's pragma.
+          const step =
+            hooks.leftAlone.size > 0 && ownCommitListeners.size > 0 ? await dialect.commitStep(trx) : undefined;
           // D31: past the request's deadline this throws, and the transaction rolls back.
           releaseCommit?.();
           releaseCommit = claimCommit();
-          committed = { trx, hooks };
+          committed = { trx, hooks, step };
           return value;
         },
         { batch },
@@ -189,7 +213,19 @@ export async function openStore(config: DatabaseConfig, options: OpenStoreOption
     } finally {
       releaseCommit?.();
     }
-    if (committed) runAfterCommit(committed.trx, committed.hooks);
+    if (committed) {
+      const { trx, hooks, step } = committed;
+      // Before the hooks: a listener told of the commit a moment late only makes a cache miss (its version moved on).
+      if (step)
+        for (const listener of ownCommitListeners) {
+          try {
+            listener({ ...step, leftAlone: hooks.leftAlone });
+          } catch (error) {
+            process.emitWarning(error instanceof Error ? error : new Error(String(error)), { code: 'OWN_COMMIT' });
+          }
+        }
+      runAfterCommit(trx, hooks);
+    }
     return result;
   };
 
@@ -209,6 +245,12 @@ export async function openStore(config: DatabaseConfig, options: OpenStoreOption
     lockAll: (trx, keys) => dialect.lockAll(trx, keys),
     dataVersion: () => dialect.dataVersion(),
     dataVersionColumn: dialect.dataVersionColumn,
+    onOwnCommit(listener) {
+      ownCommitListeners.add(listener);
+      return () => {
+        ownCommitListeners.delete(listener);
+      };
+    },
     insertRows: async (trx, table, rows) => {
       await dialect.insertRows(trx, table, rows);
     },

@@ -12,7 +12,16 @@ interface TransactionHooks {
   readonly afterWork: Array<(trx: Trx) => Promise<void>>;
   readonly beforeCommit: Array<(trx: Trx) => Promise<void>>;
   readonly afterCommit: Array<() => void>;
+  /** What the transaction's writer said it leaves as it was (see {@link leaveAlone}). */
+  readonly leftAlone: Set<DataPart>;
 }
+
+/**
+ * Parts of the data that a process's caches keep, keyed by the data version, and that a write may leave as they were:
+ * `terms`, the term snapshot's rows, counts and next due date (core/terms/embedded-cache.ts); `credentials`, the users,
+ * application passwords and failure counters an authentication reads (http/auth.ts).
+ */
+export type DataPart = 'terms' | 'credentials';
 
 const open = new WeakMap<Trx, TransactionHooks>();
 
@@ -48,12 +57,21 @@ export function afterCommit(trx: Trx, hook: () => void): void {
   hooksOf(trx).afterCommit.push(hook);
 }
 
+/**
+ * Says that `trx` writes nothing of `parts`: a cache of them read at the data version its commit moves on from still
+ * holds at the version after it (Store.onOwnCommit). A writer says it only of a write whose every table it knows,
+ * for a wrong word serves stale data; a write that says nothing invalidates every cache, as any commit does.
+ */
+export function leaveAlone(trx: Trx, ...parts: DataPart[]): void {
+  for (const part of parts) hooksOf(trx).leftAlone.add(part);
+}
+
 /** The store whose transaction `trx` is, as Store.transaction gave it to {@link openHooks}. */
 export const openerOf = (trx: Trx): unknown => hooksOf(trx).store;
 
 /** Store.transaction's side: registers the hooks of a new transaction (one per attempt). */
 export function openHooks(trx: Trx, store: unknown): TransactionHooks {
-  const hooks: TransactionHooks = { store, afterWork: [], beforeCommit: [], afterCommit: [] };
+  const hooks: TransactionHooks = { store, afterWork: [], beforeCommit: [], afterCommit: [], leftAlone: new Set() };
   open.set(trx, hooks);
   return hooks;
 }

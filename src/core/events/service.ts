@@ -12,7 +12,7 @@ import { toList } from '../../domain/lists.ts';
 import { slugify } from '../../domain/slugs.ts';
 import type { EventsTable } from '../../store/schema.ts';
 import { underSavepoint } from '../../store/savepoint.ts';
-import { isForeignKeyViolation, isRowId, type Store, type Trx } from '../../store/store.ts';
+import { isForeignKeyViolation, isRowId, leaveAlone, type Store, type Trx } from '../../store/store.ts';
 import type { LinkedPostKind } from '../linked/kind.ts';
 import { createLinked, createLinkedItems, type Sent } from '../linked/service.ts';
 import { organizerKind } from '../organizers/kind.ts';
@@ -314,7 +314,13 @@ const seriesColumns = (id: number, recurrence: ParsedRecurrence | null | undefin
 
 /** POST /events: returns the new event's id. */
 export function createEvent(store: Store, actor: Actor, input: EventInput): Promise<number> {
-  return store.transaction((trx) => insertEvent(trx, store, actor, input)).catch(linkedItemGone);
+  return store
+    .transaction((trx) => {
+      // The whole transaction is this create: it writes no credentials (its terms' counts move).
+      leaveAlone(trx, 'credentials');
+      return insertEvent(trx, store, actor, input);
+    })
+    .catch(linkedItemGone);
 }
 
 /**
@@ -422,8 +428,23 @@ export function updateEvent(
   input: EventInput,
   options: WriteOptions = {},
 ): Promise<void> {
-  return store.transaction((trx) => updateEventIn(trx, store, actor, id, input, options)).catch(linkedItemGone);
+  return store
+    .transaction((trx) => {
+      // The whole transaction is this update: it writes no credentials, and the terms only as leavesTermsAlone says.
+      leaveAlone(trx, 'credentials');
+      if (leavesTermsAlone(input)) leaveAlone(trx, 'terms');
+      return updateEventIn(trx, store, actor, id, input, options);
+    })
+    .catch(linkedItemGone);
 }
+
+/**
+ * Whether an update sending `input` changes nothing the term snapshot keeps (core/terms/embedded-cache.ts): no term,
+ * count or scheduled post. It must leave the counts (movesTermCounts), and write no other post: an inline venue or
+ * organizer, or an image, may be a new one, even a scheduled one.
+ */
+export const leavesTermsAlone = (input: EventInput): boolean =>
+  !movesTermCounts(input) && input.venue === undefined && input.organizer === undefined && input.image === undefined;
 
 /** The write of {@link updateEvent} on the claimed `post`. */
 const writeUpdate = (store: Store, actor: Actor, input: EventInput) => async (trx: Trx, post: PostRow) => {

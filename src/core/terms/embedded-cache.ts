@@ -1,7 +1,8 @@
 // The term objects events embed (§3.5), kept per process. A site has few terms and every event read embeds some, but
 // each embedded term carries its count, which needs a query over the scheduled posts whose date has come. A snapshot
-// is exact: it holds for the data version it was read at (any process's commit moves it), and only until the next
-// scheduled post's publication time, when counts change without a write. A new snapshot starts empty; a term read
+// is exact: it holds for the data version it was read at (any process's commit moves it, but for one of this process
+// that said it left the terms alone), and only until the next scheduled post's publication time, when counts change
+// without a write. A new snapshot starts empty; a term read
 // into it again keeps its previous object when neither its row nor its count changed, so that answers built from
 // those objects (the item cache's) can tell, by identity, whether their embedded terms are still current.
 // The process makes one EmbeddedTermSnapshots at start (src/caches.ts) and readers bring it (`TermReader.caches`).
@@ -72,6 +73,10 @@ export class EmbeddedTermSnapshots {
   constructor(store: Store, enabled = true) {
     this.store = store;
     this.#enabled = enabled;
+    // A commit of this process that left the terms alone (an event's new title) moves the version, not what is kept.
+    store.onOwnCommit(({ before, after, leftAlone }) => {
+      if (leftAlone.has('terms') && this.#kept?.version === before) this.#kept.version = after;
+    });
   }
 
   /** The embedded objects of `wanted` (distinct ids). */

@@ -5,7 +5,7 @@ import { createDataVersion } from './data-version.ts';
 import { migrate, schema } from './migration.ts';
 import { insertRows } from './row-writer.ts';
 import { containsText, lower, orderByCodePoint } from './text.ts';
-import { createTransactionRunner, enterCommitOrder, flushBatches, lock, lockAll } from './transaction.ts';
+import { commitStep, createTransactionRunner, enterCommitOrder, flushBatches, lock, lockAll } from './transaction.ts';
 
 /** The PostgreSQL implementation of {@link StoreDialect}, on `url`, with every table in `schema` when given. */
 export async function openPostgresDialect(
@@ -26,6 +26,7 @@ export async function openPostgresDialect(
     searchIndexFilter: () => undefined,
     transaction: createTransactionRunner(db),
     enterCommitOrder,
+    commitStep,
     flushBatches: () => flushBatches(db),
     lock,
     lockAll,

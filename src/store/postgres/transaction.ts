@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { errorCode } from '../../domain/errors.ts';
 import { OneValue, preparedQuery } from '../prepared-query.ts';
+import type { VersionStep } from '../dialect.ts';
 import type { Database } from '../schema.ts';
 
 /**
@@ -44,12 +45,27 @@ export function createTransactionRunner(db: Kysely<Database>) {
  * Whatever a transaction allocates after this point (change seqs) therefore increases in commit order.
  */
 export async function enterCommitOrder(trx: Transaction<Database>): Promise<void> {
-  await nextDataVersion.affected(trx);
+  const row = await nextDataVersion.first(trx);
+  if (row === undefined) throw new Error('the data_version row is missing');
+  versionsTaken.set(trx, BigInt(row.version));
 }
 
 const nextDataVersion = preparedQuery((db) =>
-  db.updateTable('data_version').set({ version: sql`version + 1` }).where('id', '=', 1),
+  db.updateTable('data_version').set({ version: sql`version + 1` }).where('id', '=', 1).returning('version'),
 );
+
+/** The version each transaction's step into commit order took. */
+const versionsTaken = new WeakMap<Transaction<Database>, bigint>();
+
+/**
+ * The version `trx` took entering commit order, and the one before: every write transaction takes the next one under
+ * the row lock, so no other commit comes between the two.
+ */
+export async function commitStep(trx: Transaction<Database>): Promise<VersionStep> {
+  const taken = versionsTaken.get(trx);
+  if (taken === undefined) throw new Error('the transaction has not entered commit order');
+  return { before: String(taken - 1n), after: String(taken) };
+}
 
 /** An ordinary commit after batch commits: with a transaction id of its own, it flushes the log up to itself. */
 export async function flushBatches(db: Kysely<Database>): Promise<void> {

@@ -25,8 +25,11 @@ export interface SqliteConnection {
 /** How long a statement waits for another process's write lock before SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 10_000;
 
-/** WAL so readers never wait for the writer; a busy timeout so concurrent processes queue instead of failing. */
-export function openSqliteConnection(path: string): SqliteConnection {
+/**
+ * WAL so readers never wait for the writer; a busy timeout so concurrent processes queue instead of failing.
+ * `committed` runs right after each transaction's COMMIT, before anything else can use the connection.
+ */
+export function openSqliteConnection(path: string, committed: () => void = () => {}): SqliteConnection {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const database = new BetterSqlite3(path);
   database.pragma('journal_mode = WAL');
@@ -35,7 +38,7 @@ export function openSqliteConnection(path: string): SqliteConnection {
   database.pragma('synchronous = NORMAL');
   registerTextFunctions(database);
   return {
-    db: new Kysely<Database>({ dialect: new ImmediateSqliteDialect(database), plugins: [yieldingPlugin] }),
+    db: new Kysely<Database>({ dialect: new ImmediateSqliteDialect(database, committed), plugins: [yieldingPlugin] }),
     database,
   };
 }
@@ -86,9 +89,11 @@ export function withStatementCache(database: BetterSqlite3.Database): SqliteData
  */
 class ImmediateSqliteDialect extends SqliteDialect {
   readonly #busyTimeout: BusyTimeout;
+  readonly #committed: () => void;
 
-  constructor(database: BetterSqlite3.Database) {
+  constructor(database: BetterSqlite3.Database, committed: () => void) {
     super({ database: withStatementCache(database) });
+    this.#committed = committed;
     // Prepared once: `database.pragma()` compiles its statement on every call, and this runs twice per write.
     const noWait = database.prepare('pragma busy_timeout = 0');
     const wait = database.prepare(`pragma busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -98,6 +103,13 @@ class ImmediateSqliteDialect extends SqliteDialect {
   override createDriver(): Driver {
     const driver = super.createDriver();
     driver.beginTransaction = (connection) => beginImmediate(this.#busyTimeout, connection);
+    // Counted at the COMMIT, while the transaction still holds the connection: no other transaction of this process
+    // can commit first, so each commit is counted in commit order (sqlite/data-version.ts).
+    const commit = driver.commitTransaction.bind(driver);
+    driver.commitTransaction = async (connection) => {
+      await commit(connection);
+      this.#committed();
+    };
     return driver;
   }
 }

@@ -1,12 +1,13 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
+import type { VersionStep } from '../dialect.ts';
 
 /** The SQL function that gives this process's own commits (registered on its connection), as text. */
 const OWN_COMMITS = 'own_commits';
 
 /**
  * SQLite's `data_version` moves when another connection commits; this process's own commits are counted here (the
- * transaction runner reports each one).
+ * connection reports each one at its COMMIT: connection.ts).
  */
 export function createDataVersion(database: BetterSqlite3.Database) {
   let ownCommits = 0;
@@ -22,6 +23,14 @@ export function createDataVersion(database: BetterSqlite3.Database) {
     column: sql<string>`((select data_version from pragma_data_version) || ':' || ${sql.raw(OWN_COMMITS)}())`,
     committed: () => {
       ownCommits++;
+    },
+    /**
+     * Inside a write transaction, before its commit: the version now, and the one its commit makes. No other
+     * connection can commit while this one holds the write lock, and the own commits move by this one alone.
+     */
+    step: (): VersionStep => {
+      const moved = readDataVersion.get();
+      return { before: `${moved}:${ownCommits}`, after: `${moved}:${ownCommits + 1}` };
     },
   };
 }

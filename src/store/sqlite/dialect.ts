@@ -11,13 +11,12 @@ import { createTransactionRunner, enterCommitOrder, lock } from './transaction.t
 
 /** The SQLite implementation of {@link StoreDialect}, on the database file at `path`. */
 export async function openSqliteDialect(path: string): Promise<StoreDialect> {
-  const { db, database } = openSqliteConnection(path);
+  let countCommit = () => {};
+  const { db, database } = openSqliteConnection(path, () => countCommit());
   const dataVersion = createDataVersion(database);
+  countCommit = dataVersion.committed;
   const checkpoints = createCheckpoints(database, path);
-  const transaction = createTransactionRunner(db, () => {
-    dataVersion.committed();
-    checkpoints.committed();
-  });
+  const transaction = createTransactionRunner(db, () => checkpoints.committed());
   const writeRows = createRowWriter(database);
   return {
     name: 'sqlite',
@@ -28,6 +27,7 @@ export async function openSqliteDialect(path: string): Promise<StoreDialect> {
     searchIndexFilter,
     transaction: (work) => transaction(work),
     enterCommitOrder,
+    commitStep: async () => dataVersion.step(),
     // Batch commits are ordinary ones; the checkpoint thread copies their log as it does every other commit's.
     flushBatches: async () => {},
     lock,
