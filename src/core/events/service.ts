@@ -367,8 +367,9 @@ function writeExisting<T>(
 }
 
 /**
- * {@link writeExisting} inside the caller's transaction. `countsTerms` false: the write cannot move what the event's
- * term counts depend on (see {@link movesTermCounts}), which are then not read before and after it.
+ * {@link writeExisting} inside the caller's transaction. What follows the write may be left out where it cannot
+ * have moved: `termCounts`, what the event's term counts depend on (see {@link movesTermCounts}), which are then not
+ * read before and after it; `listing`, what its occurrences copy of it (see {@link movesListing}).
  */
 async function writeExistingIn<T>(
   trx: Trx,
@@ -377,12 +378,12 @@ async function writeExistingIn<T>(
   may: typeof canEditPost,
   options: WriteOptions,
   write: (trx: Trx, row: PostRow) => Promise<T>,
-  countsTerms = true,
+  follows: { termCounts: boolean; listing: boolean } = { termCounts: true, listing: true },
 ): Promise<T> {
   await lockSeriesOf(trx, id);
   const row = await claimFor(trx, actor, id, may, options);
-  const result = countsTerms ? await withTermCounts(trx, [id], () => write(trx, row)) : await write(trx, row);
-  await refreshListing(trx, [id]);
+  const result = follows.termCounts ? await withTermCounts(trx, [id], () => write(trx, row)) : await write(trx, row);
+  if (follows.listing) await refreshListing(trx, [id]);
   return result;
 }
 
@@ -411,6 +412,32 @@ const TERM_COUNT_NEUTRAL_FIELDS: ReadonlySet<string> = new Set([
 /** Whether an update sending `input` may move the event's term counts: it sends a field not known to leave them. */
 export const movesTermCounts = (input: EventInput): boolean =>
   Object.keys(input).some((field) => !TERM_COUNT_NEUTRAL_FIELDS.has(field));
+
+/**
+ * The fields an update may send without changing what the event's occurrences copy of it for the lists (its status,
+ * publication date, author and hidden flag: occurrences/store.ts refreshListing). Known to be safe, as above.
+ */
+const LISTING_NEUTRAL_FIELDS: ReadonlySet<string> = new Set([
+  'title',
+  'description',
+  'excerpt',
+  'slug',
+  'image',
+  'cost',
+  'website',
+  'show_map',
+  'show_map_link',
+  'sticky',
+  'featured',
+  'venue',
+  'organizer',
+  'categories',
+  'tags',
+]);
+
+/** Whether an update sending `input` may change its occurrences' listing copies: it sends a field not known to leave them. */
+export const movesListing = (input: EventInput): boolean =>
+  Object.keys(input).some((field) => !LISTING_NEUTRAL_FIELDS.has(field));
 
 /** The event's row claimed for a write (posts/lifecycle.ts claimForWrite). */
 const claimFor = (trx: Trx, actor: Actor, id: number, may: typeof canEditPost, options: WriteOptions) =>
@@ -859,15 +886,10 @@ export function updateEventIn(
   input: EventInput,
   options: WriteOptions = {},
 ): Promise<void> {
-  return writeExistingIn(
-    trx,
-    actor,
-    id,
-    canEditPost,
-    options,
-    writeUpdate(store, actor, input),
-    movesTermCounts(input),
-  );
+  return writeExistingIn(trx, actor, id, canEditPost, options, writeUpdate(store, actor, input), {
+    termCounts: movesTermCounts(input),
+    listing: movesListing(input),
+  });
 }
 
 /** {@link trashEvent} in the caller's transaction `trx`. */

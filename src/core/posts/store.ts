@@ -306,11 +306,13 @@ export async function updatePosts(trx: Trx, ids: readonly number[], values: Upda
 }
 
 /**
- * The current row, locked until the transaction ends (a write of nothing: `id = id`); undefined when there is no
- * such post (any more). See posts/lifecycle.ts claimPost.
+ * The current row, locked until the transaction ends; undefined when there is no such post (any more). See
+ * posts/lifecycle.ts claimPost. Where several writers run at once (PostgreSQL) the row's lock is a write of nothing
+ * (`id = id`); where one does (SQLite, whose write transactions hold the database's write lock from their start) the
+ * row is read: on SQLite that write would move the row's index entries, its id being the rowid.
  */
 export async function lockPost(trx: Trx, id: number): Promise<PostRow | undefined> {
-  return lockedPost.first(trx, id);
+  return storeOf(trx).writers === 'one' ? postById.first(trx, id) : lockedPost.first(trx, id);
 }
 
 const lockedPost = preparedQuery((db, id: number) =>
