@@ -17,7 +17,14 @@ import {
   type DataPart,
 } from './transaction-hooks.ts';
 
-export { afterCommit, afterWork, beforeCommit, leaveAlone, type DataPart } from './transaction-hooks.ts';
+export {
+  afterCommit,
+  afterWork,
+  beforeCommit,
+  leaveAlone,
+  recordTermCountDeltas,
+  type DataPart,
+} from './transaction-hooks.ts';
 
 /** The store whose transaction `trx` is (only stores open transactions with hooks: the cast holds). */
 export const storeOf = (trx: Trx): Store => openerOf(trx) as Store;
@@ -132,6 +139,8 @@ export interface OpenStoreOptions {
 /** A commit of this process that left `leftAlone` as it was, from data version `before` to `after` (Store.onOwnCommit). */
 export interface OwnCommit extends VersionStep {
   leftAlone: ReadonlySet<DataPart>;
+  /** How much it moved each term's stored count (recordTermCountDeltas). */
+  termCountDeltas: ReadonlyMap<number, number>;
 }
 
 export type OwnCommitListener = (commit: OwnCommit) => void;
@@ -219,7 +228,7 @@ export async function openStore(config: DatabaseConfig, options: OpenStoreOption
       if (step)
         for (const listener of ownCommitListeners) {
           try {
-            listener({ ...step, leftAlone: hooks.leftAlone });
+            listener({ ...step, leftAlone: hooks.leftAlone, termCountDeltas: hooks.termCountDeltas });
           } catch (error) {
             process.emitWarning(error instanceof Error ? error : new Error(String(error)), { code: 'OWN_COMMIT' });
           }

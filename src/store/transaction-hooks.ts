@@ -14,12 +14,15 @@ interface TransactionHooks {
   readonly afterCommit: Array<() => void>;
   /** What the transaction's writer said it leaves as it was (see {@link leaveAlone}). */
   readonly leftAlone: Set<DataPart>;
+  /** How much the transaction moved each term's stored count (see {@link recordTermCountDeltas}). */
+  readonly termCountDeltas: Map<number, number>;
 }
 
 /**
  * Parts of the data that a process's caches keep, keyed by the data version, and that a write may leave as they were:
- * `terms`, the term snapshot's rows, counts and next due date (core/terms/embedded-cache.ts); `credentials`, the users,
- * application passwords and failure counters an authentication reads (http/auth.ts).
+ * `terms`, the term snapshot's rows, counts and next due date (core/terms/embedded-cache.ts), but for the counts the
+ * write moved by the deltas it recorded (recordTermCountDeltas); `credentials`, the users, application passwords and
+ * failure counters an authentication reads (http/auth.ts).
  */
 export type DataPart = 'terms' | 'credentials';
 
@@ -66,12 +69,31 @@ export function leaveAlone(trx: Trx, ...parts: DataPart[]): void {
   for (const part of parts) hooksOf(trx).leftAlone.add(part);
 }
 
+/**
+ * Records that `trx` added `deltas` to the stored counts of these terms (the one writer of `terms.published_count`
+ * calls it): a write that leaves the terms alone but for their counts (`terms` left alone, counts moved) tells the
+ * term snapshot by how much, instead of making it read them again. Outside Store.transaction nothing is recorded.
+ */
+export function recordTermCountDeltas(trx: Trx, deltas: ReadonlyMap<number, number>): void {
+  const hooks = open.get(trx);
+  if (hooks === undefined) return;
+  for (const [termId, delta] of deltas)
+    hooks.termCountDeltas.set(termId, (hooks.termCountDeltas.get(termId) ?? 0) + delta);
+}
+
 /** The store whose transaction `trx` is, as Store.transaction gave it to {@link openHooks}. */
 export const openerOf = (trx: Trx): unknown => hooksOf(trx).store;
 
 /** Store.transaction's side: registers the hooks of a new transaction (one per attempt). */
 export function openHooks(trx: Trx, store: unknown): TransactionHooks {
-  const hooks: TransactionHooks = { store, afterWork: [], beforeCommit: [], afterCommit: [], leftAlone: new Set() };
+  const hooks: TransactionHooks = {
+    store,
+    afterWork: [],
+    beforeCommit: [],
+    afterCommit: [],
+    leftAlone: new Set(),
+    termCountDeltas: new Map(),
+  };
   open.set(trx, hooks);
   return hooks;
 }

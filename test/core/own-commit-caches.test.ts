@@ -123,4 +123,27 @@ describeEachDatabase('caches across this process’s own event writes', (harness
     const back = await request('PATCH', `/events/${event}`, { as: users.administrator, body: { status: 'publish' } });
     assert.equal(back.json().categories[0].count, counted);
   });
+
+  it('moves the kept counts by a create’s own, reading none, and reads them again after a scheduled create', async () => {
+    const { request, users, store } = harness();
+    const as = users.administrator;
+    const create = (body: Record<string, unknown>) =>
+      everyStatementDuring(store, async () => {
+        const response = await request('POST', '/events', {
+          as,
+          body: { start_date: '2028-03-03 20:00:00', end_date: '2028-03-03 22:00:00', categories: [category], ...body },
+        });
+        assert.equal(response.statusCode, 201, response.body);
+      });
+    const counted = await categoryCount();
+    const published = await create({ title: 'Kept terms, another' });
+    assert.equal(readsTermCounts(published), false, published.join('\n'));
+    assert.equal(await categoryCount(), counted + 1, 'the other event embeds the new count');
+    assert.equal(await categoryCount(), counted + 1);
+
+    // A scheduled event moves the next due date the counts hold until: they are read again.
+    const scheduled = await create({ title: 'Kept terms, scheduled', status: 'future', date: '2027-01-01 10:00:00' });
+    assert.equal(readsTermCounts(scheduled), true, scheduled.join('\n'));
+    assert.equal(await categoryCount(), counted + 1);
+  });
 });

@@ -262,8 +262,17 @@ function newEventRow(
   };
 }
 
-/** §5.2 in `trx`; returns the new event's id. */
-async function insertEvent(trx: Trx, store: Store, actor: Actor, input: EventInput): Promise<number> {
+/**
+ * §5.2 in `trx`; answers the new event's id, and whether what it wrote of the terms is their counts alone (the counts
+ * of its terms moved; no term, scheduled post or other item written besides new terms of the names it sent): see
+ * core/terms/embedded-cache.ts.
+ */
+async function insertEvent(
+  trx: Trx,
+  store: Store,
+  actor: Actor,
+  input: EventInput,
+): Promise<{ id: number; movesOnlyTermCounts: boolean }> {
   const siteZone = actor.config.siteTimezone;
   const schedule = scheduleOrThrow(resolveSchedule(scheduleInput(input), null, siteZone, actor.now));
   const recurrence = validRecurrence(actor, input.recurrence, schedule);
@@ -286,7 +295,12 @@ async function insertEvent(trx: Trx, store: Store, actor: Actor, input: EventInp
   // A series goes on writing its row and its occurrences: what follows it reads them.
   if (recurrence) await syncSeries(trx, store, actor, post.id);
   else followCreatedEvent(trx, { post, event, organizerIds: organizers, termIds });
-  return post.id;
+  // A scheduled post moves the next due date, and an inline venue or organizer, or an image, may be one.
+  const inline = [input.venue, input.organizer].some(
+    (linked) => linked !== undefined && ('csv' in linked || linked.refs.some((ref) => !('id' in ref))),
+  );
+  const movesOnlyTermCounts = !recurrence && post.status !== 'future' && !inline && input.image === undefined;
+  return { id: post.id, movesOnlyTermCounts };
 }
 
 /**
@@ -315,10 +329,12 @@ const seriesColumns = (id: number, recurrence: ParsedRecurrence | null | undefin
 /** POST /events: returns the new event's id. */
 export function createEvent(store: Store, actor: Actor, input: EventInput): Promise<number> {
   return store
-    .transaction((trx) => {
-      // The whole transaction is this create: it writes no credentials (its terms' counts move).
+    .transaction(async (trx) => {
+      // The whole transaction is this create: it writes no credentials, and of the terms at most their counts.
       leaveAlone(trx, 'credentials');
-      return insertEvent(trx, store, actor, input);
+      const created = await insertEvent(trx, store, actor, input);
+      if (created.movesOnlyTermCounts) leaveAlone(trx, 'terms');
+      return created.id;
     })
     .catch(linkedItemGone);
 }

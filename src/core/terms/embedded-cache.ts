@@ -23,6 +23,8 @@ export interface EmbeddedTerm {
 
 interface Snapshot {
   version: string;
+  /** The configuration its term objects were serialised for (their URLs). */
+  config: TermReader['config'];
   /** The publication times (UTC, stored form) between which no scheduled post becomes due: counts hold. */
   from: string;
   until: string | null;
@@ -73,9 +75,16 @@ export class EmbeddedTermSnapshots {
   constructor(store: Store, enabled = true) {
     this.store = store;
     this.#enabled = enabled;
-    // A commit of this process that left the terms alone (an event's new title) moves the version, not what is kept.
-    store.onOwnCommit(({ before, after, leftAlone }) => {
-      if (leftAlone.has('terms') && this.#kept?.version === before) this.#kept.version = after;
+    // A commit of this process that left the terms alone (an event's new title) moves the version, not what is kept;
+    // one that only moved some counts (a new event's terms) moves those counts by as much.
+    store.onOwnCommit(({ before, after, leftAlone, termCountDeltas }) => {
+      const kept = this.#kept;
+      if (!leftAlone.has('terms') || kept?.version !== before) return;
+      for (const [id, delta] of termCountDeltas) {
+        const term = kept.terms.get(id);
+        if (term !== undefined) kept.terms.set(id, embeddedTerm(kept.config, term.row, term.count + delta));
+      }
+      kept.version = after;
     });
   }
 
@@ -84,7 +93,7 @@ export class EmbeddedTermSnapshots {
     const db = this.store.db;
     const nowUtc = formatWp(reader.now);
     if (!this.#enabled) return loadEmbeddedTerms(db, reader, wanted, nowUtc);
-    const snapshot = await this.#current(nowUtc, reader.dataVersion);
+    const snapshot = await this.#current(reader.config, nowUtc, reader.dataVersion);
     // A request whose time the snapshot does not cover (it started before the snapshot, or a scheduled post came due
     // while it was read) reads for itself.
     if (!holdsAt(snapshot, nowUtc)) return loadEmbeddedTerms(db, reader, wanted, nowUtc);
@@ -116,14 +125,14 @@ export class EmbeddedTermSnapshots {
     return objects.every((object, index) => current.get(ids[index])?.object === object);
   }
 
-  async #current(nowUtc: string, readVersion: string | undefined): Promise<Snapshot> {
+  async #current(config: TermReader['config'], nowUtc: string, readVersion: string | undefined): Promise<Snapshot> {
     const version = readVersion ?? (await this.store.dataVersion());
     const kept = this.#kept;
     if (kept && kept.version === version && holdsAt(kept, nowUtc)) return kept;
     // A refresh started at another version may hold rows older than a commit this reader must see: not shared.
     const pending = this.#refreshing;
     if (pending?.version === version) return pending.snapshot;
-    const started = { version, snapshot: this.#refresh(kept, version, nowUtc) };
+    const started = { version, snapshot: this.#refresh(config, kept, version, nowUtc) };
     this.#refreshing = started;
     started.snapshot
       .finally(() => {
@@ -133,12 +142,18 @@ export class EmbeddedTermSnapshots {
     return started.snapshot;
   }
 
-  async #refresh(previous: Snapshot | undefined, version: string, nowUtc: string): Promise<Snapshot> {
+  async #refresh(
+    config: TermReader['config'],
+    previous: Snapshot | undefined,
+    version: string,
+    nowUtc: string,
+  ): Promise<Snapshot> {
     // Read after the version: a commit meanwhile only makes this snapshot newer than its version says, never older.
     const next = await nextDue.first(this.store.db, nowUtc);
     const earlier = new Map([...(previous?.earlier ?? []), ...(previous?.terms ?? [])]);
     const snapshot: Snapshot = {
       version,
+      config,
       from: nowUtc,
       until: next?.due ?? null,
       terms: new Map(),
@@ -182,13 +197,11 @@ async function loadEmbeddedTerms(
 ): Promise<Map<number, EmbeddedTerm>> {
   if (ids.length === 0) return new Map();
   const [rows, counts] = await Promise.all([termsByIds.rows(db, ids), publishedEventCounts(db, ids, nowUtc)]);
-  return new Map(
-    rows.map((row) => {
-      const count = counts.get(row.id) ?? 0;
-      return [
-        row.id,
-        { row, count, object: serializeEmbeddedTerm(reader.config, TAXONOMIES[row.taxonomy], row, count) },
-      ];
-    }),
-  );
+  return new Map(rows.map((row) => [row.id, embeddedTerm(reader.config, row, counts.get(row.id) ?? 0)]));
 }
+
+const embeddedTerm = (config: TermReader['config'], row: TermRow, count: number): EmbeddedTerm => ({
+  row,
+  count,
+  object: serializeEmbeddedTerm(config, TAXONOMIES[row.taxonomy], row, count),
+});

@@ -2,7 +2,15 @@ import { chunks } from '../../store/chunks.ts';
 import { preparedQuery } from '../../store/prepared-query.ts';
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { TermsTable } from '../../store/schema.ts';
-import { isRowId, isUniqueViolation, storeOf, type Db, type Store, type Trx } from '../../store/store.ts';
+import {
+  isRowId,
+  isUniqueViolation,
+  recordTermCountDeltas,
+  storeOf,
+  type Db,
+  type Store,
+  type Trx,
+} from '../../store/store.ts';
 import { recordChange, recordChanges } from '../change-log/log.ts';
 import { uniqueTermSlug } from './slugs.ts';
 import type { Taxonomy } from './taxonomies.ts';
@@ -439,6 +447,7 @@ export async function updateTermRow(
  */
 export async function addToPublishedCounts(trx: Trx, deltas: ReadonlyMap<number, number>): Promise<void> {
   const changed = [...deltas].filter(([, delta]) => delta !== 0).sort(([a], [b]) => a - b);
+  recordTermCountDeltas(trx, new Map(changed));
   for (const part of chunks(changed, 200))
     await addedToCounts.affected(
       trx,
