@@ -15,8 +15,8 @@ describe('which updates may change what an event’s occurrences copy for the li
 });
 
 /**
- * A new title leaves the occurrences' listing copies as they are (no statement writes them); a new status or hidden
- * flag still reaches the lists.
+ * A new title leaves the occurrences' listing copies and the counts as they are (no statement writes them); a new
+ * status or hidden flag still reaches the lists and their totals.
  */
 describeEachDatabase('the lists across updates', (harness) => {
   let id: number;
@@ -39,20 +39,27 @@ describeEachDatabase('the lists across updates', (harness) => {
     });
   const writesListing = (statements: readonly string[]) =>
     statements.some((text) => text.startsWith('update "occurrences"'));
+  const writesCounts = (statements: readonly string[]) =>
+    statements.some((text) => /^insert into "(counted_events|occurrence_counts)"/.test(text));
   const listed = async () => {
     const list = await harness().request('GET', '/events', {
       query: { start_date: '2029-06-05', end_date: '2029-06-06' },
     });
     assert.equal(list.statusCode, 200, list.body);
-    return list.json().events.map((event: { id: number; title: string }) => [event.id, event.title]);
+    const events = list.json().events.map((event: { id: number; title: string }) => [event.id, event.title]);
+    assert.equal(list.json().total, events.length, 'the total counts what is listed');
+    return events;
   };
 
   it('writes no listing copy for a new title, and still follows a status and a hidden flag', async () => {
     const renamed = await update({ title: 'Listed set, renamed' });
     assert.equal(writesListing(renamed), false, renamed.join('\n'));
+    assert.equal(writesCounts(renamed), false, renamed.join('\n'));
     assert.deepEqual(await listed(), [[id, 'Listed set, renamed']]);
 
-    assert.equal(writesListing(await update({ status: 'draft' })), true);
+    const drafted = await update({ status: 'draft' });
+    assert.equal(writesListing(drafted), true);
+    assert.equal(writesCounts(drafted), true);
     assert.deepEqual(await listed(), []);
     await update({ status: 'publish' });
     assert.deepEqual(await listed(), [[id, 'Listed set, renamed']]);

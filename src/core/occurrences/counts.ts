@@ -144,17 +144,22 @@ async function countAgain(
   counted: ReadonlyArray<{ event_id: number; keys: string }>,
   events: ReadonlyMap<number, CountedEvent>,
 ): Promise<void> {
-  const before = new Map(counted.map((row) => [row.event_id, parseKeys(row.keys)]));
+  const stored = new Map(counted.map((row) => [row.event_id, row.keys]));
   const total = new Map<string, number>();
   const now: Array<{ event_id: number; keys: string }> = [];
   for (const id of chunk) {
     const event = events.get(id);
     const keys =
       event === undefined ? contributionKeys([], NO_LINKS) : contributionKeys([event.occurrence], event.links);
-    for (const [key, change] of countDelta(before.get(id) ?? [], keys)) total.set(key, (total.get(key) ?? 0) + change);
+    const storedKeys = stored.get(id);
+    const text = JSON.stringify(keys);
+    // Counted under these very keys already (a new title): nothing moves, and its row stays as it is.
+    if (event !== undefined && storedKeys === text) continue;
+    const before = storedKeys === undefined ? [] : parseKeys(storedKeys);
+    for (const [key, change] of countDelta(before, keys)) total.set(key, (total.get(key) ?? 0) + change);
     // Every event that exists keeps a row, even with no keys (a hidden event): it is counted, as nothing. A deleted
     // event's row goes.
-    if (event !== undefined) now.push({ event_id: id, keys: JSON.stringify(keys) });
+    if (event !== undefined) now.push({ event_id: id, keys: text });
   }
   const rows = [...total]
     .filter(([, change]) => change !== 0)
