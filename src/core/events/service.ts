@@ -404,11 +404,12 @@ async function writeExistingIn<T>(
 }
 
 /**
- * The fields an update may send without moving the event's term counts, which depend only on its stored status, its
- * terms and whether it is a series' own row (terms/counts.ts): none of these writes one of those. A list of the
- * fields known to be safe, not of those known to matter, so that a field added later is counted until shown safe.
+ * The fields an update may send that write only what the event shows of itself and what it links to: none moves its
+ * stored status, publication date, author, hidden flag, terms or series. The lists below say which of those else a
+ * field leaves alone; each lists the fields known to be safe, not those known to matter, so that a field added later
+ * is followed until shown safe.
  */
-const TERM_COUNT_NEUTRAL_FIELDS: ReadonlySet<string> = new Set([
+const DESCRIPTIVE_FIELDS = [
   'title',
   'description',
   'excerpt',
@@ -418,42 +419,29 @@ const TERM_COUNT_NEUTRAL_FIELDS: ReadonlySet<string> = new Set([
   'website',
   'show_map',
   'show_map_link',
-  'hide_from_listings',
   'sticky',
   'featured',
   'venue',
   'organizer',
-]);
+];
+
+/** The fields that leave the event's term counts, which depend only on its stored status, its terms and its series (terms/counts.ts). */
+const TERM_COUNT_NEUTRAL_FIELDS: ReadonlySet<string> = new Set([...DESCRIPTIVE_FIELDS, 'hide_from_listings']);
+
+/** The fields that leave what its occurrences copy of it for the lists: status, publication date, author, hidden flag. */
+const LISTING_NEUTRAL_FIELDS: ReadonlySet<string> = new Set([...DESCRIPTIVE_FIELDS, 'categories', 'tags']);
+
+const sendsOnly = (input: EventInput, fields: ReadonlySet<string>) =>
+  Object.keys(input).every((field) => fields.has(field));
 
 /** Whether an update sending `input` may move the event's term counts: it sends a field not known to leave them. */
-export const movesTermCounts = (input: EventInput): boolean =>
-  Object.keys(input).some((field) => !TERM_COUNT_NEUTRAL_FIELDS.has(field));
+export const movesTermCounts = (input: EventInput): boolean => !sendsOnly(input, TERM_COUNT_NEUTRAL_FIELDS);
 
 /**
- * The fields an update may send without changing what the event's occurrences copy of it for the lists (its status,
- * publication date, author and hidden flag: occurrences/store.ts refreshListing). Known to be safe, as above.
+ * Whether an update sending `input` may change its occurrences' listing copies (occurrences/store.ts refreshListing):
+ * it sends a field not known to leave them.
  */
-const LISTING_NEUTRAL_FIELDS: ReadonlySet<string> = new Set([
-  'title',
-  'description',
-  'excerpt',
-  'slug',
-  'image',
-  'cost',
-  'website',
-  'show_map',
-  'show_map_link',
-  'sticky',
-  'featured',
-  'venue',
-  'organizer',
-  'categories',
-  'tags',
-]);
-
-/** Whether an update sending `input` may change its occurrences' listing copies: it sends a field not known to leave them. */
-export const movesListing = (input: EventInput): boolean =>
-  Object.keys(input).some((field) => !LISTING_NEUTRAL_FIELDS.has(field));
+export const movesListing = (input: EventInput): boolean => !sendsOnly(input, LISTING_NEUTRAL_FIELDS);
 
 /** The event's row claimed for a write (posts/lifecycle.ts claimForWrite). */
 const claimFor = (trx: Trx, actor: Actor, id: number, may: typeof canEditPost, options: WriteOptions) =>
