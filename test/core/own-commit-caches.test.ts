@@ -3,7 +3,7 @@ import { before, it } from 'node:test';
 import { listAppPasswords, revokeAppPassword } from '../../src/core/users/store.ts';
 import { leavesTermsAlone } from '../../src/core/events/service.ts';
 import { describeEachDatabase } from '../helpers/harness.ts';
-import { everyStatementDuring } from '../helpers/queries.ts';
+import { everyStatementDuring, versionReadsDuring } from '../helpers/queries.ts';
 
 /**
  * The caches keyed by the data version that outlive this process's own event writes (Store.onOwnCommit): the
@@ -145,5 +145,28 @@ describeEachDatabase('caches across this process’s own event writes', (harness
     const scheduled = await create({ title: 'Kept terms, scheduled', status: 'future', date: '2027-01-01 10:00:00' });
     assert.equal(readsTermCounts(scheduled), true, scheduled.join('\n'));
     assert.equal(await categoryCount(), counted + 1);
+  });
+
+  it('answers a write at the data version its documents’ statement read, with no read of its own', async () => {
+    const { request, users, store } = harness();
+    const as = users.administrator;
+    await rename('Kept terms, before the count');
+    const counted = await categoryCount();
+    let answered: { categories: Array<{ id: number; count: number }> } | undefined;
+    const reads = await versionReadsDuring(store, async () => {
+      const response = await request('POST', '/events', {
+        as,
+        body: {
+          title: 'Kept terms, answered',
+          start_date: '2028-04-04 20:00:00',
+          end_date: '2028-04-04 22:00:00',
+          categories: [category],
+        },
+      });
+      assert.equal(response.statusCode, 201, response.body);
+      answered = response.json();
+    });
+    assert.equal(reads, 1, 'the authentication’s alone');
+    assert.equal(answered?.categories.find((term) => term.id === category)?.count, counted + 1);
   });
 });

@@ -137,6 +137,22 @@ function runAfterNextCall(
 export const writeAfterNextVersionRead = (store: Store, write: () => Promise<unknown>) =>
   runAfterNextCall(store, 'dataVersion', write);
 
+/** How many times `store`'s data version is read on its own (Store.dataVersion) while `run` runs. */
+export async function versionReadsDuring(store: Store, run: () => Promise<unknown>): Promise<number> {
+  const original = store.dataVersion;
+  let reads = 0;
+  store.dataVersion = () => {
+    reads++;
+    return original();
+  };
+  try {
+    await run();
+  } finally {
+    store.dataVersion = original;
+  }
+  return reads;
+}
+
 /** Runs `meanwhile` once, right after the next transaction of `store` commits, before its caller goes on. */
 export const afterNextCommit = (store: Store, meanwhile: () => Promise<unknown>) =>
   runAfterNextCall(store, 'transaction', meanwhile);

@@ -54,7 +54,7 @@ import { syncCursorHeader } from '../changes/header.ts';
 import { JSON_TYPE } from '../../http/content-types.ts';
 import {
   documentJson,
-  readEventDocumentForms,
+  readEventDocumentFormsWithVersion,
   readEventDocuments,
   readEventDocumentsWithVersion,
   type EventDocument,
@@ -147,9 +147,9 @@ async function writeAnswer(
   // D34: the write stored both forms of a published event without a password, the same bytes for every reader and
   // the same as a live render: the answer and its tag come from them (one statement instead of loading the event,
   // its links and its terms and serialising it twice).
-  const stored = await readEventDocumentForms(ctx.store.db, ctx, [id], ['entry', 'item']);
-  const entry = stored.entry.get(id);
-  const item = stored.item.get(id);
+  const { documents } = await readEventDocumentFormsWithVersion(ctx.store, ctx, [id], ['entry', 'item']);
+  const entry = documents.entry.get(id);
+  const item = documents.item.get(id);
   if (entry && item)
     return {
       status,

@@ -85,12 +85,27 @@ export async function readEventDocumentsWithVersion(
   eventIds: readonly number[],
   form: DocumentForm,
 ): Promise<{ documents: Map<number, EventDocument>; dataVersion: string }> {
+  const { documents, dataVersion } = await readEventDocumentFormsWithVersion(store, reader, eventIds, [form]);
+  return { documents: documents[form], dataVersion };
+}
+
+/**
+ * {@link readEventDocumentForms} and the data version they were read at, from one statement: a write's answer, read
+ * after its commit, checks the term snapshot against that version (at least the write's own) instead of reading it
+ * again (a round trip on PostgreSQL).
+ */
+export async function readEventDocumentFormsWithVersion(
+  store: Store,
+  reader: TermReader,
+  eventIds: readonly number[],
+  forms: readonly DocumentForm[],
+): Promise<{ documents: Record<DocumentForm, Map<number, EventDocument>>; dataVersion: string }> {
   const ids = eventIds.filter(isRowId);
   if (ids.length === 0 || !reader.config.storedDocuments)
-    return { documents: new Map(), dataVersion: await store.dataVersion() };
-  const { version, rows } = await readDocumentsWithVersion(store.db, ids, [form], store.dataVersionColumn);
-  const documents = await assembleDocuments(store.db, { ...reader, dataVersion: version }, rows, [form]);
-  return { documents: documents[form], dataVersion: version };
+    return { documents: noDocuments(), dataVersion: await store.dataVersion() };
+  const { version, rows } = await readDocumentsWithVersion(store.db, ids, forms, store.dataVersionColumn);
+  const documents = await assembleDocuments(store.db, { ...reader, dataVersion: version }, rows, forms);
+  return { documents, dataVersion: version };
 }
 
 const noDocuments = (): Record<DocumentForm, Map<number, EventDocument>> => ({ item: new Map(), entry: new Map() });
