@@ -8,7 +8,12 @@ import { renderStaleDocuments } from '../../src/core/background/documents.ts';
 import { describeEachDatabase, type Credentials, type Harness } from '../helpers/harness.ts';
 import { createEvent, exampleEventWithLinks } from '../resources/events-support.ts';
 import { createLinked } from '../resources/support.ts';
-import { statementsDuring, writeAfterNextStatement, writeAfterNextVersionRead } from '../helpers/queries.ts';
+import {
+  statementsDuring,
+  versionReadsDuring,
+  writeAfterNextStatement,
+  writeAfterNextVersionRead,
+} from '../helpers/queries.ts';
 
 async function storedItem(h: Harness, id: number): Promise<string | undefined> {
   const row = await h.store.db
@@ -222,74 +227,68 @@ describeEachDatabase(
           }),
         );
       const store = h().store;
-      const readVersion = store.dataVersion;
-      let versionReads = 0;
-      store.dataVersion = () => {
-        versionReads++;
-        return readVersion();
-      };
-      try {
-        /**
-         * Statements (Kysely's) and data version reads of one GET, after a first that warms the snapshot (and, for a
-         * caller, has the credential remembered).
-         */
-        const cost = async (path: string, query: Record<string, string> = {}, as?: Credentials) => {
-          await h().request('GET', path, { query: { ...query, warm: '1' }, as });
-          versionReads = 0;
-          const statements = await statementsDuring(store, async () => {
+      /**
+       * Statements (Kysely's) and data version reads of one GET, after a first that warms the snapshot (and, for a
+       * caller, has the credential remembered).
+       */
+      const cost = async (path: string, query: Record<string, string> = {}, as?: Credentials) => {
+        await h().request('GET', path, { query: { ...query, warm: '1' }, as });
+        let statements: string[] = [];
+        const versionReads = await versionReadsDuring(store, async () => {
+          statements = await statementsDuring(store, async () => {
             const answer = await h().request('GET', path, { query, as });
             assert.equal(answer.statusCode, 200, answer.body);
           });
-          return { statements, versionReads };
-        };
-        const byId = await cost(`/events/${events[0].id}`);
-        // The read cache holds nothing for this URL: the version is read with the document, in its statement, and
-        // serves the read cache and the term snapshot.
-        assert.equal(byId.versionReads, 0, 'no data version read apart from the document');
-        assert.equal(byId.statements.length, 1, byId.statements.join('\n'));
-        assert.match(byId.statements[0], /from event_documents/);
-        assert.match(byId.statements[0], /data_version/);
-        // The same URL again: the answer kept under that version is served, after one read of the version (which
-        // must read as the statement's did, or every read would miss).
-        const again = await statementsDuring(store, async () => {
-          versionReads = 0;
+        });
+        return { statements, versionReads };
+      };
+      const byId = await cost(`/events/${events[0].id}`);
+      // The read cache holds nothing for this URL: the version is read with the document, in its statement, and
+      // serves the read cache and the term snapshot.
+      assert.equal(byId.versionReads, 0, 'no data version read apart from the document');
+      assert.equal(byId.statements.length, 1, byId.statements.join('\n'));
+      assert.match(byId.statements[0], /from event_documents/);
+      assert.match(byId.statements[0], /data_version/);
+      // The same URL again: the answer kept under that version is served, after one read of the version (which
+      // must read as the statement's did, or every read would miss).
+      let again: string[] = [];
+      const versionReads = await versionReadsDuring(store, async () => {
+        again = await statementsDuring(store, async () => {
           const answer = await h().request('GET', `/events/${events[0].id}`);
           assert.equal(answer.statusCode, 200, answer.body);
         });
-        assert.deepEqual({ statements: again, versionReads }, { statements: [], versionReads: 1 });
+      });
+      assert.deepEqual({ statements: again, versionReads }, { statements: [], versionReads: 1 });
 
-        // A caller's read: the version its credential's check read serves the snapshot too.
-        const byIdAuthenticated = await cost(`/events/${events[0].id}`, {}, h().users.editor);
-        assert.equal(
-          byIdAuthenticated.versionReads,
-          1,
-          'one data version read, shared by the credential and the snapshot',
-        );
-        assert.equal(byIdAuthenticated.statements.length, 1, byIdAuthenticated.statements.join('\n'));
+      // A caller's read: the version its credential's check read serves the snapshot too.
+      const byIdAuthenticated = await cost(`/events/${events[0].id}`, {}, h().users.editor);
+      assert.equal(
+        byIdAuthenticated.versionReads,
+        1,
+        'one data version read, shared by the credential and the snapshot',
+      );
+      assert.equal(byIdAuthenticated.statements.length, 1, byIdAuthenticated.statements.join('\n'));
 
-        // Only these events: the other tests leave events whose documents are stale, and those render live.
-        const page = await cost('/events', {
-          per_page: '2',
-          page: '2',
-          start_date: '2032-03-01',
-          end_date: '2032-03-31',
-        });
-        // The read cache's; the one the snapshots check is read in the sync cursor's own statement
-        // (api/changes/header.ts).
-        assert.equal(page.versionReads, 1);
-        // The sync cursor, the page's ids and its total (summed from the counts, so not counted with the page: sent
-        // together, in either order), and the documents of its events.
-        assert.equal(page.statements.length, 4, page.statements.join('\n'));
-        assert.match(page.statements[0], /max\("seq"\).*data_version/s);
-        const sentTogether = page.statements.slice(1, 3);
-        const total = sentTogether.find((text) => /occurrence_counts/.test(text));
-        const pageIds = sentTogether.find((text) => text !== total);
-        assert.ok(total !== undefined && pageIds !== undefined, sentTogether.join('\n'));
-        assert.doesNotMatch(pageIds, /occurrence_counts|over \(\)/);
-        assert.match(page.statements[3], /from event_documents/);
-      } finally {
-        store.dataVersion = readVersion;
-      }
+      // Only these events: the other tests leave events whose documents are stale, and those render live.
+      const page = await cost('/events', {
+        per_page: '2',
+        page: '2',
+        start_date: '2032-03-01',
+        end_date: '2032-03-31',
+      });
+      // The read cache's; the one the snapshots check is read in the sync cursor's own statement
+      // (api/changes/header.ts).
+      assert.equal(page.versionReads, 1);
+      // The sync cursor, the page's ids and its total (summed from the counts, so not counted with the page: sent
+      // together, in either order), and the documents of its events.
+      assert.equal(page.statements.length, 4, page.statements.join('\n'));
+      assert.match(page.statements[0], /max\("seq"\).*data_version/s);
+      const sentTogether = page.statements.slice(1, 3);
+      const total = sentTogether.find((text) => /occurrence_counts/.test(text));
+      const pageIds = sentTogether.find((text) => text !== total);
+      assert.ok(total !== undefined && pageIds !== undefined, sentTogether.join('\n'));
+      assert.doesNotMatch(pageIds, /occurrence_counts|over \(\)/);
+      assert.match(page.statements[3], /from event_documents/);
     });
 
     it('keeps a read by id under the version read with its document: a write right after that read is seen next', async () => {
