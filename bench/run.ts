@@ -22,6 +22,9 @@ const USAGE = `npm run bench -- [--events N] [--database sqlite|postgres] [--dur
   --events             events to seed (default 10000; 1000000 works)
   --database           sqlite (default) or postgres (DATABASE_URL, else postgres://postgres@127.0.0.1:5432/test, schema "bench")
   --duration           seconds per scenario (default 10)
+  --repeat N           measure each scenario N times (default 1), the A/B pair in turns (A then B, then B then A):
+                       the table then also gives each one's median and range, since one run of a service on a
+                       shared machine can be a third off
   --warmup             seconds of each scenario's load sent before it is measured (default 5): the service's code is
                        optimised as it runs, and a service in use is warm
   --connections        concurrent connections of the read scenarios (default 32)
@@ -49,6 +52,7 @@ const { values: options } = parseArgs({
     database: { type: 'string', default: 'sqlite' },
     duration: { type: 'string', default: '10' },
     warmup: { type: 'string', default: '5' },
+    repeat: { type: 'string', default: '1' },
     connections: { type: 'string', default: '32' },
     'write-connections': { type: 'string', default: '10' },
     seed: { type: 'string', default: 'fresh' },
@@ -68,6 +72,7 @@ if (options.help) {
 const eventCount = Number(options.events);
 const duration = Number(options.duration);
 const warmup = Number(options.warmup);
+const repeat = Number(options.repeat);
 const connections = Number(options.connections);
 const writeConnections = Number(options['write-connections']);
 const workers = Number(options.workers);
@@ -98,6 +103,8 @@ if (
   workers < 1 ||
   workers > 64 ||
   !(Number.isFinite(warmup) && warmup >= 0) ||
+  !Number.isInteger(repeat) ||
+  repeat < 1 ||
   !['sqlite', 'postgres'].includes(options.database!) ||
   !['fresh', 'live'].includes(options.seed!) ||
   (abVariant !== undefined &&
@@ -278,6 +285,29 @@ const helperCpuMicros = (pid: number) =>
     }
     return micros;
   });
+
+/** The middle value (the mean of the two middle ones for an even count). */
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/** With --repeat: per scenario and service, in the order first measured, the median of its runs and their range. */
+function printMedians(results: readonly Measured[]): void {
+  const byName = new Map<string, Measured[]>();
+  for (const row of results) byName.set(row.name, [...(byName.get(row.name) ?? []), row]);
+  console.log(
+    '\n| scenario | runs | req/s, median | server CPU µs/request, median | range | of which V8 helper threads, median |',
+  );
+  console.log('|---|---:|---:|---:|---:|---:|');
+  for (const [name, rows] of byName) {
+    const cpu = rows.map((row) => row.serverCpuUsPerRequest);
+    console.log(
+      `| ${name} | ${rows.length} | ${Math.round(median(rows.map((row) => row.requestsPerSecond)))} | ${Math.round(median(cpu))} | ${Math.min(...cpu)}–${Math.max(...cpu)} | ${Math.round(median(rows.map((row) => row.serverV8HelperCpuUsPerRequest)))} |`,
+    );
+  }
+}
 
 interface Measured {
   name: string;
@@ -670,10 +700,15 @@ async function main(): Promise<void> {
         runs.push({ scenario: prototypeScenario, target: null, reference: prototype });
       if (selected('post /events (authenticated, random)'))
         runs.push({ scenario: prototypeWrites, target: null, reference: prototype });
-      perTarget[0].forEach((scenario, index) => {
-        runs.push({ scenario, target: targets[0] });
-        if (targets[1]) runs.push({ scenario: perTarget[1][index], target: targets[1] });
-      });
+      // Each round measures every scenario once on each service; every other round B goes first, so that neither
+      // is always the one measured second (the later one often did better on a busy machine).
+      for (let round = 0; round < repeat; round++) {
+        perTarget[0].forEach((scenario, index) => {
+          const pair = [{ scenario, target: targets[0] }];
+          if (targets[1]) pair.push({ scenario: perTarget[1][index], target: targets[1] });
+          runs.push(...(round % 2 === 0 ? pair : pair.reverse()));
+        });
+      }
 
       const results: Measured[] = [];
       let ceilingRate = 0;
@@ -765,6 +800,7 @@ async function main(): Promise<void> {
           `| ${row.name} | ${row.requestsPerSecond} | ${row.p50} | ${row.p99} | ${row.ratioToCeiling === null ? '' : `${Math.round(row.ratioToCeiling * 100)} %`} | ${row.serverCpuUsPerRequest} | ${row.serverV8HelperCpuUsPerRequest} | ${row.serverRssMb ?? ''} | ${row.non2xx} | ${row.responses3xx} | ${row.errors} (${row.timeouts}) |`,
         );
       }
+      if (repeat > 1) printMedians(results);
       mkdirSync('bench/results', { recursive: true });
       const file = `bench/results/${options.database}-${eventCount}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
       writeFileSync(
@@ -782,6 +818,7 @@ async function main(): Promise<void> {
             seed: options.seed,
             seedEventsPerSecond: seeded.eventsPerSecond,
             ab: abVariant,
+            repeat,
             results,
           },
           null,
