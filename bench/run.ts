@@ -257,12 +257,18 @@ const rssMb = (pid: number) =>
 
 const CLOCK_TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
-/** CPU time (user + system) a process and its descendants have used, in microseconds: `/proc/<pid>/stat` fields 14 and 15. */
+/** The name of a `/proc/…/stat` line's process or thread, and its CPU time (user + system, fields 14 and 15) in µs. */
+function readStat(stat: string): { name: string; micros: number } {
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return {
+    name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+    micros: ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND) * 1e6,
+  };
+}
+
+/** CPU time (user + system) a process and its descendants have used, in microseconds. */
 const cpuMicros = (pid: number) =>
-  sumOverTree(pid, (member) => {
-    const fields = readFileSync(`/proc/${member}/stat`, 'utf8').split(') ')[1].split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND) * 1e6;
-  });
+  sumOverTree(pid, (member) => readStat(readFileSync(`/proc/${member}/stat`, 'utf8')).micros);
 
 /**
  * CPU time of V8's helper threads (`V8Worker`: the garbage collector's parallel and concurrent work, and optimising
@@ -279,9 +285,8 @@ const helperCpuMicros = (pid: number) =>
       } catch {
         continue; // the thread ended
       }
-      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== 'V8Worker') continue;
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      micros += ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND) * 1e6;
+      const thread = readStat(stat);
+      if (thread.name === 'V8Worker') micros += thread.micros;
     }
     return micros;
   });
