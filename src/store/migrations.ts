@@ -532,5 +532,20 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
         await db.deleteFrom('settings').where('name', '=', 'occurrence_counts').execute();
       },
     },
+    // The counts gain month rows beside the day rows (domain/occurrence-counts.ts `monthKey`), which every write
+    // appends from now on: those of the rows counted so far are their sums, so totals stay exact from the first start.
+    '0021_month_counts': {
+      async up(db: Kysely<any>) {
+        await sql`
+          insert into occurrence_counts (dimension, status, start_day, end_day, published_utc, count)
+          select 'm:' || dimension, status, substr(start_day, 1, 7),
+            case when substr(end_day, 1, 7) = substr(start_day, 1, 7) then substr(start_day, 1, 7) else end_day end,
+            published_utc, sum(count)
+          from occurrence_counts
+          where dimension not like 'm:%'
+          group by 1, 2, 3, 4, 5
+          having sum(count) <> 0`.execute(db);
+      },
+    },
   };
 }

@@ -314,9 +314,11 @@ export interface LinkedDocumentsTable {
 
 /**
  * Totals without scans: how many listed occurrences (not hidden) start and end on each pair of days, per stored status
- * (and for scheduled rows per publication time),
- * for all events (`dimension` '') and per term (`t<term id>`). A ledger: each write appends the change of its events'
- * contributions (counts may be negative); compaction sums the rows of a key into one (core/occurrences/counts.ts).
+ * (and for scheduled rows per publication time), for all events (`dimension` ''), per term (`t<term id>`), venue
+ * (`v<id>`) and organizer (`o<id>`); and the same by start month, under `m:` and the dimension, with the month as
+ * `start_day` and as `end_day` the month again or, for an occurrence that ends in a later month, its end day
+ * (domain/occurrence-counts.ts `monthKey`). A ledger: each write appends the change of its events' contributions
+ * (counts may be negative); compaction sums the rows of a key into one (core/occurrences/counts.ts).
  */
 export interface OccurrenceCountsTable {
   id: Generated<number>;

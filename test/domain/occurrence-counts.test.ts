@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { seededRandom } from '../../bench/random.ts';
-import { contributionKeys, countDelta, countKey } from '../../src/domain/occurrence-counts.ts';
+import { contributionKeys, countDelta, countKey, monthKey, withMonthKeys } from '../../src/domain/occurrence-counts.ts';
 
 describe('occurrence count keys', () => {
   it('counts each listed occurrence for all events and each of its terms, by status, days and a schedule', () => {
@@ -85,5 +85,26 @@ describe('occurrence count keys', () => {
           JSON.stringify({ before, after }),
         );
     }
+  });
+  it('count each change under its month too: the start month, and the end month or, in a later month, the end day', () => {
+    assert.equal(monthKey(countKey('t4', 'publish', '2030-01-05', '2030-01-06')), 'm:t4|publish|2030-01|2030-01|');
+    assert.equal(monthKey(countKey('', 'publish', '2030-01-31', '2030-02-01')), 'm:|publish|2030-01|2030-02-01|');
+    assert.equal(
+      monthKey(countKey('v7', 'future', '2030-03-02', '2030-03-02', '2030-01-02 18:00:00')),
+      'm:v7|future|2030-03|2030-03|2030-01-02 18:00:00',
+    );
+    const delta = new Map([
+      [countKey('', 'publish', '2030-01-05', '2030-01-05'), 1],
+      [countKey('', 'publish', '2030-01-09', '2030-01-09'), -1],
+      [countKey('', 'publish', '2030-01-10', '2030-02-02'), 2],
+    ]);
+    assert.deepEqual(
+      withMonthKeys(delta),
+      new Map([
+        ...delta,
+        // +1 and -1 in one month: no month row moves.
+        ['m:|publish|2030-01|2030-02-02|', 2],
+      ]),
+    );
   });
 });

@@ -2,7 +2,9 @@
 // events counts them again before it commits (documents' follower, documents/follow.ts), appending to the ledger the
 // difference between what each event added before (`counted_events`) and what it adds now. Appending, never updating
 // a shared row, lets concurrent writers on PostgreSQL count without waiting on (or deadlocking over) each other;
-// compaction later sums each key's rows into one.
+// compaction later sums each key's rows into one. Each change is appended under its day key and its month key
+// (domain/occurrence-counts.ts), in the same statement; a total adds up the days and months of its window
+// (domain/counted-ranges.ts).
 import { sql, type Insertable, type SelectQueryBuilder } from 'kysely';
 import type { Database, OccurrenceCountsTable } from '../../store/schema.ts';
 import { chunks } from '../../store/chunks.ts';
@@ -13,12 +15,15 @@ import {
   contributionKeys,
   countDelta,
   countKey,
+  monthDimension,
   splitKey,
   venueDimension,
+  withMonthKeys,
   type CountedLinks,
   type CountedOccurrence,
 } from '../../domain/occurrence-counts.ts';
 import { readSetting, writeSetting } from '../settings/store.ts';
+import { countedRanges, type CountedRange } from '../../domain/counted-ranges.ts';
 
 const COMPLETE_SETTING = 'occurrence_counts';
 const NO_LINKS: CountedLinks = { termIds: [], venueId: null, organizerIds: [] };
@@ -161,12 +166,10 @@ async function countAgain(
     // event's row goes.
     if (event !== undefined) now.push({ event_id: id, keys: text });
   }
-  const rows = [...total]
-    .filter(([, change]) => change !== 0)
-    .map(([key, count]) => {
-      const { dimension, status, startDay, endDay, published } = splitKey(key);
-      return { dimension, status, start_day: startDay, end_day: endDay, published_utc: published, count };
-    });
+  const rows = [...withMonthKeys(total)].map(([key, count]) => {
+    const { dimension, status, startDay, endDay, published } = splitKey(key);
+    return { dimension, status, start_day: startDay, end_day: endDay, published_utc: published, count };
+  });
   for (const part of chunks(rows, 200)) await countsAdded.affected(trx, part);
   const gone = counted.map((row) => row.event_id).filter((id) => !events.has(id));
   if (gone.length > 0) await trx.deleteFrom('counted_events').where('event_id', 'in', gone).execute();
@@ -227,25 +230,43 @@ export async function countedTotal(db: Db, query: CountedQuery, scope: CountedSc
   return total;
 }
 
-/** The ledger's sum for `query` over `dimensions` (one or more). */
+/**
+ * The ledger's sum for `query` over `dimensions` (one or more): the rows of each range of its window
+ * (domain/counted-ranges.ts), days by day and whole months by month, each range a sum of its own that the index finds
+ * as one stretch, added up in one statement (a round trip on PostgreSQL).
+ */
 async function sumOfCounts(
   db: Db,
   query: CountedQuery,
   dimensions: readonly string[],
   readable?: CountedScope['readable'],
 ): Promise<number> {
+  const [first, ...others] = countedRanges(query.fromDay, query.toDay).map((range) =>
+    rangeSum(db, query, dimensions, range),
+  );
+  let sums = db.selectFrom(others.reduce((union, sum) => union.unionAll(sum), first).as('sums'));
+  // In the same statement (a round trip on PostgreSQL): whether the caller may read the venue or organizer.
+  if (readable !== undefined) sums = sums.where((eb) => eb.exists(readable));
+  const select = sums.select((eb) =>
+    eb.fn.coalesce(eb.fn.sum<number | string>('sums.total'), sql<number>`0`).as('total'),
+  );
+  return Number((await select.executeTakeFirstOrThrow()).total);
+}
+
+/** The sum of the ledger rows of `range` for `query` over `dimensions`. */
+function rangeSum(db: Db, query: CountedQuery, dimensions: readonly string[], range: CountedRange) {
   const plain = query.statuses.filter((status) => status !== 'publish' && status !== 'future');
-  // The stored statuses first, as a list the index can seek (dimension, each status, then the start-day range); a
+  // The stored statuses first, as a list the index can seek (dimension, each status, then the start range); a
   // disjunction alone would have the database read every row of the dimension. Then which of them count.
   const stored = [
     ...new Set(query.statuses.flatMap((status) => (status === 'publish' ? ['publish', 'future'] : [status]))),
   ];
   let select = db
     .selectFrom('occurrence_counts')
-    .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('count'), sql<number>`0`).as('total'))
+    .select((eb) => eb.fn.sum<number | string>('count').as('total'))
     // Venues near a place as values, not a subquery: PostgreSQL, misjudging how few ledger rows the statuses leave,
     // would otherwise scan the ledger and work out the venues near the place again for each of its rows (3.2 s).
-    .where('dimension', 'in', dimensions)
+    .where('dimension', 'in', range.grain === 'month' ? dimensions.map(monthDimension) : dimensions)
     .where('status', 'in', stored)
     .where((eb) => {
       const conditions = plain.length > 0 ? [eb('status', 'in', plain)] : [];
@@ -257,13 +278,11 @@ async function sumOfCounts(
         conditions.push(eb.and([eb('status', '=', 'future'), eb('published_utc', '>', query.nowUtc)]));
       return eb.or(conditions);
     });
-  // In the same statement (a round trip on PostgreSQL): whether the caller may read the venue or organizer.
-  if (readable !== undefined) select = select.where((eb) => eb.exists(readable));
-  if (query.fromDay !== undefined) select = select.where('start_day', '>=', query.fromDay);
-  // An occurrence never ends before it starts (D3): the end bound bounds the start, and the index range stops there.
-  if (query.toDay !== undefined)
-    select = select.where('start_day', '<=', query.toDay).where('end_day', '<=', query.toDay);
-  return Number((await select.executeTakeFirstOrThrow()).total);
+  if (range.from !== undefined) select = select.where('start_day', '>=', range.from);
+  // An occurrence never ends before it starts (D3): the range's end bounds the start, and the index stretch stops there.
+  if (range.to !== undefined) select = select.where('start_day', '<=', range.to);
+  if (query.toDay !== undefined) select = select.where('end_day', '<=', query.toDay);
+  return select;
 }
 
 const complete = new WeakSet<Store>();
