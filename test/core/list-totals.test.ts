@@ -205,4 +205,48 @@ describeEachDatabase('list totals from the occurrence counts', (h) => {
     });
     assert.equal(listed.headers['x-wp-total'], '2', listed.body.slice(0, 300));
   });
+  it('gain month rows summed from the day rows when a database counted before them starts', async () => {
+    const admin = h().users.administrator;
+    const days = ['2032-03-30', '2032-03-31', '2032-04-01', '2032-04-02', '2032-05-20'];
+    for (const [index, day] of days.entries()) {
+      // The second ends in the next month: its month row keeps its end day.
+      const end = index === 1 ? '2032-04-03' : day;
+      const body = { title: 'Counted by month', start_date: `${day} 10:00:00`, end_date: `${end} 12:00:00` };
+      const created = await h().request('POST', '/events', { as: admin, body });
+      assert.equal(created.statusCode, 201, created.body);
+    }
+    const monthRows = async (store: Harness['store']) =>
+      (
+        await sql<{ start_day: string; end_day: string; total: number | string }>`
+          select start_day, end_day, sum(count) as total from occurrence_counts
+          where dimension = 'm:' and start_day >= '2032' group by start_day, end_day order by start_day, end_day`.execute(
+          store.db,
+        )
+      ).rows.map((row) => [row.start_day, row.end_day, Number(row.total)]);
+    const written = await monthRows(h().store);
+    assert.deepEqual(written, [
+      ['2032-03', '2032-03', 1],
+      ['2032-03', '2032-04-03', 1],
+      ['2032-04', '2032-04', 2],
+      ['2032-05', '2032-05', 1],
+    ]);
+    // As a database migrated before 0021 stands: day rows only, the migration not run yet.
+    await sql`delete from occurrence_counts where dimension like 'm:%'`.execute(h().store.db);
+    await sql`delete from kysely_migration where name >= '0021'`.execute(h().store.db);
+    const reopened = await h().openAnotherStore();
+    try {
+      assert.deepEqual(await monthRows(reopened), written, 'the migration sums the day rows into the same month rows');
+    } finally {
+      await reopened.close();
+    }
+    for (const [query, total] of [
+      [{ start_date: '2032-03-01', end_date: '2032-05-31' }, '5'],
+      [{ start_date: '2032-03-31', end_date: '2032-05-31' }, '4'],
+      [{ start_date: '2032-03-01', end_date: '2032-04-02' }, '3'],
+      [{ start_date: '2032-01-01', end_date: '2032-04-30' }, '4'],
+    ] as const) {
+      const listed = await h().request('GET', '/events', { query });
+      assert.equal(listed.headers['x-wp-total'], total, JSON.stringify(query));
+    }
+  });
 });
