@@ -126,7 +126,20 @@ export async function advanceCursors(trx: Trx, ids: readonly number[], seq: numb
   await trx.updateTable('webhooks').set({ cursor: seq }).where('id', 'in', ids).where('cursor', '<', seq).execute();
 }
 
-/** Its deliveries and their attempts go with it (foreign keys on delete cascade). */
+/**
+ * Taken by the worker's transaction that turns changes into deliveries, and by a deletion: a subscription deleted
+ * between the worker's read of the subscriptions and its insert of their deliveries would fail that insert (a foreign
+ * key) on PostgreSQL, and the worker's whole run with it.
+ */
+export const ENQUEUE_LOCK = 'webhooks:enqueue';
+
+/**
+ * Its deliveries and their attempts go with it (foreign keys on delete cascade), those the worker is queueing too:
+ * the deletion waits for it ({@link ENQUEUE_LOCK}).
+ */
 export function deleteWebhook(store: Store, id: number): Promise<WebhookRow | undefined> {
-  return store.transaction((trx) => trx.deleteFrom('webhooks').where('id', '=', id).returningAll().executeTakeFirst());
+  return store.transaction(async (trx) => {
+    await store.lock(trx, ENQUEUE_LOCK);
+    return trx.deleteFrom('webhooks').where('id', '=', id).returningAll().executeTakeFirst();
+  });
 }

@@ -22,7 +22,7 @@ import { adminActor, payloadOf, renderItems } from './payload.ts';
 import { nextAttemptAt } from './schedule.ts';
 import { DEFAULT_TIMEOUT_MS, sendWebhook, type Sender, type SendResult } from './send.ts';
 import { signature } from './signing.ts';
-import { advanceCursors, parseEvents, selects } from './subscriptions.ts';
+import { advanceCursors, ENQUEUE_LOCK, parseEvents, selects } from './subscriptions.ts';
 
 /** Where failed attempts and give-ups are reported: the service's logger (pino's warn), or a thread's relay to it. */
 export interface DeliveryLog {
@@ -283,7 +283,7 @@ export class WebhookWorker {
       where e.webhook_id = ${webhookId} and e.item_type = ${itemType} and e.item_id = ${itemId} and e.status = 'pending'
       order by e.seq limit 1), ${nowMs})`;
     await this.tx(async (trx) => {
-      await this.store.lock(trx, 'webhooks:enqueue');
+      await this.store.lock(trx, ENQUEUE_LOCK);
       const subscriptions = await trx
         .selectFrom('webhooks')
         .select(['id', 'events', 'cursor'])
