@@ -12,9 +12,12 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DECISIONS = 'docs/decisions.md';
 const REFERENCE = 'docs/reference.md';
 
-/** Folders scanned whole; `bench/results/` holds generated benchmark output, not text anyone writes. */
+/**
+ * Folders scanned whole; `bench/results/` holds generated benchmark output and `bench/data/` the benchmark's databases
+ * and files (ignored by git, gigabytes at a million events), not text anyone writes.
+ */
 const SCANNED_FOLDERS = ['src', 'test', 'bench'];
-const GENERATED_FOLDERS = new Set(['bench/results']);
+const GENERATED_FOLDERS = new Set(['bench/results', 'bench/data']);
 
 /**
  * A decision id: `D`, a number, an optional `b` (D1b, D12b), as a word of its own. A letter, digit, `\` or `+` before
