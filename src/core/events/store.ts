@@ -27,6 +27,7 @@ import { visibleInList, type StatusColumns } from '../posts/visibility.ts';
 import type { EventListPlan } from './list-query.ts';
 import { listSignature, type PageSeeks, type PageStart } from './page-seeks.ts';
 import type { EventSchedule } from './schedule.ts';
+import { EARTH_RADIUS_KM, geoBox } from '../../domain/geo-box.ts';
 
 export type EventRow = Selectable<EventsTable>;
 
@@ -292,12 +293,11 @@ export async function removeOrganizerFromEvents(trx: Trx, organizerId: number): 
   return ids;
 }
 
-const EARTH_RADIUS_KM = 6371;
-
 /**
  * D13: venues within `radiusKm` of a point by great-circle distance, inclusive. The haversine term
  * `sin²(Δφ/2) + cos φ₁ cos φ₂ sin²(Δλ/2)` grows with the distance, so it is compared with its value at the radius:
- * no square root or arcsine, hence no rounding error pushing an argument out of range on PostgreSQL.
+ * no square root or arcsine, hence no rounding error pushing an argument out of range on PostgreSQL. Only the venues
+ * of the box that holds the circle (domain/geo-box.ts) are measured: a band of the coordinates' index, not every venue.
  */
 function venuesNear(db: Db, actor: Actor, near: NonNullable<EventListPlan['near']>) {
   const radians = (degrees: number) => (degrees * Math.PI) / 180;
@@ -305,17 +305,16 @@ function venuesNear(db: Db, actor: Actor, near: NonNullable<EventListPlan['near'
   const limit = Math.sin(near.radiusKm / EARTH_RADIUS_KM / 2) ** 2;
   const haversine = sql<number>`power(sin((radians(geo_lat) - ${number(radians(near.lat))}) / 2), 2)
     + ${number(Math.cos(radians(near.lat)))} * cos(radians(geo_lat)) * power(sin((radians(geo_lng) - ${number(radians(near.lng))}) / 2), 2)`;
-  return onlyReadable(
-    db,
-    actor,
-    'venue',
-    db
-      .selectFrom('venues')
-      .select('id')
-      .where('geo_lat', 'is not', null)
-      .where('geo_lng', 'is not', null)
-      .where(haversine, '<=', number(limit)),
-  );
+  const box = geoBox(near.lat, near.lng, near.radiusKm);
+  let venues = db
+    .selectFrom('venues')
+    .select('id')
+    .where('geo_lat', '>=', number(box.lat.min))
+    .where('geo_lat', '<=', number(box.lat.max))
+    .where('geo_lng', 'is not', null);
+  if (box.lng !== undefined)
+    venues = venues.where('geo_lng', '>=', number(box.lng.min)).where('geo_lng', '<=', number(box.lng.max));
+  return onlyReadable(db, actor, 'venue', venues.where(haversine, '<=', number(limit)));
 }
 
 const venuesWithCoordinates = (db: Db, actor: Actor) =>
@@ -349,7 +348,12 @@ type VenueIds = SelectQueryBuilder<Database, 'venues', { id: number }>;
 
 function onlyReadable(db: Db, actor: Actor, type: 'venue', query: VenueIds): VenueIds {
   const readable = readableLinked(db, actor, type);
-  return readable === undefined ? query : query.where('venues.id', 'in', readable);
+  // Each venue the query keeps is looked up among the readable ones by its id: as an `in` list, SQLite read every
+  // readable venue and looked the query's up by id, whatever its own conditions narrowed (a place's band of
+  // coordinates: 3,750 of 50,000 venues, 59 ms).
+  return readable === undefined
+    ? query
+    : query.where((eb) => eb.exists(readable.where(sql<boolean>`${sql.ref('posts.id')} = ${sql.ref('venues.id')}`)));
 }
 
 /** Where event lists read status, publication date and author: the copies on `occurrences` (see refreshListing). */
