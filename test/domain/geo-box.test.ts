@@ -4,17 +4,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { seededRandom } from '../../bench/random.ts';
 import { EARTH_RADIUS_KM, geoBox, type GeoBox } from '../../src/domain/geo-box.ts';
+import { distanceKm } from '../helpers/distance.ts';
 
 const SEED = Number(process.env.GEO_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const radians = (degrees: number) => (degrees * Math.PI) / 180;
-
-/** The great-circle distance in km (haversine, as the database works it out). */
-function distanceKm(lat1: number, lng1: number, lat2: number, lng2: number): number {
-  const a =
-    Math.sin(radians(lat2 - lat1) / 2) ** 2 +
-    Math.cos(radians(lat1)) * Math.cos(radians(lat2)) * Math.sin(radians(lng2 - lng1) / 2) ** 2;
-  return 2 * EARTH_RADIUS_KM * Math.asin(Math.min(1, Math.sqrt(a)));
-}
 
 const inside = (box: GeoBox, lat: number, lng: number) =>
   lat >= box.lat.min && lat <= box.lat.max && (box.lng === undefined || (lng >= box.lng.min && lng <= box.lng.max));

@@ -2,16 +2,8 @@
 // its circle (domain/geo-box.ts), and finds every venue within the distance all the same, on both databases.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { EARTH_RADIUS_KM } from '../../src/domain/geo-box.ts';
+import { distanceKm } from '../helpers/distance.ts';
 import { describeEachDatabase } from '../helpers/harness.ts';
-
-const radians = (degrees: number) => (degrees * Math.PI) / 180;
-function distanceKm(lat1: number, lng1: number, lat2: number, lng2: number): number {
-  const a =
-    Math.sin(radians(lat2 - lat1) / 2) ** 2 +
-    Math.cos(radians(lat1)) * Math.cos(radians(lat2)) * Math.sin(radians(lng2 - lng1) / 2) ** 2;
-  return 2 * EARTH_RADIUS_KM * Math.asin(Math.min(1, Math.sqrt(a)));
-}
 
 describeEachDatabase('events near a place, at the poles and the antimeridian', (h) => {
   it('finds every venue within the distance, and no other', async () => {
