@@ -7,6 +7,8 @@
 // month by day, and the whole months between by month: a default window of two years adds up about sixty days and
 // two dozen months instead of seven hundred days.
 
+import { daysInMonth } from './recurrence/civil.ts';
+
 /** Rows of one grain whose start (a day, `YYYY-MM-DD`, or a month, `YYYY-MM`) is within the bounds (inclusive). */
 export interface CountedRange {
   grain: 'day' | 'month';
@@ -26,8 +28,7 @@ function shiftMonth(month: string, step: 1 | -1): string {
 
 /** The last day of `month` (`YYYY-MM`). */
 export function lastDayOf(month: string): string {
-  const days = new Date(Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)), 0)).getUTCDate();
-  return `${month}-${String(days).padStart(2, '0')}`;
+  return `${month}-${String(daysInMonth(Number(month.slice(0, 4)), Number(month.slice(5, 7)))).padStart(2, '0')}`;
 }
 
 /**
