@@ -184,3 +184,21 @@ export function preparedQuery<Args extends readonly unknown[], Row>(
     affected: async (db, ...args) => Number((await run(db, args)).numAffectedRows ?? 0n),
   };
 }
+
+/**
+ * {@link preparedQuery} for a query that also depends on an object of its store's (the data version's expression,
+ * Store.dataVersionColumn): one prepared query per such object, let go with it.
+ */
+export function preparedQueryPer<Key extends object, Args extends readonly unknown[], Row>(
+  build: (key: Key) => (db: Kysely<Database>, ...args: Args) => Compilable<Row> | RawBuilder<Row>,
+): (key: Key) => PreparedQuery<Args, Row> {
+  const queries = new WeakMap<Key, PreparedQuery<Args, Row>>();
+  return (key) => {
+    let query = queries.get(key);
+    if (query === undefined) {
+      query = preparedQuery(build(key));
+      queries.set(key, query);
+    }
+    return query;
+  };
+}

@@ -73,4 +73,29 @@ describeEachDatabase('queries compiled per request on the hot paths', (harness) 
       assert.deepEqual(texts, []);
     }
   });
+
+  it("a list page compiles only its page's statement: its total and its sync cursor are prepared", async () => {
+    const { request, store } = harness();
+    await create();
+    await create();
+    // Each list once with other values of the same shape (a page, a category, a date window), so that what is
+    // prepared is compiled; the read cache would answer the same URL again without any statement.
+    const lists = [
+      (page: number) => ({ per_page: '1', page: String(page) }),
+      (page: number) => ({ categories: String(category), per_page: '1', page: String(page) }),
+      (page: number) => ({ start_date: `2027-03-0${page}`, end_date: `2027-05-2${page}` }),
+    ];
+    for (const query of lists) {
+      assert.equal((await request('GET', '/events', { query: query(1) })).statusCode, 200);
+      const texts = await compiledDuring(store, async () => {
+        const response = await request('GET', '/events', { query: query(2) });
+        assert.equal(response.statusCode, 200, response.body);
+        assert.ok(Number(response.headers['x-wp-total']) > 0, 'a total summed from the counts');
+      });
+      // The page's own statement is built per request: which filters it has, and how, depends on the list.
+      assert.equal(texts.length, 1, texts.join('\n'));
+      assert.match(texts[0], /from "occurrences"/);
+      assert.doesNotMatch(texts[0], /occurrence_counts|"changes"/);
+    }
+  });
 });

@@ -1,7 +1,8 @@
 // Reading the change log (D21) for sync, webhooks and feeds. Seqs of committed rows increase in commit order with no
 // gap behind a reader (log.ts): a reader that remembers the last seq it saw and asks for larger ones misses nothing,
 // except what retention pruned (see changesRetainedAfter).
-import { preparedQuery } from '../../store/prepared-query.ts';
+import type { RawBuilder } from 'kysely';
+import { preparedQuery, preparedQueryPer } from '../../store/prepared-query.ts';
 import type { Db, Store } from '../../store/store.ts';
 import type { CommittedChange } from './log.ts';
 
@@ -44,18 +45,22 @@ export async function latestSeq(db: Db): Promise<number> {
  * the seq is inside that version.
  */
 export async function latestSeqAndDataVersion(store: Store): Promise<{ seq: number; version: string }> {
-  const column = store.dataVersionColumn;
-  const row = await store.db
-    .selectNoFrom((eb) => [
+  const row = await seqAndVersion(store.dataVersionColumn).first(store.db);
+  if (row === undefined) throw new Error('the largest seq was read without a row');
+  return { seq: Number(row.seq ?? 0), version: String(row.version) };
+}
+
+/** The statement of {@link latestSeqAndDataVersion}, per store (its data version's expression): read by every list. */
+const seqAndVersion = preparedQueryPer(
+  (version: RawBuilder<string>) => (db) =>
+    db.selectNoFrom((eb) => [
       eb
         .selectFrom('changes')
         .select((changes) => changes.fn.max('seq').as('seq'))
         .as('seq'),
-      column.as('version'),
-    ])
-    .executeTakeFirstOrThrow();
-  return { seq: Number(row.seq ?? 0), version: String(row.version) };
-}
+      version.as('version'),
+    ]),
+);
 
 /** The smallest seq still in the log, null when it is empty. */
 export async function oldestRetainedSeq(db: Db): Promise<number | null> {

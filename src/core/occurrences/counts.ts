@@ -8,7 +8,7 @@
 import { sql, type Insertable, type SelectQueryBuilder } from 'kysely';
 import type { Database, OccurrenceCountsTable } from '../../store/schema.ts';
 import { chunks } from '../../store/chunks.ts';
-import { preparedQuery } from '../../store/prepared-query.ts';
+import { preparedQuery, type PreparedQuery } from '../../store/prepared-query.ts';
 import type { Db, Store, Trx } from '../../store/store.ts';
 import { lockItems } from '../item-locks.ts';
 import {
@@ -233,7 +233,8 @@ export async function countedTotal(db: Db, query: CountedQuery, scope: CountedSc
 /**
  * The ledger's sum for `query` over `dimensions` (one or more): the rows of each range of its window
  * (domain/counted-ranges.ts), days by day and whole months by month, each range a sum of its own that the index finds
- * as one stretch, added up in one statement (a round trip on PostgreSQL).
+ * as one stretch, added up in one statement (a round trip on PostgreSQL). Compiled once per shape (sumStatementFor):
+ * a list's total builds no query.
  */
 async function sumOfCounts(
   db: Db,
@@ -241,47 +242,128 @@ async function sumOfCounts(
   dimensions: readonly string[],
   readable?: CountedScope['readable'],
 ): Promise<number> {
-  const [first, ...others] = countedRanges(query.fromDay, query.toDay).map((range) =>
-    rangeSum(db, query, dimensions, range),
+  const ranges = countedRanges(query.fromDay, query.toDay);
+  const values = sumValues(query, ranges);
+  // The dimensions of each grain the ranges have, none of the other (a prepared query's arguments are all used).
+  const days = ranges.some((range) => range.grain === 'day') ? dimensions : [];
+  const months = ranges.some((range) => range.grain === 'month') ? dimensions.map(monthDimension) : [];
+  const statuses = [...new Set(query.statuses)].sort();
+  const prepared = readable === undefined ? sumStatementFor(statuses, ranges) : undefined;
+  const row =
+    prepared !== undefined
+      ? await prepared.first(db, days, months, values)
+      : await sumStatement(db, statuses, ranges, days, months, values, readable).executeTakeFirst();
+  return Number(row?.total ?? 0);
+}
+
+/**
+ * The values of a sum's statement, by name: each range's bounds (`from0`, `to0`, …), the clock when a status depends
+ * on it, the window's last day when it has one. Those it has not are absent, not undefined, so that which of them
+ * are present is part of the statement's shape (store/prepared-query.ts).
+ */
+type SumValues = Record<string, string>;
+
+function sumValues(query: CountedQuery, ranges: readonly CountedRange[]): SumValues {
+  const values: SumValues = {};
+  ranges.forEach((range, index) => {
+    if (range.from !== undefined) values[`from${index}`] = range.from;
+    if (range.to !== undefined) values[`to${index}`] = range.to;
+  });
+  if (query.statuses.includes('publish') || query.statuses.includes('future')) values.now = query.nowUtc;
+  if (query.toDay !== undefined) values.toDay = query.toDay;
+  return values;
+}
+
+type SumRow = { total: number | string | null };
+
+/** Per set of statuses and grains of the ranges (the rest of the shape is the values' names and the dimensions'). */
+const sumStatements = new Map<
+  string,
+  PreparedQuery<[days: readonly string[], months: readonly string[], values: SumValues], SumRow>
+>();
+
+/** Sets of statuses that a sum's statements are kept for; another is built per call. */
+const MAX_SUM_STATEMENTS = 64;
+
+/**
+ * The prepared statement of a sum with these statuses (distinct, sorted) and ranges' grains; undefined when as many
+ * are kept already (the statuses are the caller's choice among a few).
+ */
+function sumStatementFor(statuses: readonly string[], ranges: readonly CountedRange[]) {
+  const key = `${statuses.join()}|${ranges.map((range) => range.grain).join()}`;
+  let statement = sumStatements.get(key);
+  if (statement === undefined) {
+    if (sumStatements.size >= MAX_SUM_STATEMENTS) return undefined;
+    statement = preparedQuery((db, days: readonly string[], months: readonly string[], values: SumValues) =>
+      sumStatement(db, statuses, ranges, days, months, values),
+    );
+    sumStatements.set(key, statement);
+  }
+  return statement;
+}
+
+/**
+ * The sum's statement. `ranges` gives the grains; the bounds are taken from `values` (by name), which may be a
+ * prepared query's placeholders: nothing here looks at a value, only at which ones are present.
+ */
+function sumStatement(
+  db: Db,
+  statuses: readonly string[],
+  ranges: readonly CountedRange[],
+  days: readonly string[],
+  months: readonly string[],
+  values: SumValues,
+  readable?: CountedScope['readable'],
+) {
+  const [first, ...others] = ranges.map((range, index) =>
+    rangeSum(db, statuses, range.grain === 'month' ? months : days, {
+      from: values[`from${index}`],
+      to: values[`to${index}`],
+      now: values.now,
+      toDay: values.toDay,
+    }),
   );
   let sums = db.selectFrom(others.reduce((union, sum) => union.unionAll(sum), first).as('sums'));
   // In the same statement (a round trip on PostgreSQL): whether the caller may read the venue or organizer.
   if (readable !== undefined) sums = sums.where((eb) => eb.exists(readable));
-  const select = sums.select((eb) =>
-    eb.fn.coalesce(eb.fn.sum<number | string>('sums.total'), sql<number>`0`).as('total'),
-  );
-  return Number((await select.executeTakeFirstOrThrow()).total);
+  return sums.select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('sums.total'), sql<number>`0`).as('total'));
 }
 
-/** The sum of the ledger rows of `range` for `query` over `dimensions`. */
-function rangeSum(db: Db, query: CountedQuery, dimensions: readonly string[], range: CountedRange) {
-  const plain = query.statuses.filter((status) => status !== 'publish' && status !== 'future');
+/** The sum of the ledger rows of one range over `dimensions` (of the range's grain). */
+function rangeSum(
+  db: Db,
+  statuses: readonly string[],
+  dimensions: readonly string[],
+  bounds: { from?: string; to?: string; now?: string; toDay?: string },
+) {
+  const plain = statuses.filter((status) => status !== 'publish' && status !== 'future');
   // The stored statuses first, as a list the index can seek (dimension, each status, then the start range); a
   // disjunction alone would have the database read every row of the dimension. Then which of them count.
-  const stored = [
-    ...new Set(query.statuses.flatMap((status) => (status === 'publish' ? ['publish', 'future'] : [status]))),
-  ];
+  const stored = [...new Set(statuses.flatMap((status) => (status === 'publish' ? ['publish', 'future'] : [status])))];
   let select = db
     .selectFrom('occurrence_counts')
     .select((eb) => eb.fn.sum<number | string>('count').as('total'))
     // Venues near a place as values, not a subquery: PostgreSQL, misjudging how few ledger rows the statuses leave,
     // would otherwise scan the ledger and work out the venues near the place again for each of its rows (3.2 s).
-    .where('dimension', 'in', range.grain === 'month' ? dimensions.map(monthDimension) : dimensions)
+    .where('dimension', 'in', dimensions)
     .where('status', 'in', stored)
     .where((eb) => {
       const conditions = plain.length > 0 ? [eb('status', 'in', plain)] : [];
-      if (query.statuses.includes('publish')) {
+      const scheduled = statuses.includes('publish') || statuses.includes('future');
+      const now = bounds.now;
+      if (scheduled && now === undefined) throw new Error('a sum of published or scheduled rows needs the clock');
+      if (statuses.includes('publish') && now !== undefined) {
         conditions.push(eb('status', '=', 'publish'));
-        conditions.push(eb.and([eb('status', '=', 'future'), eb('published_utc', '<=', query.nowUtc)]));
+        conditions.push(eb.and([eb('status', '=', 'future'), eb('published_utc', '<=', now)]));
       }
-      if (query.statuses.includes('future'))
-        conditions.push(eb.and([eb('status', '=', 'future'), eb('published_utc', '>', query.nowUtc)]));
+      if (statuses.includes('future') && now !== undefined)
+        conditions.push(eb.and([eb('status', '=', 'future'), eb('published_utc', '>', now)]));
       return eb.or(conditions);
     });
-  if (range.from !== undefined) select = select.where('start_day', '>=', range.from);
+  if (bounds.from !== undefined) select = select.where('start_day', '>=', bounds.from);
   // An occurrence never ends before it starts (D3): the range's end bounds the start, and the index stretch stops there.
-  if (range.to !== undefined) select = select.where('start_day', '<=', range.to);
-  if (query.toDay !== undefined) select = select.where('end_day', '<=', query.toDay);
+  if (bounds.to !== undefined) select = select.where('start_day', '<=', bounds.to);
+  if (bounds.toDay !== undefined) select = select.where('end_day', '<=', bounds.toDay);
   return select;
 }
 
