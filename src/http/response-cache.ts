@@ -1,10 +1,13 @@
+import { RecentKeys } from './recent-keys.ts';
+
 /**
  * Anonymous GET answers, kept while nothing was written to the database (the store's data version, which moves when
  * any process commits) and for at most one second of the application clock, since answers also depend on the time
  * (default date windows, relative dates, scheduled items going live). Authenticated requests are never cached.
  * The key is the caller's (plugins/read-cache.ts: the URL and the request headers an answer may depend on); an
  * answer is kept whole, whatever its type: JSON, iCalendar, HTML, or a 304 without a body. The process makes one at
- * start (src/caches.ts), bounded by READ_CACHE_BYTES.
+ * start (src/caches.ts), bounded by READ_CACHE_BYTES. An answer is kept from the second time its key is asked for
+ * within a second or two (recent-keys.ts): answers asked for once are never copied in.
  */
 export interface CachedReply {
   status: number;
@@ -35,16 +38,22 @@ const sizeOf = (key: string, reply: CachedReply) =>
   ENTRY_OVERHEAD_BYTES +
   Object.entries(reply.headers).reduce((sum, [name, value]) => sum + name.length + value.length, 0);
 
+/** Which answers a cache keeps: those asked for again soon (the service's), or every one (tests of the rest). */
+export type Admission = 'repeated' | 'every';
+
 export class ResponseCache {
   readonly #entries = new Map<string, Entry>();
+  /** The keys asked for lately, when only repeated answers are kept. */
+  readonly #recent: RecentKeys | undefined;
   /** Answers being computed, so that simultaneous misses of one key (e.g. when an entry expires) compute it once. */
   readonly #computing = new Map<string, Promise<CachedReply>>();
   #bytes = 0;
   /** The memory the cache may hold, whatever mix of small and large answers (and long URLs) it sees; 0 keeps nothing. */
   readonly maxBytes: number;
 
-  constructor(maxBytes = DEFAULT_MAX_BYTES) {
+  constructor(maxBytes = DEFAULT_MAX_BYTES, admission: Admission = 'repeated') {
     this.maxBytes = maxBytes;
+    this.#recent = admission === 'repeated' && maxBytes > 0 ? new RecentKeys(MAX_CACHED_AGE_MS) : undefined;
   }
 
   /** The cached answer for `key`, or the one `compute` gives (shared by every request that misses meanwhile). */
@@ -88,7 +97,9 @@ export class ResponseCache {
     return entry;
   }
 
+  /** Keeps `reply` for `key`, if its key was asked for lately (or the cache keeps every answer) and it fits. */
   set(key: string, version: string, nowMs: number, reply: CachedReply): void {
+    if (this.#recent !== undefined && !this.#recent.seenAgain(key, nowMs)) return;
     if ((reply.payload?.length ?? 0) > MAX_PAYLOAD_BYTES) return;
     const size = sizeOf(key, reply);
     // Larger than the whole bound (a small READ_CACHE_BYTES, or 0): it would push out everything and still not fit.

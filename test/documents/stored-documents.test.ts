@@ -249,8 +249,10 @@ describeEachDatabase(
       assert.equal(byId.statements.length, 1, byId.statements.join('\n'));
       assert.match(byId.statements[0], /from event_documents/);
       assert.match(byId.statements[0], /data_version/);
-      // The same URL again: the answer kept under that version is served, after one read of the version (which
-      // must read as the statement's did, or every read would miss).
+      // The same URL again: the answer is read as before, and kept this time (asked for again: http/recent-keys.ts);
+      // a third read is served from it, after one read of the version (which must read as the statement's did, or
+      // every read would miss).
+      assert.equal((await h().request('GET', `/events/${events[0].id}`)).statusCode, 200);
       let again: string[] = [];
       const versionReads = await versionReadsDuring(store, async () => {
         again = await statementsDuring(store, async () => {

@@ -11,7 +11,7 @@ const reply = (bytes: number): CachedReply => ({
 
 describe('ResponseCache', () => {
   it('serves an entry only for the same data version and within one second', () => {
-    const cache = new ResponseCache();
+    const cache = new ResponseCache(undefined, 'every');
     cache.set('/a', 'v1', 1000, reply(10));
     assert.ok(cache.get('/a', 'v1', 1999));
     assert.equal(cache.get('/a', 'v2', 1500), undefined);
@@ -22,7 +22,7 @@ describe('ResponseCache', () => {
   });
 
   it('keeps its memory bounded, dropping the oldest answers first', () => {
-    const cache = new ResponseCache();
+    const cache = new ResponseCache(undefined, 'every');
     for (let index = 0; index < 100; index++) cache.set(`/${index}`, 'v', 0, reply(200 * 1024));
     assert.equal(cache.get('/0', 'v', 1), undefined);
     assert.ok(cache.get('/99', 'v', 1));
@@ -35,7 +35,7 @@ describe('ResponseCache', () => {
   });
 
   it('lets go of answers past their second as new ones come, whatever the room left', () => {
-    const cache = new ResponseCache();
+    const cache = new ResponseCache(undefined, 'every');
     for (let index = 0; index < 10; index++) cache.set(`/${index}`, 'v', 0, reply(1024));
     const tenBytes = cache.bytes;
     cache.set('/a', 'v', 1000, reply(1024));
@@ -44,7 +44,7 @@ describe('ResponseCache', () => {
   });
 
   it('keeps answers of any type, and answers without a body, within the same memory bound', () => {
-    const cache = new ResponseCache();
+    const cache = new ResponseCache(undefined, 'every');
     const calendar: CachedReply = {
       status: 200,
       headers: { ETag: '"1"' },
@@ -67,7 +67,7 @@ describe('ResponseCache', () => {
   });
 
   it('computes an answer once for simultaneous misses, and not again while it is fresh', async () => {
-    const cache = new ResponseCache();
+    const cache = new ResponseCache(undefined, 'every');
     let computed = 0;
     const compute = async () => {
       computed++;
@@ -83,5 +83,29 @@ describe('ResponseCache', () => {
     assert.equal(computed, 1);
     await cache.answer('/a', 'v2', 4, compute);
     assert.equal(computed, 2, 'a new data version computes again');
+  });
+
+  it('keeps an answer only once its key is asked for again within a second or two', () => {
+    const cache = new ResponseCache();
+    cache.set('/once', 'v', 0, reply(10));
+    assert.equal(cache.get('/once', 'v', 1), undefined, 'asked for once: not kept');
+    assert.equal(cache.bytes, 0);
+    cache.set('/once', 'v', 900, reply(10));
+    assert.ok(cache.get('/once', 'v', 901), 'asked for again within the second: kept');
+    // Asked for again only after more than two seconds: as if asked for the first time.
+    cache.set('/rare', 'v', 1000, reply(10));
+    cache.set('/rare', 'v', 3500, reply(10));
+    assert.equal(cache.get('/rare', 'v', 3501), undefined);
+    cache.set('/rare', 'v', 3600, reply(10));
+    assert.ok(cache.get('/rare', 'v', 3601));
+  });
+
+  it('copies in almost none of many keys each asked for once', () => {
+    const cache = new ResponseCache();
+    for (let index = 0; index < 5_000; index++) cache.set(`/events/${index}`, 'v', index / 10, reply(1024));
+    let kept = 0;
+    for (let index = 0; index < 5_000; index++) if (cache.get(`/events/${index}`, 'v', 500)) kept++;
+    // Only keys whose bits collide with an earlier one's are kept: about 5,000 / 2^18 of them each.
+    assert.ok(kept < 100, `${kept} of 5,000 kept`);
   });
 });
