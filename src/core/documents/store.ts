@@ -3,7 +3,7 @@
 import { sql, type Insertable, type RawBuilder } from 'kysely';
 import type { EventDocumentsTable, LinkedDocumentsTable } from '../../store/schema.ts';
 import { chunks } from '../../store/chunks.ts';
-import { preparedQuery, type PreparedQuery } from '../../store/prepared-query.ts';
+import { preparedQuery, preparedQueryPer, type PreparedQuery } from '../../store/prepared-query.ts';
 import type { Db, Trx } from '../../store/store.ts';
 
 export type EventDocumentRow = Insertable<EventDocumentsTable>;
@@ -126,27 +126,23 @@ export async function readDocumentsWithVersion(
   return { version: String(carrier.version), rows: rows.filter((row) => row !== carrier) };
 }
 
-/** Per version expression (one per store), per set of forms. */
-const versionedQueries = new WeakMap<
-  RawBuilder<string>,
-  Map<string, PreparedQuery<[ids: readonly number[]], VersionedPartRow>>
+/** Per set of forms, then per version expression (one per store). */
+const versionedQueries = new Map<
+  string,
+  (version: RawBuilder<string>) => PreparedQuery<[ids: readonly number[]], VersionedPartRow>
 >();
 
 function versionedDocumentsOf(forms: readonly DocumentForm[], version: RawBuilder<string>) {
-  let byForms = versionedQueries.get(version);
-  if (byForms === undefined) {
-    byForms = new Map();
-    versionedQueries.set(version, byForms);
-  }
   const key = forms.join();
-  let query = byForms.get(key);
-  if (query === undefined) {
-    query = preparedQuery((_db, ids: readonly number[]) =>
-      documentsStatement<VersionedPartRow>(sql.join(ids), forms, version),
+  let perVersion = versionedQueries.get(key);
+  if (perVersion === undefined) {
+    perVersion = preparedQueryPer(
+      (column: RawBuilder<string>) => (_db, ids: readonly number[]) =>
+        documentsStatement<VersionedPartRow>(sql.join(ids), forms, column),
     );
-    byForms.set(key, query);
+    versionedQueries.set(key, perVersion);
   }
-  return query;
+  return perVersion(version);
 }
 
 /**
