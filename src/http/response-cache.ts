@@ -18,6 +18,15 @@ export interface CachedReply {
   payload: Buffer | null;
 }
 
+/**
+ * An answer as it was computed: its payload may still be text. The cache encodes it only when it keeps it, so an
+ * answer asked for once (most reads by id, deep pages) is sent as the text it was built as, and no Buffer is made for
+ * it (its memory is outside V8's heap and freed only once the collector reaches the Buffer).
+ */
+export interface FreshReply extends Omit<CachedReply, 'payload'> {
+  payload: string | Buffer | null;
+}
+
 interface Entry extends CachedReply {
   version: string;
   at: number;
@@ -32,7 +41,7 @@ const MAX_PAYLOAD_BYTES = 256 * 1024;
 /** A rough cost of an entry besides its payload and key, so that many bodiless or tiny answers stay bounded too. */
 const ENTRY_OVERHEAD_BYTES = 256;
 
-const sizeOf = (key: string, reply: CachedReply) =>
+const sizeOf = (key: string, reply: CachedReply): number =>
   (reply.payload?.length ?? 0) +
   key.length +
   ENTRY_OVERHEAD_BYTES +
@@ -41,12 +50,17 @@ const sizeOf = (key: string, reply: CachedReply) =>
 /** Which answers a cache keeps: those asked for again soon (the service's), or every one (tests of the rest). */
 export type Admission = 'repeated' | 'every';
 
+const encoded = (fresh: FreshReply): CachedReply => ({
+  ...fresh,
+  payload: typeof fresh.payload === 'string' ? Buffer.from(fresh.payload) : fresh.payload,
+});
+
 export class ResponseCache {
   readonly #entries = new Map<string, Entry>();
   /** The keys asked for lately, when only repeated answers are kept. */
   readonly #recent: RecentKeys | undefined;
   /** Answers being computed, so that simultaneous misses of one key (e.g. when an entry expires) compute it once. */
-  readonly #computing = new Map<string, Promise<CachedReply>>();
+  readonly #computing = new Map<string, Promise<FreshReply>>();
   #bytes = 0;
   /** The memory the cache may hold, whatever mix of small and large answers (and long URLs) it sees; 0 keeps nothing. */
   readonly maxBytes: number;
@@ -61,8 +75,8 @@ export class ResponseCache {
     key: string,
     version: string,
     nowMs: number,
-    compute: () => Promise<CachedReply>,
-  ): CachedReply | Promise<CachedReply> {
+    compute: () => Promise<FreshReply>,
+  ): FreshReply | Promise<FreshReply> {
     const cached = this.get(key, version, nowMs);
     if (cached) return cached;
     const flight = `${version} ${key}`;
@@ -97,9 +111,12 @@ export class ResponseCache {
     return entry;
   }
 
-  /** Keeps `reply` for `key`, if its key was asked for lately (or the cache keeps every answer) and it fits. */
-  set(key: string, version: string, nowMs: number, reply: CachedReply): void {
+  /** Keeps `fresh` for `key`, if its key was asked for lately (or the cache keeps every answer) and it fits. */
+  set(key: string, version: string, nowMs: number, fresh: FreshReply): void {
     if (this.#recent !== undefined && !this.#recent.seenAgain(key, nowMs)) return;
+    // A string's UTF-8 length is at least its length: one too long in characters is too long in bytes.
+    if (typeof fresh.payload === 'string' && fresh.payload.length > MAX_PAYLOAD_BYTES) return;
+    const reply = encoded(fresh);
     if ((reply.payload?.length ?? 0) > MAX_PAYLOAD_BYTES) return;
     const size = sizeOf(key, reply);
     // Larger than the whole bound (a small READ_CACHE_BYTES, or 0): it would push out everything and still not fit.

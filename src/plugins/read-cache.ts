@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { queryNamesPassword } from '../http/event-passwords.ts';
-import type { CachedReply, ResponseCache } from '../http/response-cache.ts';
+import type { ResponseCache } from '../http/response-cache.ts';
 import type { Store } from '../store/store.ts';
 import type { EncodedReply } from './reply.ts';
 
@@ -57,11 +57,6 @@ export function cacheKey(request: Pick<FastifyRequest, 'url' | 'headers'>): stri
  */
 const sendsPassword = (request: Pick<FastifyRequest, 'query'>) => queryNamesPassword(request.query);
 
-const toCached = (encoded: EncodedReply): CachedReply => ({
-  ...encoded,
-  payload: typeof encoded.payload === 'string' ? Buffer.from(encoded.payload) : encoded.payload,
-});
-
 export default fp<ReadCacheOptions>(
   async (app, { store, cache }) => {
     app.decorate(
@@ -77,7 +72,7 @@ export default fp<ReadCacheOptions>(
         // A read of a URL the cache holds nothing for (a read by a random id): its first statement reads the version
         // too. Simultaneous first reads of one URL are not merged into one then, as they are once an answer is kept.
         if (options.reportsDataVersion && !cache.holds(key, nowMs)) {
-          const answer = toCached(await compute());
+          const answer = await compute();
           const version = request.ctx.dataVersion;
           if (version !== undefined) cache.set(key, version, nowMs, answer);
           return answer;
@@ -85,7 +80,7 @@ export default fp<ReadCacheOptions>(
         const version = await store.dataVersion();
         // An anonymous read writes nothing its answer depends on: everything it reads is checked at this version.
         request.ctx.dataVersion = version;
-        return cache.answer(key, version, nowMs, async () => toCached(await compute()));
+        return cache.answer(key, version, nowMs, compute);
       },
     );
   },

@@ -108,4 +108,37 @@ describe('ResponseCache', () => {
     // Only keys whose bits collide with an earlier one's are kept: about 5,000 / 2^18 of them each.
     assert.ok(kept < 100, `${kept} of 5,000 kept`);
   });
+
+  it('encodes a text answer only when it keeps it, and then serves its UTF-8 bytes', () => {
+    const cache = new ResponseCache();
+    const text = '{"title":"Café – 日本"}';
+    const fresh = { status: 200, headers: {}, type: 'application/json; charset=UTF-8', payload: text };
+    const from = Buffer.from;
+    let encoded = 0;
+    Buffer.from = ((...args: Parameters<typeof Buffer.from>) => {
+      encoded++;
+      return from(...args);
+    }) as typeof Buffer.from;
+    try {
+      cache.set('/text', 'v', 0, fresh);
+      assert.equal(encoded, 0, 'asked for once: not kept, not encoded');
+      cache.set('/text', 'v', 10, fresh);
+      assert.equal(encoded, 1, 'asked for again: kept, encoded once');
+    } finally {
+      Buffer.from = from;
+    }
+    const kept = cache.get('/text', 'v', 20);
+    assert.ok(kept?.payload instanceof Buffer);
+    assert.deepEqual(kept.payload, Buffer.from(text, 'utf8'));
+    assert.equal(cache.bytes, Buffer.byteLength(text) + '/text'.length + 256);
+  });
+
+  it('keeps no text answer longer than its limit in bytes, however it counts in characters', () => {
+    const cache = new ResponseCache(undefined, 'every');
+    // 100,000 characters, 300,000 bytes: over the 256 KiB limit only once encoded.
+    const text = '日'.repeat(100_000);
+    cache.set('/wide', 'v', 0, { status: 200, headers: {}, type: 'text/plain', payload: text });
+    assert.equal(cache.get('/wide', 'v', 1), undefined);
+    assert.equal(cache.bytes, 0);
+  });
 });

@@ -331,9 +331,10 @@ function itemEndpoints(key: 'id' | 'slug'): AnyEndpoint[] {
         // D34: a published event without a password is answered from its stored document, when it has a current one.
         const stored = byId ? await readStoredItem(ctx, id) : undefined;
         if (stored) {
+          // Sent as text: the caches encode it only if they keep it.
           const entry = {
             type: JSON_TYPE,
-            payload: Buffer.from(documentJson(stored)),
+            payload: documentJson(stored),
             headers: lastModifiedHeader({ modified_utc: stored.modifiedUtc }),
           };
           if (cache && found) cache.set(cacheKey, id, found.seq, entry, stored.terms);
@@ -347,11 +348,7 @@ function itemEndpoints(key: 'id' | 'slug'): AnyEndpoint[] {
         const body = serializeEvent(ctx, bundle, post.id, { single: true });
         if (!cache || !found || !sameForEveryReader(bundle, post.id))
           return { body, headers: lastModifiedHeader(body) };
-        const entry = {
-          type: JSON_TYPE,
-          payload: Buffer.from(JSON.stringify(body)),
-          headers: lastModifiedHeader(body),
-        };
+        const entry = { type: JSON_TYPE, payload: JSON.stringify(body), headers: lastModifiedHeader(body) };
         cache.set(cacheKey, post.id, found.seq, entry, embeddedTermObjects(body));
         return entry;
       },

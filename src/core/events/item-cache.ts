@@ -21,6 +21,11 @@ export interface CachedEvent {
   headers: Record<string, string>;
 }
 
+/** An answer as computed: the cache encodes its text only when it keeps it. */
+export interface FreshEvent extends Omit<CachedEvent, 'payload'> {
+  payload: string | Buffer;
+}
+
 interface Stored {
   eventId: number;
   entry: CachedEvent;
@@ -82,8 +87,10 @@ export class EventItemCache {
    * Keeps an answer about event `eventId` computed at log position `seq`, unless a change was processed meanwhile (the
    * answer may be older than it).
    */
-  set(key: string, eventId: number, seq: number, entry: CachedEvent, terms: readonly Record<string, unknown>[]): void {
-    if (this.maxBytes === 0 || seq !== this.#seq || entry.payload.length > this.maxBytes / 16) return;
+  set(key: string, eventId: number, seq: number, fresh: FreshEvent, terms: readonly Record<string, unknown>[]): void {
+    if (this.maxBytes === 0 || seq !== this.#seq) return;
+    const entry = { ...fresh, payload: typeof fresh.payload === 'string' ? Buffer.from(fresh.payload) : fresh.payload };
+    if (entry.payload.length > this.maxBytes / 16) return;
     this.#remove(key);
     this.#entries.set(key, { eventId, entry, terms });
     let keys = this.#keysOfEvent.get(eventId);
