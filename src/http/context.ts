@@ -4,6 +4,7 @@ import type { Config } from '../config.ts';
 import type { EventItemCache } from '../core/events/item-cache.ts';
 import type { PageSeeks } from '../core/events/page-seeks.ts';
 import type { EmbeddedTermSnapshots } from '../core/terms/embedded-cache.ts';
+import type { SyncCursor } from '../core/sync/cursor.ts';
 import type { Viewer } from '../domain/access.ts';
 import { commandContext, type CommandContext } from '../core/input/context.ts';
 import type { Store } from '../store/store.ts';
@@ -59,6 +60,11 @@ export interface RequestContext extends AppDeps, CommandContext {
    * the handler runs: the process's snapshots check it instead of reading it again. Unset for anything that may write.
    */
   dataVersion?: string;
+  /**
+   * D24: a list's sync cursor, when the read cache read it with the data version, in one statement, before anything
+   * else of the request (api/changes/header.ts `readSyncCursor`).
+   */
+  syncCursor?: SyncCursor;
   /** Request-scoped memo: a record a validator loaded is not loaded again by the handler. */
   memo<T>(key: string, load: () => Promise<T>): Promise<T>;
 }

@@ -76,6 +76,11 @@ export interface Endpoint<A extends Args = Args> {
    * statement when it is unset: the read cache then reads no version before it (plugins/read-cache.ts).
    */
   reportsDataVersion?: boolean;
+  /**
+   * How the read cache reads the data version of this read, instead of on its own: a list reads it with its sync
+   * cursor, in the one statement both need (api/changes/header.ts `readSyncCursor`).
+   */
+  readsDataVersion?: (ctx: RequestContext) => Promise<string>;
   handler: (ctx: RequestContext, params: ArgValues<A>, raw: ParamMap) => Promise<Reply>;
 }
 

@@ -59,15 +59,17 @@ const apiRoutes: FastifyPluginAsync<ApiRoutesOptions> = async (app, { deps, grou
       encodeReplyBounded(await runEndpoint(definition, gatherParams(request), request.ctx), maxResponseBytes),
     );
 
-  const read =
-    (definition: Endpoint): ApiHandler =>
-    async (request, reply) =>
+  const read = (definition: Endpoint): ApiHandler => {
+    const { reportsDataVersion, readsDataVersion } = definition;
+    return async (request, reply) =>
       sendReply(
         reply,
         await app.readThrough(request, () => run(definition, request), {
-          reportsDataVersion: definition.reportsDataVersion,
+          reportsDataVersion,
+          readsDataVersion: readsDataVersion && (() => readsDataVersion(request.ctx)),
         }),
       );
+  };
   const write =
     (definition: Endpoint): ApiHandler =>
     async (request, reply) =>

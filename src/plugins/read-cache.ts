@@ -27,6 +27,11 @@ export interface ReadThroughOptions {
    * is read before computing: the answer is kept under the version it reports, or not kept if it reports none.
    */
   reportsDataVersion?: boolean;
+  /**
+   * Reads the data version for the cache instead of the store's own statement, with what the request reads first
+   * anyway (a list's sync cursor): one statement for both.
+   */
+  readsDataVersion?: () => Promise<string>;
 }
 
 export interface ReadCacheOptions {
@@ -77,7 +82,7 @@ export default fp<ReadCacheOptions>(
           if (version !== undefined) cache.set(key, version, nowMs, answer);
           return answer;
         }
-        const version = await store.dataVersion();
+        const version = await (options.readsDataVersion?.() ?? store.dataVersion());
         // An anonymous read writes nothing its answer depends on: everything it reads is checked at this version.
         request.ctx.dataVersion = version;
         return cache.answer(key, version, nowMs, compute);

@@ -50,7 +50,7 @@ import {
   sentPassword,
   startPasswordGuess,
 } from '../../http/event-passwords.ts';
-import { syncCursorHeader } from '../changes/header.ts';
+import { readSyncCursor, syncCursorHeader } from '../changes/header.ts';
 import { JSON_TYPE } from '../../http/content-types.ts';
 import {
   documentJson,
@@ -190,6 +190,8 @@ const writeResponses = (success: number, description: string) => ({
 const list = endpoint({
   methods: ['GET'],
   summary: 'List events',
+  // D24: the read cache reads its data version with the list's sync cursor, first of all.
+  readsDataVersion: readSyncCursor,
   responses: {
     200: { description: 'A page of events, by start date.', schema: EVENT_RESPONSES.list },
     ...NOT_MODIFIED,

@@ -30,7 +30,7 @@ import {
 import { mayAssignAuthor, postLike } from '../../core/posts/fields.ts';
 import type { PostRow } from '../../core/posts/store.ts';
 import { visibleInList } from '../../core/posts/visibility.ts';
-import { syncCursorHeader } from '../changes/header.ts';
+import { readSyncCursor, syncCursorHeader } from '../changes/header.ts';
 import { linkedFieldArgs } from '../../core/linked/write-args.ts';
 import type { LinkedPostKind } from '../../core/linked/kind.ts';
 import { linkedResponseSchemas } from './response.ts';
@@ -160,6 +160,8 @@ export function linkedPostRoutes(kind: LinkedPostKind, listFilters: ListFilter[]
   const list = endpoint({
     methods: ['GET'],
     summary: `List ${kind.collection}`,
+    // D24: the read cache reads its data version with the list's sync cursor, first of all.
+    readsDataVersion: readSyncCursor,
     responses: {
       200: { description: `A page of ${kind.collection}.`, schema: schemas.list },
       ...NOT_MODIFIED,

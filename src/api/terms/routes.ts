@@ -19,7 +19,7 @@ import { endpoint, type RouteGroup } from '../../http/routes.ts';
 import { loadPost } from '../../core/posts/input.ts';
 import { postLike } from '../../core/posts/fields.ts';
 import { queryTerms } from '../../core/terms/query.ts';
-import { syncCursorHeader } from '../changes/header.ts';
+import { readSyncCursor, syncCursorHeader } from '../changes/header.ts';
 import { TERM_RESPONSES } from './response.ts';
 import { listArgs, loadTerm, loadTermRefs, termIdArg, writeArgs } from '../../core/terms/input.ts';
 import {
@@ -137,6 +137,8 @@ export function termRoutes(taxonomy: Taxonomy): RouteGroup[] {
   const list = endpoint({
     methods: ['GET'],
     summary: `List ${info.collection}`,
+    // D24: the read cache reads its data version with the list's sync cursor, first of all.
+    readsDataVersion: readSyncCursor,
     responses: {
       200: { description: `A page of ${info.collection}; a page beyond the last is empty.`, schema: schemas.list },
       ...NOT_MODIFIED,
