@@ -243,7 +243,11 @@ interface Moment {
   at: DateTime;
 }
 
-const WP = 'yyyy-MM-dd HH:mm:ss';
+/**
+ * `YYYY-MM-DD HH:MM:SS` of `at` (formatWp: Luxon's toFormat reads its format string again on every call); an invalid
+ * DateTime gives text that no date reads as, which the unit's checks then refuse.
+ */
+const wpOf = (at: DateTime): string => (at.isValid ? formatWp(at) : 'Invalid DateTime');
 
 const tabledZones = new Map<string, Zone>();
 
@@ -275,16 +279,16 @@ function momentOf(property: JCal, calendar: ParsedCalendar, siteZone: string): M
     const zone = zoneOf(calendar, tzid);
     if (zone === undefined) throw new Refusal(`unknown time zone "${tzid}" in ${property[0].toUpperCase()}`);
     const at = DateTime.fromISO(value, { zone: tabled(zone) });
-    return { allDay: false, local: at.toFormat(WP), zone, at };
+    return { allDay: false, local: wpOf(at), zone, at };
   }
   if (value.endsWith('Z')) {
     const zone = defaultZone(calendar) ?? 'UTC';
     const at = DateTime.fromISO(value, { zone: 'utc' }).setZone(tabled(zone));
-    return { allDay: false, local: at.toFormat(WP), zone, at };
+    return { allDay: false, local: wpOf(at), zone, at };
   }
   const zone = defaultZone(calendar) ?? '';
   const at = DateTime.fromISO(value, { zone: tabled(zone || siteZone) });
-  return { allDay: false, local: at.toFormat(WP), zone, at };
+  return { allDay: false, local: wpOf(at), zone, at };
 }
 
 function defaultZone(calendar: ParsedCalendar): string | undefined {
@@ -326,7 +330,7 @@ function eventFields(
     endLocal = start.allDay
       ? // DTEND of an all-day event is the day after its last day.
         `${DateTime.fromISO(end.local.slice(0, 10)).minus({ days: 1 }).toISODate()} 00:00:00`
-      : end.at.setZone(tabled(start.zone || config.siteTimezone)).toFormat(WP);
+      : wpOf(end.at.setZone(tabled(start.zone || config.siteTimezone)));
     if (start.allDay && endLocal < start.local) endLocal = start.local;
   } else {
     const duration = textOf(component, 'duration');
@@ -334,7 +338,7 @@ function eventFields(
       const seconds = ICAL.Duration.fromString(duration).toSeconds();
       endLocal = start.allDay
         ? `${start.at.plus({ seconds: Math.max(0, seconds - 86_400) }).toISODate()} 00:00:00`
-        : start.at.plus({ seconds }).toFormat(WP);
+        : wpOf(start.at.plus({ seconds }));
     } else {
       endLocal = start.local;
     }
@@ -718,7 +722,7 @@ async function importExceptions(
     let wrote = false;
     try {
       const original = momentOf(propertyOf(exception, 'recurrence-id')!, run.calendar, actor.config.siteTimezone);
-      const originalUtc = original.at.toUTC().toFormat(WP);
+      const originalUtc = wpOf(original.at.toUTC());
       const occurrenceId = occurrences.get(originalUtc);
       if (occurrenceId === undefined)
         throw new Refusal(`RECURRENCE-ID ${originalUtc} UTC is not an occurrence of the series`);

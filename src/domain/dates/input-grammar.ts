@@ -29,7 +29,7 @@ export function parseDateInput(input: unknown, zone: string, now: DateTime): Dat
   const inZone = parsed.setZone(target);
   if (inZone.year < MIN_YEAR || inZone.year > MAX_YEAR) return null;
   // Subtracting (rather than setting) keeps the offset chosen for an ambiguous wall-clock time.
-  return inZone.minus({ milliseconds: inZone.millisecond });
+  return inZone.millisecond === 0 ? inZone : inZone.minus({ milliseconds: inZone.millisecond });
 }
 
 /** The WP format has four-digit years. */
