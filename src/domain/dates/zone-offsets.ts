@@ -8,12 +8,23 @@ import type { Zone } from 'luxon';
  */
 
 interface YearTable {
+  /** The year's bounds, UTC milliseconds: its first instant, and the next year's. */
+  from: number;
+  to: number;
   /** UTC milliseconds at which a new offset starts, ascending, with the offset from then on. */
   starts: number[];
   offsets: number[];
 }
 
-const tables = new Map<string, YearTable>();
+interface ZoneTables {
+  years: Map<number, YearTable>;
+  /** The table the last look-up used: most look-ups in a row are of one year (a write's dates, a list's window). */
+  last: YearTable | undefined;
+}
+
+/** By zone name, then UTC year: no key string to build and hash on each look-up. */
+const zoneTables = new Map<string, ZoneTables>();
+let tableCount = 0;
 const MAX_TABLES = 5000;
 
 /**
@@ -48,19 +59,32 @@ function probeYear(zone: Zone, year: number): YearTable {
     }
     previous = sample;
   }
-  return { starts, offsets };
+  return { from: yearStart, to: utcMonthStart(year + 1, 0), starts, offsets };
 }
 
 /** The zone's UTC offset in minutes at `ms` (UTC milliseconds), exactly as `zone.offset(ms)` gives it. */
 export function offsetAt(zone: Zone, ms: number): number {
   if (zone.isUniversal) return zone.offset(ms);
-  const year = new Date(ms).getUTCFullYear();
-  const key = `${zone.name}|${year}`;
-  let table = tables.get(key);
-  if (table === undefined) {
-    table = probeYear(zone, year);
-    if (tables.size >= MAX_TABLES) tables.clear();
-    tables.set(key, table);
+  let tables = zoneTables.get(zone.name);
+  if (tables === undefined) {
+    tables = { years: new Map(), last: undefined };
+    zoneTables.set(zone.name, tables);
+  }
+  let table = tables.last;
+  if (table === undefined || ms < table.from || ms >= table.to) {
+    const year = new Date(ms).getUTCFullYear();
+    table = tables.years.get(year);
+    if (table === undefined) {
+      if (tableCount >= MAX_TABLES) {
+        zoneTables.clear();
+        tableCount = 0;
+        return offsetAt(zone, ms);
+      }
+      table = probeYear(zone, year);
+      tables.years.set(year, table);
+      tableCount++;
+    }
+    tables.last = table;
   }
   let index = table.starts.length - 1;
   while (index > 0 && table.starts[index] > ms) index--;

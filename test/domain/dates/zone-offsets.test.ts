@@ -36,6 +36,28 @@ describe('offsetAt', () => {
     assert.equal(offsetAt(newYork, fallBack), -300);
   });
 
+  it('stays exact when it lets its tables go (more zone-years than it keeps) and across the years it keeps last', () => {
+    const kolkata = IANAZone.create('Asia/Kolkata');
+    const newYork = IANAZone.create('America/New_York');
+    // 5,000 tables at most: the 5,100 years of one zone, and another zone between them, pass that bound.
+    for (let year = 1; year <= 5_100; year++) {
+      const ms = Date.UTC(2000, 6, 1) + (year - 2000) * 365.2425 * 86_400_000;
+      assert.equal(offsetAt(kolkata, ms), kolkata.offset(ms), `Kolkata, year ${year}`);
+      if (year % 500 === 0) assert.equal(offsetAt(newYork, ms), newYork.offset(ms), `New York, year ${year}`);
+    }
+    // Alternating between two years of one zone: each look-up leaves the other year as the last one used.
+    const winter = Date.UTC(2030, 0, 15);
+    const summer = Date.UTC(2031, 6, 15);
+    for (let round = 0; round < 3; round++) {
+      assert.equal(offsetAt(newYork, winter), -300);
+      assert.equal(offsetAt(newYork, summer), -240);
+    }
+    // The last instant of a year and the first of the next.
+    const newYear = Date.UTC(2032, 0, 1);
+    assert.equal(offsetAt(newYork, newYear - 1), newYork.offset(newYear - 1));
+    assert.equal(offsetAt(newYork, newYear), newYork.offset(newYear));
+  });
+
   it('passes fixed offsets through', () => {
     assert.equal(offsetAt(FixedOffsetZone.instance(330), Date.now()), 330);
   });
