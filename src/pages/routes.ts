@@ -238,11 +238,15 @@ async function publicEventPage(ctx: RequestContext, request: PageRequest): Promi
   if ('hit' in found) return { status: 200, ...found.hit };
   const view = await readEvent(ctx, slug, { cookies: parseCookies(request.headers.cookie) });
   const reply = renderEvent(ctx, view);
-  if (!view.locked && view.sameForEveryReader && reply.status === 200 && typeof reply.payload === 'string') {
-    const entry = { type: reply.type!, headers: reply.headers, payload: Buffer.from(reply.payload) };
-    cache.set(key, view.post.id, found.seq, entry, embeddedTermObjects(view.event));
-    return { status: 200, ...entry };
-  }
+  // The cache encodes the page's text if it keeps it (ITEM_CACHE_BYTES); the answer is sent as it was rendered.
+  if (!view.locked && view.sameForEveryReader && reply.status === 200 && typeof reply.payload === 'string')
+    cache.set(
+      key,
+      view.post.id,
+      found.seq,
+      { type: reply.type!, headers: reply.headers, payload: reply.payload },
+      embeddedTermObjects(view.event),
+    );
   return reply;
 }
 
