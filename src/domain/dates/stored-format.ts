@@ -7,7 +7,7 @@
  */
 import { FixedOffsetZone } from 'luxon';
 import type { DateTime, Zone } from 'luxon';
-import { wallClock, wallClockInstant, type WallClockFields } from './wall-clock.ts';
+import { asUtcMillis, wallClock, wallClockInstant, type WallClockFields } from './wall-clock.ts';
 import { offsetAt } from './zone-offsets.ts';
 import { classifyTimezone, ianaAbbreviationAt, requireZone, timezoneAbbr } from './zones.ts';
 
@@ -56,22 +56,9 @@ function formatMillis(ms: number, offsetMinutes = 0): string {
 
 /** The instant (UTC ms) of a valid WP-format wall-clock value in `zone`. */
 function wallClockMillis(wp: string, zone: Zone): number {
-  const { year, month, day, hour, minute, second } = wpFields(wp);
-  // Not Date.UTC, which reads the years 0–99 as 1900–1999.
-  const check = new Date(0);
-  check.setUTCFullYear(year, month - 1, day);
-  check.setUTCHours(hour, minute, second, 0);
-  const asUtc = check.getTime();
-  // Date.UTC rolls 2024-02-30 over into March; a value that does not survive the round trip is impossible.
-  if (
-    year < 1 ||
-    check.getUTCFullYear() !== year ||
-    check.getUTCMonth() !== month - 1 ||
-    check.getUTCDate() !== day ||
-    hour > 23
-  ) {
-    throw new RangeError(`Invalid date: ${JSON.stringify(wp)}`);
-  }
+  const fields = wpFields(wp);
+  const asUtc = asUtcMillis(fields);
+  if (asUtc === undefined || fields.year < 1) throw new RangeError(`Invalid date: ${JSON.stringify(wp)}`);
   return wallClockInstant(asUtc, zone);
 }
 

@@ -31,7 +31,7 @@ export function wallClock(fields: WallClockFields, zone: Zone): DateTime {
  * a fraction). What `DateTime.fromObject` accepts in UTC, which costs several times as much (a batch of writes reads
  * two or three dates per event).
  */
-function asUtcMillis({ year, month, day, hour, minute, second }: WallClockFields): number | undefined {
+export function asUtcMillis({ year, month, day, hour, minute, second }: WallClockFields): number | undefined {
   if (![year, month, day, hour, minute, second].every(Number.isInteger)) return undefined;
   if (month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59) return undefined;
   if (second < 0 || second > 59) return undefined;
