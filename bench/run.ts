@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { cpus, totalmem } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
@@ -179,6 +179,16 @@ function start(script: string, env: Record<string, string>, nodeFlags: string[] 
     if (code !== 0 && signal !== 'SIGTERM') console.error(`${script} exited with ${code ?? signal}`);
   });
   return child;
+}
+
+/**
+ * The service's entry point in `directory` (the current one by default) as its `npm start` runs it: compiled first
+ * (scripts/build.ts) and started from `dist/`. A checkout from before that build ran the sources, and still does.
+ */
+function builtEntry(directory = '.'): string {
+  if (!existsSync(resolve(directory, 'scripts/build.ts'))) return 'src/main.ts';
+  execFileSync(process.execPath, ['scripts/build.ts'], { cwd: directory, stdio: 'inherit' });
+  return 'dist/main.js';
 }
 
 async function waitFor(url: string): Promise<void> {
@@ -493,11 +503,11 @@ async function main(): Promise<void> {
     '--max-semi-space-size=2',
     ...(options['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${options['cpu-prof']}`] : []),
   ];
-  const service = start('src/main.ts', { ...serviceEnv, PORT: String(SERVICE_PORT) }, nodeFlags);
+  const service = start(builtEntry(), { ...serviceEnv, PORT: String(SERVICE_PORT) }, nodeFlags);
   const variant =
     abVariant &&
     start(
-      'src/main.ts',
+      builtEntry(abVariant.directory),
       {
         ...serviceEnv,
         ...abVariant.env,

@@ -1,4 +1,4 @@
-// Real service processes (`node src/main.ts`) for tests that need what one process cannot show: start-up races, and
+// Real service processes (`node src/main.ts`, or a build's `node dist/main.js`) for tests that need what one process cannot show: start-up races, and
 // concurrent writes from several processes on one database.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -23,11 +23,12 @@ export interface Started {
   output: () => string;
 }
 
-export async function startService(env: Record<string, string>): Promise<Started> {
+/** Starts `entry` (the sources' entry point by default; a build's `dist/main.js`) with `env` on a free port. */
+export async function startService(env: Record<string, string>, entry = 'src/main.ts'): Promise<Started> {
   const port = await freePort();
   let output = '';
   // JSON log lines, which tests read, whatever LOG_FORMAT the shell running the tests has.
-  const child = spawn(NODE, ['src/main.ts'], {
+  const child = spawn(NODE, [entry], {
     env: { ...process.env, LOG_LEVEL: 'info', LOG_FORMAT: 'json', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
