@@ -1,5 +1,5 @@
-// Real service processes (`node src/main.ts`, or a build's `node dist/main.js`) for tests that need what one process cannot show: start-up races, and
-// concurrent writes from several processes on one database.
+// Real service processes (`node src/main.ts`, or a build's `node dist/main.js`) for tests that need what one process
+// cannot show: start-up races, concurrent writes from several processes on one database, the build npm start runs.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { after, before, describe } from 'node:test';
