@@ -5,8 +5,11 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import {
+  appendFileSync,
   copyFileSync,
+  cpSync,
   existsSync,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -118,5 +121,62 @@ describe('the build npm start runs', () => {
       service.output,
     );
     assert.doesNotMatch(service.output(), failed);
+  });
+});
+
+describe('a build of unchanged sources', () => {
+  // A copy of what the build reads, so that a source can be changed without touching the project's own.
+  const project = mkdtempSync(join(tmpdir(), 'calendar-rebuild-'));
+  const dist = join(project, 'dist');
+  const build = () => {
+    const run = spawnSync(process.execPath, [join(project, 'scripts/build.ts')], { encoding: 'utf8' });
+    assert.equal(run.status, 0, `${run.stdout}${run.stderr}`);
+  };
+  /** A pid no process has: a build killed long ago. */
+  const deadPid = () => {
+    for (let pid = 4_000_000; ; pid--) {
+      try {
+        process.kill(pid, 0);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ESRCH') return pid;
+      }
+    }
+  };
+
+  before(() => {
+    cpSync(join(ROOT, 'src'), join(project, 'src'), { recursive: true });
+    mkdirSync(join(project, 'scripts'));
+    for (const file of ['scripts/build.ts', 'tsconfig.json', 'tsconfig.build.json', 'package.json'])
+      copyFileSync(join(ROOT, file), join(project, file));
+    symlinkSync(join(ROOT, 'node_modules'), join(project, 'node_modules'), 'dir');
+  });
+  after(() => rmSync(project, { recursive: true, force: true }));
+
+  it('is left as it is; a change of source replaces it whole, and what killed builds left is removed', () => {
+    build();
+    const first = { directory: statSync(dist).ino, entry: statSync(join(dist, 'main.js')).mtimeMs };
+    build();
+    assert.deepEqual(
+      { directory: statSync(dist).ino, entry: statSync(join(dist, 'main.js')).mtimeMs },
+      first,
+      'nothing written again',
+    );
+
+    // What a build killed before its renames leaves, and one still running does.
+    const dead = deadPid();
+    for (const leftover of [`dist.new-${dead}`, `dist.old-${dead}`, `dist.new-${process.pid}`])
+      mkdirSync(join(project, leftover));
+    appendFileSync(join(project, 'src/main.ts'), '\n// changed after the first build\n');
+    build();
+    assert.notEqual(statSync(dist).ino, first.directory, 'a new directory in its place');
+    assert.match(readFileSync(join(dist, 'main.js'), 'utf8'), /changed after the first build/);
+    assert.ok(existsSync(join(dist, 'pages/assets/pages.css')));
+    assert.deepEqual(
+      readdirSync(project)
+        .filter((name) => name.startsWith('dist'))
+        .sort(),
+      ['dist', `dist.new-${process.pid}`],
+      "a dead build's leftovers removed, a running one's kept",
+    );
   });
 });
