@@ -421,6 +421,36 @@ function makeListPath(seeded: SeedResult, apiPath: string): () => string {
 }
 
 /**
+ * A list of a window of days (the varied lists' `dates` filter alone): any day of the seed's years, 0–30 days long.
+ * Nearly every URL is new, so the read cache answers none, and the prototype's list answers the same URLs.
+ */
+function makeWindowPath(seeded: SeedResult, eventsPath: string): () => string {
+  const totalDays = Math.round((Date.parse(seeded.lastDay) - Date.parse(seeded.firstDay)) / 86_400_000);
+  return () => {
+    const first = addDays(seeded.firstDay, between(0, totalDays));
+    return `${eventsPath}?start_date=${first}&end_date=${addDays(first, between(0, 30))}`;
+  };
+}
+
+/**
+ * The list prototype stands for the service's list only if it answers the same: the same events of a window, in the
+ * same order, and the same total (read from the service's answer and the prototype's before anything is measured).
+ */
+async function sameListAsService(api: string, prototype: string, seeded: SeedResult): Promise<void> {
+  const first = addDays(seeded.firstDay, 400);
+  const query = `start_date=${first}&end_date=${addDays(first, 45)}&page=2`;
+  const read = async (url: string) => {
+    const body = (await (await fetch(url)).json()) as { total: number; events: Array<{ id: number }> };
+    return { total: body.total, ids: body.events.map((event) => event.id) };
+  };
+  const [service, minimal] = await Promise.all([read(`${api}/events?${query}`), read(`${prototype}/events?${query}`)]);
+  if (JSON.stringify(service) !== JSON.stringify(minimal) || service.ids.length === 0)
+    throw new Error(
+      `the list prototype answers ${JSON.stringify(minimal)} where the service answers ${JSON.stringify(service)}`,
+    );
+}
+
+/**
  * A search with a category (D30, measured at a million events): a random category and either one of the seed's twenty
  * words (each in 5–30 % of all events: the worst case of a search, thousands of matches to count) or a word and a
  * number (a title's: a few matches, as most real searches).
@@ -565,6 +595,7 @@ async function main(): Promise<void> {
     try {
       await waitFor(`http://127.0.0.1:${CEILING_PORT}/fixed`);
       await waitFor(`http://127.0.0.1:${PROTOTYPE_PORT}/events/${eventId}`);
+      await sameListAsService(api, `http://127.0.0.1:${PROTOTYPE_PORT}`, seeded);
       // Every created event gets its own title, as real creates do: thousands of identical titles would measure the
       // -2, -3… slug search instead of a create.
       let created = 0;
@@ -623,6 +654,7 @@ async function main(): Promise<void> {
             makePath: makeListPath(seeded, path),
             connections: 1,
           },
+          { name: 'GET /events?{random window of days}', url: api, makePath: makeWindowPath(seeded, `${path}/events`) },
           {
             name: 'POST /events (authenticated, random)',
             url: `${api}/events`,
@@ -732,9 +764,16 @@ async function main(): Promise<void> {
         makeBody: newEvent,
         connections: writeConnections,
       };
+      const prototypeList: Scenario = {
+        name: 'prototype: a window of days, ten a page, three statements (bench/prototype.ts)',
+        url: `http://127.0.0.1:${PROTOTYPE_PORT}`,
+        makePath: makeWindowPath(seeded, '/events'),
+      };
       const selected = (name: string) => only === undefined || only.some((word) => name.includes(word));
       if (selected('get /events/{random id}'))
         runs.push({ scenario: prototypeScenario, target: null, reference: prototype });
+      if (selected('get /events?{random window of days}'))
+        runs.push({ scenario: prototypeList, target: null, reference: prototype });
       if (selected('post /events (authenticated, random)'))
         runs.push({ scenario: prototypeWrites, target: null, reference: prototype });
       // Each round measures every scenario once on each service; every other round B goes first, so that neither
