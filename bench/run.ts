@@ -386,14 +386,24 @@ const addDays = (day: string, offset: number) =>
   new Date(Date.parse(`${day}T00:00:00Z`) + offset * 86_400_000).toISOString().slice(0, 10);
 
 /**
+ * The deepest page of the varied lists: enough pages that none is asked for twice within a second at these rates,
+ * few enough that a million events do not turn the mix into a measure of deep offsets (a client reaches those by
+ * paging on, which the service answers from where the last page ended).
+ */
+const MAX_LIST_PAGE = 1_000;
+
+/**
  * The varied list of `GET /events` a client sends: a random page of the default list, or the first page of one to
  * three random filters (categories, tags, venue, organizer, a search term, a date window, a place and radius). The
- * pages are every page of the default list (`pages` of them) once in a random order, then again in another, as the
- * reads by id take their ids: drawn from a few, most would be answered from the one-second read cache (until
- * 2026-11-27 they were pages 1–20, a quarter of the anonymous lists' CPU saved by such hits).
+ * pages are every page of the default list (`pages` of them, up to its {@link MAX_LIST_PAGE}th) once in a random
+ * order, then again in another, as the reads by id take their ids: drawn from a few, most would be answered from the
+ * one-second read cache (until 2026-11-27 they were pages 1–20, a quarter of the anonymous lists' CPU saved by such
+ * hits).
  */
 function makeListPath(seeded: SeedResult, apiPath: string, pages: number): () => string {
-  const nextPage = cycling(Array.from({ length: Math.max(1, pages) }, (_, index) => index + 1));
+  const nextPage = cycling(
+    Array.from({ length: Math.min(Math.max(1, pages), MAX_LIST_PAGE) }, (_, index) => index + 1),
+  );
   const totalDays = Math.round((Date.parse(seeded.lastDay) - Date.parse(seeded.firstDay)) / 86_400_000);
   const filters: Record<string, (query: URLSearchParams) => void> = {
     categories: (query) => query.set('categories', String(pick(seeded.categoryIds))),
