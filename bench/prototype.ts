@@ -80,10 +80,12 @@ function listWindow(first = today(-1), last = today(0, 2)) {
   return { from: `${first} 00:00:00`, to: `${last} 23:59:59`, ranges };
 }
 
+const pagesOf = (total: number) => Math.ceil(total / PAGE_SIZE);
+
 /** The list's JSON from its entries in page order: the stored text joined, nothing parsed. */
 function listJson(ids: readonly number[], entries: ReadonlyMap<number, string>, total: number): string {
   const items = ids.flatMap((id) => entries.get(id) ?? []);
-  return `{"events":[${items.join(',')}],"total":${total},"total_pages":${Math.ceil(total / PAGE_SIZE)}}`;
+  return `{"events":[${items.join(',')}],"total":${total},"total_pages":${pagesOf(total)}}`;
 }
 const POST = `insert into posts (type, author_id, status, slug, title, date_local, date_utc, modified_local, modified_utc)
   values ('event', 1, 'publish', $1, $2, '${NOW}', '${NOW}', '${NOW}', '${NOW}') returning id`;
@@ -204,7 +206,7 @@ app.get<{ Querystring: { page?: string; start_date?: string; end_date?: string }
     return reply
       .type('application/json; charset=UTF-8')
       .header('X-WP-Total', String(total))
-      .header('X-WP-TotalPages', String(Math.ceil(total / PAGE_SIZE)))
+      .header('X-WP-TotalPages', String(pagesOf(total)))
       .send(json);
   },
 );

@@ -385,6 +385,13 @@ function cycling<T>(items: readonly T[]): () => T {
 const addDays = (day: string, offset: number) =>
   new Date(Date.parse(`${day}T00:00:00Z`) + offset * 86_400_000).toISOString().slice(0, 10);
 
+/** A window of 0–30 days starting on any day of the seed's years: the varied lists' `dates` filter. */
+function randomWindow(seeded: SeedResult): { first: string; last: string } {
+  const totalDays = Math.round((Date.parse(seeded.lastDay) - Date.parse(seeded.firstDay)) / 86_400_000);
+  const first = addDays(seeded.firstDay, between(0, totalDays));
+  return { first, last: addDays(first, between(0, 30)) };
+}
+
 /**
  * The deepest page of the varied lists: enough pages that none is asked for twice within a second at these rates,
  * few enough that a million events do not turn the mix into a measure of deep offsets (a client reaches those by
@@ -404,7 +411,6 @@ function makeListPath(seeded: SeedResult, apiPath: string, pages: number): () =>
   const nextPage = cycling(
     Array.from({ length: Math.min(Math.max(1, pages), MAX_LIST_PAGE) }, (_, index) => index + 1),
   );
-  const totalDays = Math.round((Date.parse(seeded.lastDay) - Date.parse(seeded.firstDay)) / 86_400_000);
   const filters: Record<string, (query: URLSearchParams) => void> = {
     categories: (query) => query.set('categories', String(pick(seeded.categoryIds))),
     tags: (query) => query.set('tags', String(pick(seeded.tagIds))),
@@ -412,9 +418,9 @@ function makeListPath(seeded: SeedResult, apiPath: string, pages: number): () =>
     organizer: (query) => query.set('organizer', String(pick(seeded.organizerIds))),
     search: (query) => query.set('search', pick(seeded.words)),
     dates: (query) => {
-      const first = addDays(seeded.firstDay, between(0, totalDays));
+      const { first, last } = randomWindow(seeded);
       query.set('start_date', first);
-      query.set('end_date', addDays(first, between(0, 30)));
+      query.set('end_date', last);
     },
     geoloc: (query) => {
       query.set('geoloc_lat', (Math.random() * 120 - 60).toFixed(3));
@@ -439,10 +445,9 @@ function makeListPath(seeded: SeedResult, apiPath: string, pages: number): () =>
  * Nearly every URL is new, so the read cache answers none, and the prototype's list answers the same URLs.
  */
 function makeWindowPath(seeded: SeedResult, eventsPath: string): () => string {
-  const totalDays = Math.round((Date.parse(seeded.lastDay) - Date.parse(seeded.firstDay)) / 86_400_000);
   return () => {
-    const first = addDays(seeded.firstDay, between(0, totalDays));
-    return `${eventsPath}?start_date=${first}&end_date=${addDays(first, between(0, 30))}`;
+    const { first, last } = randomWindow(seeded);
+    return `${eventsPath}?start_date=${first}&end_date=${last}`;
   };
 }
 
