@@ -72,13 +72,15 @@ export function leaveAlone(trx: Trx, ...parts: DataPart[]): void {
 /**
  * Records that `trx` added `deltas` to the stored counts of these terms (the one writer of `terms.published_count`
  * calls it): a write that leaves the terms alone but for their counts (`terms` left alone, counts moved) tells the
- * term snapshot by how much, instead of making it read them again. Outside Store.transaction nothing is recorded.
+ * term snapshot by how much, instead of making it read them again. Outside Store.transaction nothing is recorded, and
+ * the answer is false.
  */
-export function recordTermCountDeltas(trx: Trx, deltas: ReadonlyMap<number, number>): void {
+export function recordTermCountDeltas(trx: Trx, deltas: ReadonlyMap<number, number>): boolean {
   const hooks = open.get(trx);
-  if (hooks === undefined) return;
+  if (hooks === undefined) return false;
   for (const [termId, delta] of deltas)
     hooks.termCountDeltas.set(termId, (hooks.termCountDeltas.get(termId) ?? 0) + delta);
+  return true;
 }
 
 /** The store whose transaction `trx` is, as Store.transaction gave it to {@link openHooks}. */

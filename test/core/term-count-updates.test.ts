@@ -117,4 +117,43 @@ describeEachDatabase('term counts across updates', (harness) => {
       [['Counted new category', 1]],
     );
   });
+
+  it('writes a write’s count changes once, after the rest of its work, as it enters commit order', async () => {
+    const { users, request, store } = harness();
+    const as = users.administrator;
+    const before = await count();
+    let id = 0;
+    const statements = await everyStatementDuring(store, async () => {
+      const response = await request('POST', '/events', {
+        as,
+        body: {
+          title: 'Counted at the commit',
+          status: 'publish',
+          start_date: '2027-06-05 21:00:00',
+          end_date: '2027-06-05 23:00:00',
+          categories: [category],
+          recurrence: ['RRULE:FREQ=DAILY;COUNT=3'],
+        },
+      });
+      assert.equal(response.statusCode, 201, response.body);
+      id = response.json().id;
+    });
+    const at = (pattern: RegExp) => statements.findIndex((text) => pattern.test(text));
+    const counted = statements.filter((text) => /^update "terms" set "published_count"/.test(text));
+    assert.equal(counted.length, 1, statements.join('\n'));
+    const update = at(/^update "terms" set "published_count"/);
+    // After every write of the event and its stored document (the renderer runs after the work), so a concurrent
+    // writer linking the same term is not held up by its row for the rest of this one's work; on PostgreSQL after
+    // the step into commit order (data_version), which writers pass one at a time.
+    for (const table of ['posts', 'events', 'event_terms', 'occurrences', 'event_documents'])
+      assert.ok(
+        at(new RegExp(`^insert into "${table}"`)) < update,
+        `${table} before the counts\n${statements.join('\n')}`,
+      );
+    if (store.writers === 'many') assert.ok(at(/^update "data_version"/) < update, statements.join('\n'));
+    assert.equal(await count(), before + 1, 'a series counts once');
+    const removed = await request('DELETE', `/events/${id}`, { as, query: { force: 'true' } });
+    assert.equal(removed.statusCode, 200, removed.body);
+    assert.equal(await count(), before);
+  });
 });

@@ -3,6 +3,7 @@ import { preparedQuery } from '../../store/prepared-query.ts';
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { TermsTable } from '../../store/schema.ts';
 import {
+  beforeCommit,
   isRowId,
   isUniqueViolation,
   recordTermCountDeltas,
@@ -441,13 +442,40 @@ export async function updateTermRow(
 }
 
 /**
- * Adds each delta to its term's published count: one statement for up to 200 terms (a round trip each on
- * PostgreSQL), which finds the rows by key in id order, so two writes touching the same terms lock them in the same
- * order.
+ * Adds each delta to its term's published count. In a transaction of Store.transaction the deltas are summed and
+ * written once, as one of its last statements (a beforeCommit hook, in commit order): every event write moves the
+ * counts of the terms it carries, so on PostgreSQL two writes sharing a popular term would otherwise wait for each
+ * other's commit from the moment the first moved it (its row lock), for the whole rest of its work, and a batch of
+ * writes would send one statement per write. Nothing in a write reads a count back before its commit (the answers,
+ * webhooks and snapshot read after it), and no savepoint that may be rolled back encloses a call. Outside
+ * Store.transaction they are written at once.
  */
 export async function addToPublishedCounts(trx: Trx, deltas: ReadonlyMap<number, number>): Promise<void> {
+  const changed = new Map([...deltas].filter(([, delta]) => delta !== 0));
+  if (changed.size === 0) return;
+  if (!recordTermCountDeltas(trx, changed)) return writePublishedCounts(trx, changed);
+  let pending = pendingCounts.get(trx);
+  if (pending === undefined) {
+    const sums = new Map<number, number>();
+    pendingCounts.set(trx, sums);
+    beforeCommit(trx, async () => {
+      pendingCounts.delete(trx);
+      await writePublishedCounts(trx, sums);
+    });
+    pending = sums;
+  }
+  for (const [termId, delta] of changed) pending.set(termId, (pending.get(termId) ?? 0) + delta);
+}
+
+/** The deltas of each open transaction not written yet (see {@link addToPublishedCounts}). */
+const pendingCounts = new WeakMap<Trx, Map<number, number>>();
+
+/**
+ * One statement for up to 200 terms (a round trip each on PostgreSQL), which finds the rows by key in id order, so
+ * two writes touching the same terms lock them in the same order.
+ */
+async function writePublishedCounts(trx: Trx, deltas: ReadonlyMap<number, number>): Promise<void> {
   const changed = [...deltas].filter(([, delta]) => delta !== 0).sort(([a], [b]) => a - b);
-  recordTermCountDeltas(trx, new Map(changed));
   for (const part of chunks(changed, 200))
     await addedToCounts.affected(
       trx,
