@@ -482,12 +482,17 @@ interface ImportRun {
 }
 
 /**
- * Imports every unit of a parsed calendar; returns what happened to each UID. Units are written
- * {@link UNITS_PER_TRANSACTION} to a transaction, each checked before it writes anything: a unit refused by a check
- * writes nothing and the others go on. A unit refused after it wrote (a write's own check, e.g. after a concurrent
- * change) takes its transaction down with it; the units before it are then written again without it. A transaction
- * that fails otherwise (a bug, the database gone) is rolled back whole and the import stops there: what earlier
- * transactions wrote stays.
+ * Imports every unit of a parsed calendar; returns what happened to each UID. Units are written in ranges of
+ * {@link UNITS_PER_TRANSACTION}, one transaction each, each unit checked before it writes anything: a unit refused by
+ * a check writes nothing and the others go on. A unit refused after it wrote (a write's own check, e.g. after a
+ * concurrent change) takes its transaction down with it; the units before it are then written again without it. A
+ * transaction that fails otherwise (a bug, the database gone) is rolled back whole and the import stops there: what
+ * other transactions wrote stays.
+ *
+ * Where the store keeps more than one batch transaction in flight (Store.batchConcurrency: PostgreSQL), that many
+ * ranges are written at once, so that one range's checks and rendering run while the database writes another's; the
+ * units of two ranges meet only as any two writers do (one venue, organizer or term per name, unique slugs: their
+ * locks and checks), and the report lists them in the file's order whatever order they were written in.
  */
 export async function importCalendar(
   store: Store,
@@ -495,7 +500,6 @@ export async function importCalendar(
   calendar: ParsedCalendar,
   options: ImportOptions,
 ): Promise<ImportReport> {
-  const report: ImportReport = { created: [], updated: [], unchanged: [], refused: [...calendar.refused] };
   const host = uidHost(config.siteUrl).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const run: ImportRun = {
     store,
@@ -506,41 +510,71 @@ export async function importCalendar(
     refusedAfterWriting: new Map(),
   };
   const units = calendar.units;
-  let next = 0;
-  let size = UNITS_PER_TRANSACTION;
-  let retries = 0;
-  try {
-    while (next < units.length) {
-      const from = next;
-      const to = Math.min(units.length, from + size);
-      let outcomes: UnitOutcome[];
+  const outcomes: UnitOutcome[] = new Array(units.length);
+  const ranges: Array<[from: number, to: number]> = [];
+  for (let from = 0; from < units.length; from += UNITS_PER_TRANSACTION)
+    ranges.push([from, Math.min(units.length, from + UNITS_PER_TRANSACTION)]);
+  let taken = 0;
+  let done = 0;
+  let failed = false;
+  const writer = async () => {
+    while (!failed && taken < ranges.length) {
+      const [from, to] = ranges[taken++];
       try {
-        outcomes = await store.batchTransaction((trx) => writeUnits(trx, run, from, to));
+        await importRange(run, from, to, outcomes);
       } catch (error) {
-        if (error instanceof RefusedAfterWriting) {
-          run.refusedAfterWriting.set(error.key, error.reason);
-          size = error.rerunUpTo > from ? error.rerunUpTo - from : UNITS_PER_TRANSACTION;
-          continue;
-        }
-        if (isConflict(error) && ++retries <= CONFLICT_RETRIES) continue;
+        failed = true;
         throw error;
       }
-      for (const [offset, outcome] of outcomes.entries()) {
-        const uid = units[from + offset].uid;
-        if (typeof outcome === 'string') report[outcome].push(uid);
-        else report.refused.push({ uid, reason: outcome.refused });
-      }
-      next = to;
-      size = UNITS_PER_TRANSACTION;
-      retries = 0;
-      options.progress?.(next, units.length);
+      done += to - from;
+      options.progress?.(done, units.length);
     }
-  } catch (error) {
+  };
+  // Every writer ends before the import does (a failed one stops the others from taking another range).
+  const ended = await Promise.allSettled(Array.from({ length: Math.max(1, store.batchConcurrency) }, writer));
+  const failure = ended.find((result) => result.status === 'rejected');
+  if (failure) {
     await store.flushBatches().catch(() => {});
-    throw error;
+    throw failure.reason;
   }
   await store.flushBatches();
+  const report: ImportReport = { created: [], updated: [], unchanged: [], refused: [...calendar.refused] };
+  for (const [index, outcome] of outcomes.entries()) {
+    const uid = units[index].uid;
+    if (typeof outcome === 'string') report[outcome].push(uid);
+    else report.refused.push({ uid, reason: outcome.refused });
+  }
   return report;
+}
+
+/**
+ * Writes units `from` to `to` (exclusive) in one transaction, or in more when a unit refused after writing takes one
+ * down (see {@link importCalendar}); their outcomes go to `outcomes` at their indexes.
+ */
+async function importRange(run: ImportRun, from: number, to: number, outcomes: UnitOutcome[]): Promise<void> {
+  let next = from;
+  let end = to;
+  let retries = 0;
+  while (next < to) {
+    const start = next;
+    let written: UnitOutcome[];
+    try {
+      written = await run.store.batchTransaction((trx) => writeUnits(trx, run, start, end));
+    } catch (error) {
+      if (error instanceof RefusedAfterWriting) {
+        run.refusedAfterWriting.set(error.key, error.reason);
+        // The units before the refused one, alone (they are written again without it), or the range again.
+        end = error.rerunUpTo > start ? error.rerunUpTo : to;
+        continue;
+      }
+      if (isConflict(error) && ++retries <= CONFLICT_RETRIES) continue;
+      throw error;
+    }
+    for (const [offset, outcome] of written.entries()) outcomes[start + offset] = outcome;
+    next = end;
+    end = to;
+    retries = 0;
+  }
 }
 
 /** Writes units `from` to `to` (exclusive) in `trx`: each unit's outcome, in order. */

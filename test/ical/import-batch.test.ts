@@ -258,10 +258,10 @@ describeEachDatabase('.ics import in batches (D26)', (h) => {
     );
   });
 
-  it('leaves nothing of a transaction whose commit fails, and keeps what earlier transactions wrote', async () => {
+  it('leaves nothing of a transaction whose commit fails, and keeps what another transaction wrote', async () => {
     const store = await h().openAnotherStore();
     let transactions = 0;
-    // What runs between a transaction's work and its commit fails on the second transaction.
+    // What runs between a transaction's work and its commit fails on the second transaction to get there.
     const stop = onChangesRecorded(store, async () => {
       if (++transactions === 2) throw new Error('the commit failed');
     });
@@ -275,19 +275,73 @@ describeEachDatabase('.ics import in batches (D26)', (h) => {
       stop();
       await store.close();
     }
-    const written = await h()
-      .store.db.selectFrom('events')
-      .select('ical_uid')
-      .where('ical_uid', 'like', 'commit-%')
-      .execute();
-    const first = UNITS_PER_TRANSACTION;
-    assert.equal(written.length, first, 'the first transaction stays');
-    assert.equal(await eventIdOf(h(), `commit-${first}@example.com`), undefined);
-    assert.equal((await postsTitled(h(), 'venue', `Commit Hall ${first}`)).length, 0);
-    assert.equal((await postsTitled(h(), 'venue', `Commit Hall ${first - 1}`)).length, 1);
+    const written = new Set(
+      (await h().store.db.selectFrom('events').select('ical_uid').where('ical_uid', 'like', 'commit-%').execute()).map(
+        (row) => row.ical_uid,
+      ),
+    );
+    // The two ranges of units (the first UNITS_PER_TRANSACTION, then 50): one after the other on SQLite, at once where
+    // the store keeps two batch transactions in flight (PostgreSQL), where either may get to its commit first.
+    const ranges = [
+      { from: 0, to: UNITS_PER_TRANSACTION },
+      { from: UNITS_PER_TRANSACTION, to: UNITS_PER_TRANSACTION + 50 },
+    ];
+    const kept = ranges.filter(({ from }) => written.has(`commit-${from}@example.com`));
+    assert.equal(kept.length, 1, 'one transaction stays, the other leaves nothing');
+    if (h().store.batchConcurrency === 1) assert.equal(kept[0].from, 0, 'the first transaction stays');
+    const [stays] = kept;
+    const lost = ranges.find((range) => range !== stays)!;
+    assert.equal(written.size, stays.to - stays.from);
+    for (let index = stays.from; index < stays.to; index++) assert.ok(written.has(`commit-${index}@example.com`));
+    assert.equal(await eventIdOf(h(), `commit-${lost.from}@example.com`), undefined);
+    assert.equal((await postsTitled(h(), 'venue', `Commit Hall ${lost.from}`)).length, 0);
+    assert.equal((await postsTitled(h(), 'venue', `Commit Hall ${lost.to - 1}`)).length, 0);
+    assert.equal((await postsTitled(h(), 'venue', `Commit Hall ${stays.to - 1}`)).length, 1);
     const changes = await changesAfter(h(), before);
-    assert.equal(changes.filter((change) => change.type === 'event').length, first);
-    assert.equal(changes.filter((change) => change.type === 'venue').length, first);
+    assert.equal(changes.filter((change) => change.type === 'event').length, stays.to - stays.from);
+    assert.equal(changes.filter((change) => change.type === 'venue').length, stays.to - stays.from);
+  });
+
+  it('writes as many ranges at once as the store keeps batch transactions in flight, and reports in the file’s order', async () => {
+    const store = h().store;
+    let inFlight = 0;
+    let most = 0;
+    // The store the import writes through, its batch transactions counted as they run.
+    const counted: Store = {
+      ...store,
+      batchTransaction: async (work) => {
+        most = Math.max(most, ++inFlight);
+        try {
+          return await store.batchTransaction(work);
+        } finally {
+          inFlight--;
+        }
+      },
+    };
+    // Three ranges, sharing a venue, an organizer and a category that none of them finds: each is written once.
+    const units = Array.from({ length: 2 * UNITS_PER_TRANSACTION + 20 }, (_, index) =>
+      event(
+        `order-${index}@example.com`,
+        `In order ${index}`,
+        'LOCATION:Shared Order Hall',
+        'ORGANIZER;CN=Shared Order Org:mailto:order@example.com',
+        'CATEGORIES:Shared order category',
+      ),
+    );
+    const report = await importText(h(), calendar(...units), h().users.administrator, counted);
+    assert.equal(most, store.batchConcurrency);
+    assert.deepEqual(
+      report.created,
+      units.map((_, index) => `order-${index}@example.com`),
+    );
+    assert.deepEqual(report.refused, []);
+    assert.equal((await postsTitled(h(), 'venue', 'Shared Order Hall')).length, 1);
+    assert.equal((await postsTitled(h(), 'organizer', 'Shared Order Org')).length, 1);
+    const category = await h().request('GET', '/categories', { query: { search: 'Shared order category' } });
+    assert.deepEqual(
+      category.json().categories.map((term: { count: number }) => term.count),
+      [units.length],
+    );
   });
 
   it('writes a new event as POST /events writes the same fields', async () => {
