@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -24,6 +24,21 @@ function openDatabase() {
     for (let page = 0; page < pages; page++) insert.run(body);
   });
   return { path, database, write };
+}
+
+/**
+ * How many times the write-ahead log of the database at `path` has been started over: its header's checkpoint
+ * sequence number, which SQLite moves on at every restart (https://www.sqlite.org/fileformat.html#wal_file_format).
+ */
+function logRestarts(path: string): number {
+  const header = Buffer.alloc(32);
+  const file = openSync(`${path}-wal`, 'r');
+  try {
+    readSync(file, header, 0, 32, 0);
+  } finally {
+    closeSync(file);
+  }
+  return header.readUInt32BE(12);
 }
 
 describe('SQLite checkpoints in their own thread', () => {
@@ -53,7 +68,7 @@ describe('SQLite checkpoints in their own thread', () => {
     }
   });
 
-  it('keeps the log short under a steady load of commits', async () => {
+  it('starts the log over under a steady load of commits', async () => {
     const { path, database, write } = openDatabase();
     const checkpoints = createCheckpoints(database, path, { commitCheckpointPages: 200, afterCommitMs: 1 });
     try {
@@ -62,14 +77,20 @@ describe('SQLite checkpoints in their own thread', () => {
       write(1);
       checkpoints.committed();
       await checkpoints.settled();
+      const startedBefore = logRestarts(path);
       for (let commit = 0; commit < 300; commit++) {
         write(10);
         checkpoints.committed();
         await new Promise(setImmediate);
       }
       await checkpoints.settled();
+      // How often, and so how long the log grows in between, depends on how often a commit's own checkpoint finds
+      // the thread copying (it then leaves it to the thread): on a quiet machine it stayed under 1,000 pages, on two
+      // busy cores it reached 1,954 once. That it was started over at all is what the thread alone would not do.
+      const restarts = logRestarts(path) - startedBefore;
+      assert.ok(restarts >= 1, `the log was started over ${restarts} times`);
       const logPages = statSync(`${path}-wal`).size / PAGE;
-      assert.ok(logPages < 1_500, `the log reached ${Math.round(logPages)} pages`);
+      assert.ok(logPages < 3_000, `the log reached ${Math.round(logPages)} pages`);
       assert.equal(database.prepare('select count(*) from pages').pluck().get(), 3_001);
     } finally {
       await checkpoints.close();
