@@ -14,6 +14,7 @@ import { websiteField } from '../linked/input-fields.ts';
 import type { LinkedPostKind } from '../linked/kind.ts';
 import { organizerKind } from '../organizers/kind.ts';
 import { isPostOfType, isSlugOfType, listStatusArg, pagingArgs, postWriteArgs, searchArg } from '../posts/input.ts';
+import type { TermReader } from '../terms/embedded-cache.ts';
 import { resolveTermsForFilter, type Taxonomy } from '../terms/service.ts';
 import { venueKind } from '../venues/kind.ts';
 import { linkedInput } from './linked-input.ts';
@@ -199,8 +200,8 @@ export const existingSlugArg = {
 } satisfies Args;
 
 /** The ids the `categories`/`tags` filter names, descendants included; read once per request. */
-export const filterTermIds = (ctx: CommandContext, taxonomy: Taxonomy, values: string[]) =>
-  ctx.memo(`filter-terms:${taxonomy}`, () => resolveTermsForFilter(ctx.store.db, taxonomy, values));
+export const filterTermIds = (ctx: CommandContext & TermReader, taxonomy: Taxonomy, values: string[]) =>
+  ctx.memo(`filter-terms:${taxonomy}`, () => resolveTermsForFilter(ctx.store.db, taxonomy, values, ctx));
 
 const termFilterArg = (taxonomy: Taxonomy, description: string) =>
   arg.stringList({

@@ -10,9 +10,10 @@ import type { Actor } from '../../domain/actor.ts';
 import { formatWp } from '../../domain/dates/stored-format.ts';
 import { preparedQuery } from '../../store/prepared-query.ts';
 import { outsideTransaction, type Db, type Store } from '../../store/store.ts';
+import { resolveFilterRefs, termTable, type TermTable } from './filter-table.ts';
 import { serializeEmbeddedTerm } from './serialize.ts';
 import { publishedEventCounts, type TermRow } from './store.ts';
-import { TAXONOMIES } from './taxonomies.ts';
+import { TAXONOMIES, type Taxonomy } from './taxonomies.ts';
 
 export interface EmbeddedTerm {
   row: TermRow;
@@ -31,6 +32,12 @@ interface Snapshot {
   terms: Map<number, EmbeddedTerm>;
   /** The terms of earlier snapshots not read into this one yet, whose objects a term read unchanged keeps. */
   earlier: Map<number, EmbeddedTerm>;
+  /**
+   * Per taxonomy, its terms' ids, slugs and parents, read the first time a list's filter asks (undefined: more than
+   * {@link MAX_TERMS}, not kept). Term rows move only with writes that say nothing of leaving the terms alone, which
+   * start a new snapshot.
+   */
+  tables: Map<Taxonomy, Promise<TermTable | undefined>>;
 }
 
 /** Terms a snapshot holds at most; a site that reads more starts a snapshot over when it is full. */
@@ -115,6 +122,33 @@ export class EmbeddedTermSnapshots {
     return found;
   }
 
+  /**
+   * The ids a list's `categories` or `tags` filter names (resolveTermsForFilter's answer: null when a value names no
+   * term), from the snapshot at the version the reader's request already read: no statement while the snapshot holds,
+   * where the filter took two (the terms, then a category's descendants), a round trip each on PostgreSQL. Undefined
+   * where the snapshot cannot answer (off, no version read yet, a taxonomy of more terms than it keeps): the caller
+   * reads them.
+   */
+  async filterIds(
+    reader: Omit<TermReader, 'caches'>,
+    taxonomy: Taxonomy,
+    refs: readonly string[],
+  ): Promise<number[] | null | undefined> {
+    if (!this.#enabled || reader.dataVersion === undefined) return undefined;
+    const nowUtc = formatWp(reader.now);
+    const snapshot = await this.#current(reader.config, nowUtc, reader.dataVersion);
+    if (!holdsAt(snapshot, nowUtc)) return undefined;
+    let table = snapshot.tables.get(taxonomy);
+    if (table === undefined) {
+      table = readTable(this.store.db, taxonomy);
+      snapshot.tables.set(taxonomy, table);
+      // A failed read is not kept: the next list reads again.
+      table.catch(() => snapshot.tables.delete(taxonomy));
+    }
+    const held = await table;
+    return held === undefined ? undefined : resolveFilterRefs(held, refs, TAXONOMIES[taxonomy].hierarchical);
+  }
+
   /** Whether these embedded term objects (from {@link read}) are the current ones: each term and its count unchanged. */
   async current(reader: Pick<Actor, 'now' | 'config'>, objects: readonly Record<string, unknown>[]): Promise<boolean> {
     if (objects.length === 0) return true;
@@ -158,6 +192,7 @@ export class EmbeddedTermSnapshots {
       until: next?.due ?? null,
       terms: new Map(),
       earlier: earlier.size > MAX_TERMS ? new Map() : earlier,
+      tables: new Map(),
     };
     this.#kept = snapshot;
     return snapshot;
@@ -174,6 +209,20 @@ const nextDue = preparedQuery((db, nowUtc: string) =>
     .orderBy('status')
     .orderBy('date_utc')
     .limit(1),
+);
+
+/** A taxonomy's terms as a filter reads them, up to {@link MAX_TERMS} (undefined past that). */
+async function readTable(db: Db, taxonomy: Taxonomy): Promise<TermTable | undefined> {
+  const rows = await taxonomyTerms.rows(db, taxonomy);
+  return rows.length > MAX_TERMS ? undefined : termTable(rows);
+}
+
+const taxonomyTerms = preparedQuery((db, taxonomy: Taxonomy) =>
+  db
+    .selectFrom('terms')
+    .select(['id', 'slug', 'parent_id'])
+    .where('taxonomy', '=', taxonomy)
+    .limit(MAX_TERMS + 1),
 );
 
 const holdsAt = (snapshot: Snapshot, nowUtc: string) =>

@@ -177,13 +177,22 @@ async function resolveFound(
  * Event list filters (§4.1): every value (id or slug) must exist in the taxonomy, else null; returns the ids plus,
  * for categories, all descendants.
  */
-export async function resolveTermsForFilter(db: Db, taxonomy: Taxonomy, values: string[]): Promise<number[] | null> {
+export async function resolveTermsForFilter(
+  db: Db,
+  taxonomy: Taxonomy,
+  values: string[],
+  reader?: TermReader,
+): Promise<number[] | null> {
   const refs = values.map((value) => value.trim());
   if (refs.length === 0 || refs.includes('')) return null;
+  // From the process's term snapshot when it holds at the version the request read (embedded-cache.ts), with no
+  // statement; else read here. Both answer the same ids, in ascending order.
+  const held = await reader?.caches?.embeddedTerms.filterIds(reader, taxonomy, refs);
+  if (held !== undefined) return held;
   const found = await findTermsByRefs(db, taxonomy, refs);
   if (found.size !== new Set(refs).size) return null;
   const ids = [...new Set([...found.values()].map((row) => row.id))];
-  return TAXONOMIES[taxonomy].hierarchical ? withDescendants(db, ids) : ids;
+  return (TAXONOMIES[taxonomy].hierarchical ? await withDescendants(db, ids) : ids).sort((a, b) => a - b);
 }
 
 /** The embedded term objects of one event, categories and tags apart. */
