@@ -1,14 +1,14 @@
 // What the followers of a transaction's event changes read of those events: the stored documents' renderer
 // (documents/render.ts) and the occurrence counts (occurrences/follow-counts.ts) both need each changed event's post,
 // event row, organizers and terms as the transaction leaves them. Read once for both, after the events' locks, instead
-// of once by each: two statements fewer in every event write (two round trips on PostgreSQL). An event the
-// transaction created, whose writer said how it left it, is not read at all.
+// of once by each: two statements fewer in every event write (two round trips on PostgreSQL), and the organizers and
+// terms in one statement (one more). An event the transaction created, whose writer said how it left it, is not read
+// at all.
 import type { Trx } from '../../store/store.ts';
 import type { PostRow } from '../posts/store.ts';
 import { readOnceWhileFollowing } from '../change-log/log.ts';
 import { lockItems } from '../item-locks.ts';
-import { termIdsOfEvents } from '../terms/store.ts';
-import { loadEventRecords, loadOrganizerIds, type EventRecord, type EventRow } from './store.ts';
+import { loadEventLinks, loadEventRecords, type EventRecord, type EventRow } from './store.ts';
 
 export interface FollowedEvents {
   /** The events that exist (a deleted one is absent), by id. */
@@ -58,10 +58,9 @@ export function readFollowedEvents(trx: Trx, ids: readonly number[]): Promise<Fo
   if (ids.length > 0 && created.length === ids.length) return Promise.resolve(asFollowed(created));
   return readOnceWhileFollowing(trx, `events:${ids.join()}`, async () => {
     await lockItems(trx, ids);
-    const [records, organizerIds, termIds] = await Promise.all([
+    const [records, { organizerIds, termIds }] = await Promise.all([
       loadEventRecords(trx, ids),
-      loadOrganizerIds(trx, ids),
-      termIdsOfEvents(trx, ids),
+      loadEventLinks(trx, ids),
     ]);
     return { records, organizerIds, termIds, created: new Set<number>() };
   });

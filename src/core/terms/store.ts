@@ -240,22 +240,6 @@ export async function publishedEventCounts(
   return new Map(rows.map((row) => [row.term_id, Number(row.uses)]));
 }
 
-const termLinksOf = preparedQuery((db, eventIds: readonly number[]) =>
-  db.selectFrom('event_terms').select(['event_id', 'term_id']).where('event_id', 'in', eventIds),
-);
-
-/** The ids of the terms (of every taxonomy) each of `eventIds` carries; an event that carries none is absent. */
-export async function termIdsOfEvents(db: Db, eventIds: readonly number[]): Promise<Map<number, number[]>> {
-  const result = new Map<number, number[]>();
-  if (eventIds.length === 0) return result;
-  for (const link of await termLinksOf.rows(db, [...new Set(eventIds)])) {
-    const list = result.get(link.event_id);
-    if (list === undefined) result.set(link.event_id, [link.term_id]);
-    else list.push(link.term_id);
-  }
-  return result;
-}
-
 /**
  * The ids of categories that are not empty in WordPress's hierarchical sense: used by a published event themselves,
  * or an ancestor of one that is (an empty parent of a used child stays listed with `hide_empty`).
