@@ -14,6 +14,7 @@ import {
   runAfterCommit,
   runAfterWork,
   runBeforeCommit,
+  runLastWrites,
   type DataPart,
 } from './transaction-hooks.ts';
 
@@ -21,6 +22,7 @@ export {
   afterCommit,
   afterWork,
   beforeCommit,
+  lastWrite,
   leaveAlone,
   recordTermCountDeltas,
   type DataPart,
@@ -58,9 +60,10 @@ export interface Store {
     terms: readonly string[],
   ): RawBuilder<SqlBool> | undefined;
   /**
-   * One transaction per write; retried whole when a concurrent SQLite writer holds the lock. After `work`, the
-   * transaction enters commit order, runs its {@link beforeCommit} hooks (the change log is written there) and
-   * commits; then its {@link afterCommit} hooks run.
+   * One transaction per write; retried whole when a concurrent SQLite writer holds the lock. After `work`, its
+   * {@link afterWork} hooks run (the stored documents are rendered there), then its {@link lastWrite} hooks (the
+   * terms' counts), then the transaction enters commit order, runs its {@link beforeCommit} hooks (the change log is
+   * written there) and commits; then its {@link afterCommit} hooks run.
    */
   transaction<T>(work: (trx: Trx) => Promise<T>): Promise<T>;
   /**
@@ -206,6 +209,7 @@ export async function openStore(config: DatabaseConfig, options: OpenStoreOption
           const hooks = openHooks(trx, store);
           const value = await work(trx);
           await runAfterWork(trx, hooks);
+          await runLastWrites(trx, hooks);
           await dialect.enterCommitOrder(trx);
           await runBeforeCommit(trx, hooks);
           // Asked only when some cache may outlive the commit: on SQLite it reads the data version's pragma.

@@ -10,6 +10,7 @@ type Trx = Transaction<Database>;
 interface TransactionHooks {
   readonly store: unknown;
   readonly afterWork: Array<(trx: Trx) => Promise<void>>;
+  readonly lastWrites: Array<(trx: Trx) => Promise<void>>;
   readonly beforeCommit: Array<(trx: Trx) => Promise<void>>;
   readonly afterCommit: Array<() => void>;
   /** What the transaction's writer said it leaves as it was (see {@link leaveAlone}). */
@@ -41,6 +42,17 @@ function hooksOf(trx: Trx): TransactionHooks {
  */
 export function afterWork(trx: Trx, hook: (trx: Trx) => Promise<void>): void {
   hooksOf(trx).afterWork.push(hook);
+}
+
+/**
+ * Runs `hook` after the work of `trx` and every {@link afterWork} hook, right before it enters commit order: for a
+ * write to rows that many writers share (the terms' counts), so that their locks are held from there to the commit
+ * only, not through the rest of the transaction's work. Not after the step into commit order: a writer waiting there
+ * for a shared row that another writer locked earlier in its work, while that one waits to enter commit order, would
+ * make a deadlock. A hook may add another.
+ */
+export function lastWrite(trx: Trx, hook: (trx: Trx) => Promise<void>): void {
+  hooksOf(trx).lastWrites.push(hook);
 }
 
 /**
@@ -91,6 +103,7 @@ export function openHooks(trx: Trx, store: unknown): TransactionHooks {
   const hooks: TransactionHooks = {
     store,
     afterWork: [],
+    lastWrites: [],
     beforeCommit: [],
     afterCommit: [],
     leftAlone: new Set(),
@@ -102,6 +115,10 @@ export function openHooks(trx: Trx, store: unknown): TransactionHooks {
 
 export async function runAfterWork(trx: Trx, hooks: TransactionHooks): Promise<void> {
   for (let hook = hooks.afterWork.shift(); hook; hook = hooks.afterWork.shift()) await hook(trx);
+}
+
+export async function runLastWrites(trx: Trx, hooks: TransactionHooks): Promise<void> {
+  for (let hook = hooks.lastWrites.shift(); hook; hook = hooks.lastWrites.shift()) await hook(trx);
 }
 
 export async function runBeforeCommit(trx: Trx, hooks: TransactionHooks): Promise<void> {

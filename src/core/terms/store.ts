@@ -3,8 +3,8 @@ import { preparedQuery } from '../../store/prepared-query.ts';
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { TermsTable } from '../../store/schema.ts';
 import {
-  beforeCommit,
   isRowId,
+  lastWrite,
   isUniqueViolation,
   recordTermCountDeltas,
   storeOf,
@@ -427,12 +427,12 @@ export async function updateTermRow(
 
 /**
  * Adds each delta to its term's published count. In a transaction of Store.transaction the deltas are summed and
- * written once, as one of its last statements (a beforeCommit hook, in commit order): every event write moves the
- * counts of the terms it carries, so on PostgreSQL two writes sharing a popular term would otherwise wait for each
- * other's commit from the moment the first moved it (its row lock), for the whole rest of its work, and a batch of
- * writes would send one statement per write. Nothing in a write reads a count back before its commit (the answers,
- * webhooks and snapshot read after it), and no savepoint that may be rolled back encloses a call. Outside
- * Store.transaction they are written at once.
+ * written once, as its last write before it enters commit order (a lastWrite hook, after the stored documents are
+ * rendered): every event write moves the counts of the terms it carries, so on PostgreSQL two writes sharing a
+ * popular term would otherwise wait for each other's commit from the moment the first moved it (its row lock), for
+ * the whole rest of its work, and a batch of writes would send one statement per write. Nothing in a write reads a
+ * count back before its commit (the answers, webhooks and snapshot read after it), and no savepoint that may be
+ * rolled back encloses a call. Outside Store.transaction they are written at once.
  */
 export async function addToPublishedCounts(trx: Trx, deltas: ReadonlyMap<number, number>): Promise<void> {
   const changed = new Map([...deltas].filter(([, delta]) => delta !== 0));
@@ -442,7 +442,7 @@ export async function addToPublishedCounts(trx: Trx, deltas: ReadonlyMap<number,
   if (pending === undefined) {
     const sums = new Map<number, number>();
     pendingCounts.set(trx, sums);
-    beforeCommit(trx, async () => {
+    lastWrite(trx, async () => {
       pendingCounts.delete(trx);
       await writePublishedCounts(trx, sums);
     });
