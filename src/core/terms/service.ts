@@ -7,7 +7,7 @@ import { formatWp } from '../../domain/dates/stored-format.ts';
 import { DomainError, invalidField, notAllowed } from '../../domain/errors.ts';
 import { sanitizeHtml, sanitizeTitle } from '../../domain/html.ts';
 import { slugify } from '../../domain/slugs.ts';
-import { isRowId, type Db, type Store, type Trx } from '../../store/store.ts';
+import { isRowId, outsideTransaction, type Db, type Store, type Trx } from '../../store/store.ts';
 import { embeddedTerms, type TermReader } from './embedded-cache.ts';
 import { byName, serializeTerm } from './serialize.ts';
 import {
@@ -187,7 +187,12 @@ export async function resolveTermsForFilter(
   if (refs.length === 0 || refs.includes('')) return null;
   // From the process's term snapshot when it holds at the version the request read (embedded-cache.ts), with no
   // statement; else read here. Both answer the same ids, in ascending order.
-  const held = await reader?.caches?.embeddedTerms.filterIds(reader, taxonomy, refs);
+  const snapshots = reader?.caches?.embeddedTerms;
+  // Never inside a transaction (its own writes must be seen), and only for the snapshots' own store.
+  const held =
+    reader !== undefined && snapshots !== undefined && outsideTransaction(db) === snapshots.store
+      ? await snapshots.filterIds(reader, taxonomy, refs)
+      : undefined;
   if (held !== undefined) return held;
   const found = await findTermsByRefs(db, taxonomy, refs);
   if (found.size !== new Set(refs).size) return null;

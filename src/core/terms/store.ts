@@ -4,8 +4,8 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { TermsTable } from '../../store/schema.ts';
 import {
   isRowId,
-  lastWrite,
   isUniqueViolation,
+  lastWrite,
   recordTermCountDeltas,
   storeOf,
   type Db,
