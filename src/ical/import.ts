@@ -36,6 +36,7 @@ import { postLike } from '../core/posts/fields.ts';
 import type { PostRow } from '../core/posts/store.ts';
 import { TermLookup } from '../core/terms/lookup.ts';
 import { isForeignKeyViolation, isRowId, type Store, type Trx } from '../store/store.ts';
+import { eachInFlight } from '../store/in-flight.ts';
 import { uidHost } from './feed.ts';
 import { checkLineLimits, LineLimitError, MAX_PARAMETERS, MAX_UNFOLDED_LINE } from './line-limits.ts';
 
@@ -514,28 +515,20 @@ export async function importCalendar(
   const ranges: Array<[from: number, to: number]> = [];
   for (let from = 0; from < units.length; from += UNITS_PER_TRANSACTION)
     ranges.push([from, Math.min(units.length, from + UNITS_PER_TRANSACTION)]);
-  let taken = 0;
   let done = 0;
-  let failed = false;
-  const writer = async () => {
-    while (!failed && taken < ranges.length) {
-      const [from, to] = ranges[taken++];
-      try {
-        await importRange(run, from, to, outcomes);
-      } catch (error) {
-        failed = true;
-        throw error;
-      }
-      done += to - from;
-      options.progress?.(done, units.length);
-    }
-  };
-  // Every writer ends before the import does (a failed one stops the others from taking another range).
-  const ended = await Promise.allSettled(Array.from({ length: Math.max(1, store.batchConcurrency) }, writer));
-  const failure = ended.find((result) => result.status === 'rejected');
-  if (failure) {
+  try {
+    await eachInFlight(
+      ranges,
+      store.batchConcurrency,
+      ([from, to]) => importRange(run, from, to, outcomes),
+      ([from, to]) => {
+        done += to - from;
+        options.progress?.(done, units.length);
+      },
+    );
+  } catch (error) {
     await store.flushBatches().catch(() => {});
-    throw failure.reason;
+    throw error;
   }
   await store.flushBatches();
   const report: ImportReport = { created: [], updated: [], unchanged: [], refused: [...calendar.refused] };

@@ -6,6 +6,7 @@ import { insertMetaRows } from '../linked/store.ts';
 import { createPosts, type LifecyclePostType } from '../posts/lifecycle.ts';
 import { insertNewEventTerms, insertTerms } from '../terms/store.ts';
 import { chunks } from '../../store/chunks.ts';
+import { eachInFlight } from '../../store/in-flight.ts';
 import type { Store, Trx } from '../../store/store.ts';
 import { insertOccurrencesBulk } from '../occurrences/store.ts';
 import { organizerKind } from '../organizers/kind.ts';
@@ -152,26 +153,19 @@ async function inBatches<T>(
 ): Promise<number[]> {
   const batches = chunks(inputs, ROWS_PER_TRANSACTION);
   const results: number[][] = [];
-  let next = 0;
   let done = 0;
-  let failed = false;
   // A slug lost to a concurrent writer (another batch, or the service) is chosen again by posts/store.ts insertPosts.
-  const writeBatch = (batch: T[]) => store.batchTransaction((trx) => write(trx, batch));
-  const writer = async () => {
-    while (!failed && next < batches.length) {
-      const index = next++;
-      try {
-        results[index] = await writeBatch(batches[index]);
-      } catch (error) {
-        failed = true;
-        throw error;
-      }
-      done += batches[index].length;
+  await eachInFlight(
+    batches,
+    store.batchConcurrency,
+    async (batch, index) => {
+      results[index] = await store.batchTransaction((trx) => write(trx, batch));
+    },
+    (batch) => {
+      done += batch.length;
       onProgress?.(done);
-    }
-  };
-  // More than one only where a batch can be written while another waits for the database (Store.batchConcurrency).
-  await Promise.all(Array.from({ length: store.batchConcurrency }, writer));
+    },
+  );
   await store.flushBatches();
   return results.flat();
 }

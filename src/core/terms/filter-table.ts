@@ -2,6 +2,7 @@
 // (the term snapshot's, embedded-cache.ts), as resolveTermsForFilter resolves them with two statements: every value,
 // an id or a slug, must name a term, else the filter is invalid (null); a category brings its descendants. Pure.
 import { isRowId } from '../../store/store.ts';
+import { isNumeric } from './store.ts';
 
 /** A taxonomy's terms, as much of each as a filter reads. */
 export interface TermTable {
@@ -29,9 +30,6 @@ export function termTable(rows: Iterable<{ id: number; slug: string; parent_id: 
   }
   return { byId, bySlug, children };
 }
-
-/** All digits: a reference by id (terms/store.ts reads them so). */
-const isNumeric = (ref: string) => /^\d+$/.test(ref);
 
 /**
  * The ids `refs` (trimmed, none empty) name in `table`, each distinct one once, with every descendant when

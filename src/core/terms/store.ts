@@ -22,7 +22,8 @@ export type NewTerm = Omit<Insertable<TermsTable>, 'id' | 'slug'>;
 /** A term's place in the hierarchy: enough to build nested public URLs and child slugs. */
 export type Hierarchy = ReadonlyMap<number, { slug: string; parent_id: number }>;
 
-const isNumeric = (value: string) => /^\d+$/.test(value);
+/** A reference to a term by id (all digits), not by slug: how every filter and write reads its values. */
+export const isNumeric = (value: string) => /^\d+$/.test(value);
 const escapeLike = (value: string) => value.replace(/[\\%_]/g, (char) => `\\${char}`);
 
 export async function findTerm(db: Db, taxonomy: Taxonomy, id: number): Promise<TermRow | undefined> {
