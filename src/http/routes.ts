@@ -34,7 +34,7 @@ interface JsonReply extends ReplyHead {
   body: unknown;
 }
 
-interface RawReply extends ReplyHead {
+export interface RawReply extends ReplyHead {
   /** The full Content-Type, charset included, e.g. `text/calendar; charset=utf-8`. */
   type: string;
   payload: string | Buffer;
@@ -82,6 +82,13 @@ export interface Endpoint<A extends Args = Args> {
    */
   readsDataVersion?: (ctx: RequestContext) => Promise<string>;
   handler: (ctx: RequestContext, params: ArgValues<A>, raw: ParamMap) => Promise<Reply>;
+  /**
+   * A read's answer to a plain request: no query string and no credentials, so nothing the arguments, the checks or
+   * the handler would read beyond the path, which the router has matched. Given the path's parameters, it answers
+   * what the handler would, or undefined to run the endpoint (plugins/api-routes.ts). For answers of stored text (a
+   * public event's document), whose reading costs less than checking arguments that are not there.
+   */
+  plainAnswer?: (ctx: RequestContext, path: Readonly<Record<string, string>>) => Promise<RawReply | undefined>;
 }
 
 declare module 'fastify' {

@@ -39,6 +39,13 @@ type ApiHandler = RouteHandlerMethod<
   ApiRoute
 >;
 
+/**
+ * A read with no query string and no credentials (an `Endpoint`'s `plainAnswer`). Path parameters are strings by
+ * name, as the router matched them.
+ */
+const isPlain = (request: ApiRequest): request is ApiRequest & { params: Record<string, string> } =>
+  (request.method === 'GET' || request.method === 'HEAD') && request.ctx.viewer === null && !request.url.includes('?');
+
 /** Query string, then body, then path parameters: later sources win (§1.2). */
 const gatherParams = (request: ApiRequest): ParamMap =>
   mergeParams(request.query, request.body ?? emptyParams(), request.params);
@@ -55,9 +62,11 @@ const apiRoutes: FastifyPluginAsync<ApiRoutesOptions> = async (app, { deps, grou
    * committed after it: store/deadline.ts) and the response budget.
    */
   const run = (definition: Endpoint, request: ApiRequest) =>
-    runWithDeadline(requestMs, async () =>
-      encodeReplyBounded(await runEndpoint(definition, gatherParams(request), request.ctx), maxResponseBytes),
-    );
+    runWithDeadline(requestMs, async () => {
+      const plain = isPlain(request) ? await definition.plainAnswer?.(request.ctx, request.params) : undefined;
+      if (plain) return encodeReply(plain);
+      return encodeReplyBounded(await runEndpoint(definition, gatherParams(request), request.ctx), maxResponseBytes);
+    });
 
   const read = (definition: Endpoint): ApiHandler => {
     const { reportsDataVersion, readsDataVersion } = definition;

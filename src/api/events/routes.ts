@@ -273,12 +273,22 @@ const create = endpoint({
  * has none yet (neither the read cache nor a credential's check read one): the request then has the version of its
  * first read, which the read cache keeps the answer under (`reportsDataVersion`).
  */
-async function readStoredItem(ctx: RequestContext, id: number): Promise<EventDocument | undefined> {
-  if (ctx.dataVersion !== undefined) return (await readEventDocuments(ctx.store.db, ctx, [id], 'item')).get(id);
-  const { documents, dataVersion } = await readEventDocumentsWithVersion(ctx.store, ctx, [id], 'item');
-  ctx.dataVersion = dataVersion;
-  return documents.get(id);
+function readStoredItem(ctx: RequestContext, id: number): Promise<EventDocument | undefined> {
+  // Once per request: a plain read that finds none (a draft, a missing id) runs the endpoint, which looks again.
+  return ctx.memo(`stored-item:${id}`, async () => {
+    if (ctx.dataVersion !== undefined) return (await readEventDocuments(ctx.store.db, ctx, [id], 'item')).get(id);
+    const { documents, dataVersion } = await readEventDocumentsWithVersion(ctx.store, ctx, [id], 'item');
+    ctx.dataVersion = dataVersion;
+    return documents.get(id);
+  });
 }
+
+/** GET by id's answer from the event's stored document: sent as text, which the caches encode only if they keep it. */
+const storedItemReply = (stored: EventDocument) => ({
+  type: JSON_TYPE,
+  payload: documentJson(stored),
+  headers: lastModifiedHeader({ modified_utc: stored.modifiedUtc }),
+});
 
 /** The item endpoints for one way of naming the event (by id or by slug). */
 function itemEndpoints(key: 'id' | 'slug'): AnyEndpoint[] {
@@ -321,6 +331,15 @@ function itemEndpoints(key: 'id' | 'slug'): AnyEndpoint[] {
       args: readArgs,
       // By id, its first read is readStoredItem's, which reads the version with the document.
       reportsDataVersion: key === 'id',
+      // By id, a public event's stored document, unless the item cache (ITEM_CACHE_BYTES) keeps answers: the handler's.
+      plainAnswer:
+        key === 'id'
+          ? async (ctx, path) => {
+              if (ctx.caches.eventItems.maxBytes > 0) return undefined;
+              const stored = await readStoredItem(ctx, Number(path.id));
+              return stored && storedItemReply(stored);
+            }
+          : undefined,
       async handler(ctx, params, raw) {
         // By id without a password or context, a public event's answer is the same for everyone who may read it: it
         // is served from, and kept in, the per-process item cache, which the change log keeps exact (item-cache.ts).
@@ -333,12 +352,7 @@ function itemEndpoints(key: 'id' | 'slug'): AnyEndpoint[] {
         // D34: a published event without a password is answered from its stored document, when it has a current one.
         const stored = byId ? await readStoredItem(ctx, id) : undefined;
         if (stored) {
-          // Sent as text: the caches encode it only if they keep it.
-          const entry = {
-            type: JSON_TYPE,
-            payload: documentJson(stored),
-            headers: lastModifiedHeader({ modified_utc: stored.modifiedUtc }),
-          };
+          const entry = storedItemReply(stored);
           if (cache && found) cache.set(cacheKey, id, found.seq, entry, stored.terms);
           return entry;
         }
