@@ -13,6 +13,18 @@ export interface PostgresConnection {
 }
 
 /**
+ * Prepared statements still planned for their values at every execution (prepared-client.ts says why). The pool
+ * awaits it before it hands a new connection out, so it precedes every statement on it and none waits behind it on
+ * the connection (a `connect` listener sent it without waiting: the first statement then queued behind it, which pg
+ * 8 warns about and pg 9 refuses). A server that refuses the setting still serves, as before, planning as it would.
+ */
+const planEveryExecution = (client: pg.ClientBase): Promise<void> =>
+  client.query('set plan_cache_mode = force_custom_plan').then(
+    () => {},
+    () => {},
+  );
+
+/**
  * A pool of connections to `url`; with `schema`, every table lives in that schema. The schema the search_path names
  * first (`schema`, or one DATABASE_URL sets) is created when missing. With `statementTimeoutMs`, every statement on
  * these connections is cancelled by the server after that long (D31, `statement_timeout`: error 57014, answered 503
@@ -27,16 +39,12 @@ export async function openPostgresConnection(
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
-    ...(preparedStatements ? { Client: PreparedStatementClient } : {}),
+    ...(preparedStatements ? { Client: PreparedStatementClient, onConnect: planEveryExecution } : {}),
     ...(statementTimeoutMs ? { statement_timeout: statementTimeoutMs } : {}),
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
-  // Prepared statements still planned for their values at every execution (prepared-client.ts says why). Sent before
-  // the pool hands the connection out, so it precedes every statement on it.
-  if (preparedStatements)
-    pool.on('connect', (client) => void client.query('set plan_cache_mode = force_custom_plan').catch(() => {}));
   try {
     await ensureSearchPathSchema(pool);
   } catch (error) {
