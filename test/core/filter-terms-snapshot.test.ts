@@ -5,7 +5,7 @@ import { resolveFilterRefs, termTable } from '../../src/core/terms/filter-table.
 import { resolveTermsForFilter } from '../../src/core/terms/service.ts';
 import { EmbeddedTermSnapshots } from '../../src/core/terms/embedded-cache.ts';
 import { describeEachDatabase } from '../helpers/harness.ts';
-import { statementsDuring } from '../helpers/queries.ts';
+import { getWithStatements } from '../helpers/queries.ts';
 
 describe('a list filter resolved from a table of terms', () => {
   const table = termTable([
@@ -60,11 +60,10 @@ describeEachDatabase('list filters from the term snapshot', (h) => {
 
   /** The titles a list filtered so answers (or its status when not 200), and the statements that read terms. */
   const listed = async (query: Record<string, string>) => {
-    let answer!: Awaited<ReturnType<ReturnType<typeof h>['request']>>;
-    const statements = await statementsDuring(h().store, async () => {
-      answer = await h().request('GET', '/events', {
-        query: { start_date: '2034-01-01', end_date: '2034-12-31', ...query },
-      });
+    const { answer, statements } = await getWithStatements(h(), '/events', {
+      start_date: '2034-01-01',
+      end_date: '2034-12-31',
+      ...query,
     });
     const read = statements.filter((text) => /from "terms"|"tree"/.test(text));
     if (answer.statusCode !== 200) return { status: answer.statusCode, read };

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { describeEachDatabase } from '../helpers/harness.ts';
-import { statementsDuring } from '../helpers/queries.ts';
+import { getWithStatements } from '../helpers/queries.ts';
 
 /**
  * A list whose total the occurrence counts do not give (a search within a category) counts its rows in its page's own
@@ -31,19 +31,13 @@ describeEachDatabase('a list total counted with its page', (harness) => {
   });
 
   const list = async (query: Record<string, string>) => {
-    let answer!: Awaited<ReturnType<ReturnType<typeof harness>['request']>>;
-    const statements = await statementsDuring(harness().store, async () => {
-      answer = await harness().request('GET', '/events', {
-        query: {
-          categories: String(category),
-          start_date: '2031-01-01',
-          end_date: '2031-12-31',
-          per_page: '2',
-          ...query,
-        },
-      });
+    return getWithStatements(harness(), '/events', {
+      categories: String(category),
+      start_date: '2031-01-01',
+      end_date: '2031-12-31',
+      per_page: '2',
+      ...query,
     });
-    return { answer, statements };
   };
 
   it('gives the same total on every page, from the page’s statement', async () => {

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../src/store/schema.ts';
 import type { Store } from '../../src/store/store.ts';
+import type { Harness } from './harness.ts';
 
 /**
  * While `run` runs, `object[method]` is wrapped: the `sql` of what each call is given (its first argument) or gives
@@ -31,6 +32,15 @@ async function sqlOfCalls(
 /** The SQL of every statement `store` runs (through Kysely) while `run` runs, in order. */
 export const statementsDuring = (store: Store, run: () => Promise<unknown>): Promise<string[]> =>
   sqlOfCalls(store.db.getExecutor(), 'executeQuery', 'argument', run);
+
+/** The answer to a GET of `path` with `query`, and the SQL of every statement (through Kysely) run to answer it. */
+export async function getWithStatements(h: Harness, path: string, query: Record<string, string>) {
+  let answer!: Awaited<ReturnType<Harness['request']>>;
+  const statements = await statementsDuring(h.store, async () => {
+    answer = await h.request('GET', path, { query });
+  });
+  return { answer, statements };
+}
 
 /**
  * The SQL of every statement `store` sends to its database while `run` runs, those of its transactions included (the
