@@ -122,6 +122,8 @@ export interface SchemaDialect {
   readonly lower: (expression: Expression<string> | RawBuilder<unknown>) => RawBuilder<string>;
   /** D30: the index that serves keyword search of events (migration 0012). */
   createSearchIndex(db: Kysely<any>): Promise<void>;
+  /** D30: the index's upkeep as it is now, on a database whose index an earlier version made (migration 0023). */
+  upgradeSearchIndex(db: Kysely<any>): Promise<void>;
 }
 
 /** Something a bulk load may do without and build again at its end, as the two statements that do that. */

@@ -554,5 +554,11 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
         await db.schema.createIndex('venues_geo').ifNotExists().on('venues').columns(['geo_lat', 'geo_lng']).execute();
       },
     },
+    // D30: on SQLite, writes list their events for the search index, which takes them 64 at a time (sqlite/search.ts).
+    '0023_pending_search_rows': {
+      async up(db: Kysely<any>) {
+        await dialect.upgradeSearchIndex(db);
+      },
+    },
   };
 }

@@ -11,6 +11,8 @@ export const schema: SchemaDialect = {
   dataVersionTable: true,
   lower,
   createSearchIndex,
+  // GIN indexes keep their own list of pending entries (fastupdate); nothing to change.
+  upgradeSearchIndex: async () => {},
 };
 
 /** Several processes may start at once: the migrator serialises them with an advisory lock. */

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { Migrator, type Migration } from 'kysely/migration';
 import type { SchemaDialect } from '../dialect.ts';
-import { createSearchIndex } from './search.ts';
+import { createSearchIndex, installSearchTriggers } from './search.ts';
 import { lower } from './text.ts';
 import { retryWhileBusy } from './transaction.ts';
 
@@ -13,6 +13,8 @@ export const schema: SchemaDialect = {
   // unicode_lower is registered as deterministic on every connection (text.ts), as an index on it requires.
   lower,
   createSearchIndex,
+  // Writes list their events as pending instead of indexing them one at a time (search.ts).
+  upgradeSearchIndex: installSearchTriggers,
 };
 
 /**

@@ -11,7 +11,7 @@ import { sql, type Expression, type Kysely, type RawBuilder, type SqlBool } from
  * which every match of containsText satisfies; the exact conditions (containsText on each column, D33's protected
  * content) still decide, so results are exactly those of the scan.
  */
-const LOWERED = (row: 'new' | 'old') =>
+const LOWERED = (row: string) =>
   `${row}.id, unicode_lower(${row}.title), unicode_lower(${row}.excerpt), unicode_lower(${row}.content)`;
 
 /**
@@ -20,28 +20,68 @@ const LOWERED = (row: 'new' | 'old') =>
  * in `posts_search_unindexed`, and every search takes them as candidates (the exact conditions then read them).
  */
 export const MAX_INDEXED_CHARACTERS = 65_536;
-const LONG = (row: 'new' | 'old') =>
+const LONG = (row: string) =>
   `length(${row}.title) + length(${row}.excerpt) + length(${row}.content) > ${MAX_INDEXED_CHARACTERS}`;
 
-const INDEX_ROW = (row: 'new') => `
-  insert into posts_search (rowid, title, excerpt, content) select ${LOWERED(row)} where ${row}.type = 'event' and not (${LONG(row)});
-  insert into posts_search_unindexed (id) select ${row}.id where ${row}.type = 'event' and ${LONG(row)};`;
+// CROSS JOIN keeps the pending rows first: by `p.type = 'event'` SQLite would otherwise read every event's row.
+const INDEX_PENDING_ROWS = `
+  insert into posts_search (rowid, title, excerpt, content) select ${LOWERED('p')}
+    from posts_search_pending as q cross join posts as p on p.id = q.id
+    where p.type = 'event' and not (${LONG('p')});
+  insert into posts_search_unindexed (id) select p.id from posts_search_pending as q cross join posts as p on p.id = q.id
+    where p.type = 'event' and ${LONG('p')};`;
 const UNINDEX_ROW = (row: 'old') => `
   delete from posts_search where rowid = ${row}.id;
-  delete from posts_search_unindexed where id = ${row}.id;`;
+  delete from posts_search_unindexed where id = ${row}.id;
+  delete from posts_search_pending where id = ${row}.id;`;
 
 /**
- * A bulk load goes without the insert trigger (one index insert per row; bulk-load.ts): it is created again at the
+ * A write does not index its event's text itself: it lists the event in `posts_search_pending`, which every search
+ * takes as candidates (as it takes the unindexed ones), and the write that brings the list to this length indexes
+ * them all at once. FTS5 writes a new segment of the index (and merges older ones) at the end of every transaction
+ * that changed it: indexed one at a time, an event's title and description made about 40 of the 90 pages a
+ * `POST /events` wrote to the log (trigram tokens are many); one segment per 64 events costs a fraction of that.
+ * What it costs a search: at most this many more candidates to check with the exact conditions.
+ */
+export const PENDING_SEARCH_ROWS = 64;
+const PENDING = 'select id from posts_search_pending';
+
+/**
+ * A bulk load goes without the insert trigger (one pending row per event; bulk-load.ts): it is created again at the
  * load's end, and {@link backfillSearchIndex} then adds the loaded events in one statement.
  */
 export const SEARCH_INSERT_TRIGGER = 'posts_search_insert';
-const INSERT_TRIGGER = `create trigger ${SEARCH_INSERT_TRIGGER} after insert on posts when new.type = 'event' begin${INDEX_ROW('new')} end`;
-const UPDATE_TRIGGER = `create trigger posts_search_update after update of title, excerpt, content, type on posts begin${UNINDEX_ROW('old')}${INDEX_ROW('new')} end`;
-const DELETE_TRIGGER = `create trigger posts_search_delete after delete on posts begin${UNINDEX_ROW('old')} end`;
+const SEARCH_TRIGGERS = {
+  [SEARCH_INSERT_TRIGGER]: `after insert on posts when new.type = 'event' begin
+    insert or ignore into posts_search_pending (id) values (new.id); end`,
+  // An event's text changed, or a post became or stopped being an event: what the index holds of it is out of date.
+  posts_search_update: `after update of title, excerpt, content, type on posts
+    when new.type = 'event' or old.type = 'event' begin
+    insert or ignore into posts_search_pending (id) values (new.id); end`,
+  posts_search_delete: `after delete on posts begin${UNINDEX_ROW('old')} end`,
+  posts_search_index_pending: `after insert on posts_search_pending
+    when (select count(*) from posts_search_pending) >= ${PENDING_SEARCH_ROWS} begin
+    delete from posts_search where rowid in (${PENDING});
+    delete from posts_search_unindexed where id in (${PENDING});${INDEX_PENDING_ROWS}
+    delete from posts_search_pending; end`,
+};
+
+/**
+ * The search index's triggers as they are now (migration 0012 on a new database, 0023 on one from before pending
+ * rows): dropped if there, then created.
+ */
+export async function installSearchTriggers(db: Kysely<any>): Promise<void> {
+  await sql.raw('create table if not exists posts_search_pending (id integer primary key)').execute(db);
+  for (const [name, body] of Object.entries(SEARCH_TRIGGERS)) {
+    await sql.raw(`drop trigger if exists ${name}`).execute(db);
+    await sql.raw(`create trigger ${name} ${body}`).execute(db);
+  }
+}
 
 /** The last event the index has seen (ids only grow): a bulk load without the insert trigger adds those after it. */
 const LAST_SEEN = `select max(coalesce((select rowid from posts_search order by rowid desc limit 1), 0),
-  coalesce((select max(id) from posts_search_unindexed), 0)) as "last"`;
+  coalesce((select max(id) from posts_search_unindexed), 0), coalesce((select max(id) from posts_search_pending), 0))
+  as "last"`;
 const BACKFILL = (after: number) => [
   `insert into posts_search_unindexed (id) select id from posts
     where type = 'event' and id > ${after} and length(title) + length(excerpt) + length(content) > ${MAX_INDEXED_CHARACTERS}`,
@@ -56,8 +96,8 @@ export async function createSearchIndex(db: Kysely<any>): Promise<void> {
     tokenize='trigram case_sensitive 1')`)
     .execute(db);
   await sql.raw('create table posts_search_unindexed (id integer primary key)').execute(db);
+  await installSearchTriggers(db);
   await backfillSearchIndex(db);
-  for (const trigger of [INSERT_TRIGGER, UPDATE_TRIGGER, DELETE_TRIGGER]) await sql.raw(trigger).execute(db);
 }
 
 export async function backfillSearchIndex(db: Kysely<any>): Promise<void> {
@@ -79,5 +119,5 @@ export function searchIndexFilter(
   const indexed = terms.map((term) => term.toLowerCase()).filter((term) => [...term].length >= MIN_INDEXED_LENGTH);
   if (indexed.length === 0) return undefined;
   const query = indexed.map((term) => `"${term.replaceAll('"', '""')}"`).join(' AND ');
-  return sql<SqlBool>`${id} in (select rowid from posts_search where posts_search match ${query} union all select id from posts_search_unindexed)`;
+  return sql<SqlBool>`${id} in (select rowid from posts_search where posts_search match ${query} union all select id from posts_search_unindexed union all ${sql.raw(PENDING)})`;
 }
