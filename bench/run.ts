@@ -182,13 +182,29 @@ function start(script: string, env: Record<string, string>, nodeFlags: string[] 
 }
 
 /**
- * The service's entry point in `directory` (the current one by default) as its `npm start` runs it: compiled first
- * (scripts/build.ts) and started from `dist/`. A checkout from before that build ran the sources, and still does.
+ * How `directory`'s checkout (the current one by default) starts as its `npm start` does: compiled first
+ * (scripts/build.ts), then the environment assignments, node flags and entry point of its package.json's start script
+ * (`A=b node --flag dist/main.js`), so that a checkout measured beside another runs with its own flags. A checkout
+ * from before that build ran the sources, with the flags of the time.
  */
-function builtEntry(directory = '.'): string {
-  if (!existsSync(resolve(directory, 'scripts/build.ts'))) return 'src/main.ts';
+function startCommand(directory = '.'): { entry: string; env: Record<string, string>; nodeFlags: string[] } {
+  if (!existsSync(resolve(directory, 'scripts/build.ts')))
+    return { entry: 'src/main.ts', env: { GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=1048576' }, nodeFlags: [] };
   execFileSync(process.execPath, ['scripts/build.ts'], { cwd: directory, stdio: 'inherit' });
-  return 'dist/main.js';
+  const script = (
+    JSON.parse(readFileSync(resolve(directory, 'package.json'), 'utf8')) as { scripts: { start: string } }
+  ).scripts.start;
+  const words = script.trim().split(/\s+/);
+  const node = words.indexOf('node');
+  const entry = words.at(-1);
+  if (node < 0 || entry === undefined || !entry.endsWith('.js'))
+    throw new Error(
+      `${directory}/package.json: the start script is not [VAR=value …] node [flags …] entry.js: ${script}`,
+    );
+  const env = Object.fromEntries(
+    words.slice(0, node).map((word) => word.split(/=(.*)/s).slice(0, 2) as [string, string]),
+  );
+  return { entry, env, nodeFlags: words.slice(node + 1, -1) };
 }
 
 async function waitFor(url: string): Promise<void> {
@@ -522,7 +538,6 @@ async function main(): Promise<void> {
     SITE_URL: siteUrl,
     DATABASE_URL: url,
     LOG_LEVEL: 'warn',
-    GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=1048576',
     WORKERS: String(workers),
     // D27: the webhook scenario's receiver listens on 127.0.0.1.
     WEBHOOKS_ALLOW_PRIVATE: '1',
@@ -548,16 +563,20 @@ async function main(): Promise<void> {
   if (only === undefined || only.some((word) => IMPORT_MEASUREMENT.toLowerCase().includes(word)))
     await measureImport(options.database as 'sqlite' | 'postgres', { cpuProfileDir: options['cpu-prof'] });
 
-  const nodeFlags = [
-    '--max-semi-space-size=2',
-    ...(options['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${options['cpu-prof']}`] : []),
-  ];
-  const service = start(builtEntry(), { ...serviceEnv, PORT: String(SERVICE_PORT) }, nodeFlags);
+  const profiled = options['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${options['cpu-prof']}`] : [];
+  const served = startCommand();
+  const service = start(served.entry, { ...served.env, ...serviceEnv, PORT: String(SERVICE_PORT) }, [
+    ...served.nodeFlags,
+    ...profiled,
+  ]);
+  const variantCommand = abVariant && startCommand(abVariant.directory);
   const variant =
     abVariant &&
+    variantCommand &&
     start(
-      builtEntry(abVariant.directory),
+      variantCommand.entry,
       {
+        ...variantCommand.env,
         ...serviceEnv,
         ...abVariant.env,
         PORT: String(VARIANT_PORT),
@@ -565,7 +584,7 @@ async function main(): Promise<void> {
           ? { DATABASE_URL: resolve(url) }
           : {}),
       },
-      nodeFlags,
+      [...variantCommand.nodeFlags, ...profiled],
       abVariant.directory,
     );
   const targetOf = (label: string, child: ChildProcess, port: number): Target => ({
