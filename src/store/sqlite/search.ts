@@ -38,10 +38,10 @@ const UNINDEX_ROW = (row: 'old') => `
 /**
  * A write does not index its event's text itself: it lists the event in `posts_search_pending`, which every search
  * takes as candidates (as it takes the unindexed ones), and the write that brings the list to this length indexes
- * them all at once. FTS5 writes a new segment of the index (and merges older ones) at the end of every transaction
- * that changed it: indexed one at a time, an event's title and description made about 40 of the 90 pages a
- * `POST /events` wrote to the log (trigram tokens are many); one segment per 64 events costs a fraction of that.
- * What it costs a search: at most this many more candidates to check with the exact conditions.
+ * them all at once. FTS5 tokenises an event's text into many trigrams, and writes a new segment of the index (and
+ * merges older ones) at the end of every transaction that changed it: one segment per 64 events instead of one per
+ * event took a create from 6.33 to 5.58 million instructions (docs/performance.md). What it costs a search: at most
+ * this many more candidates to check with the exact conditions.
  */
 export const PENDING_SEARCH_ROWS = 64;
 const PENDING = 'select id from posts_search_pending';
