@@ -18,6 +18,7 @@ import health from './plugins/health.ts';
 import idempotency from './plugins/idempotency.ts';
 import pages, { pageAwareFrameworkErrors } from './plugins/pages.ts';
 import activity from './plugins/activity.ts';
+import inFlightHandlers from './plugins/in-flight-handlers.ts';
 import readCache from './plugins/read-cache.ts';
 import responseValidation from './plugins/response-validation.ts';
 import { docsUi } from './api/discovery/docs-ui.ts';
@@ -40,6 +41,8 @@ declare module 'fastify' {
  * and handed to the plugins and routes that use them; requests reach theirs through `ctx.caches`.
  * Cross-cutting plugins (fastify-plugin, so their hooks, handlers and decorators apply to every route) come first, the
  * routes last:
+ * 0. in-flight-handlers: counts every route's handler under way, so that a close waits for them before the followers
+ *    and the store stop;
  * 1. errors: the one error and not-found handler, so whatever fails later is answered in the contract's shape;
  * 2. body: the JSON and form parsers (anything else is 415);
  * 3. auth: the first onRequest hook, so credentials are checked before anything else and `request.ctx` exists for
@@ -90,6 +93,7 @@ export async function buildApp(setup: AppSetup, options: AppOptions = {}): Promi
     stopDocuments();
     stopCounts();
   });
+  await app.register(inFlightHandlers, { maxWaitMs: config.deadlines.requestMs });
   await app.register(errors);
   await app.register(activity);
   await app.register(body);
