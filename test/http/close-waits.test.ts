@@ -7,14 +7,8 @@ import { after, before, describe, it } from 'node:test';
 import { endpoint, type RouteGroup } from '../../src/http/routes.ts';
 import { createHarness, type Harness } from '../helpers/harness.ts';
 
-let release!: () => void;
-const released = new Promise<void>((resolve) => {
-  release = resolve;
-});
-let started!: () => void;
-const handlerStarted = new Promise<void>((resolve) => {
-  started = resolve;
-});
+const gate = Promise.withResolvers<void>();
+const handlerStarted = Promise.withResolvers<void>();
 
 const heldRoutes: RouteGroup[] = [
   {
@@ -27,8 +21,8 @@ const heldRoutes: RouteGroup[] = [
         responses: {},
         args: {},
         async handler(ctx) {
-          started();
-          await released;
+          handlerStarted.resolve();
+          await gate.promise;
           const terms = await ctx.store.db.selectFrom('terms').select('id').execute();
           return { body: { terms: terms.length } };
         },
@@ -48,14 +42,14 @@ describe('closing the app waits for the handlers under way', () => {
 
   it('ends only after a held handler has read the store and answered', async () => {
     const answer = h.request('GET', '/test-held', { as: h.users.administrator });
-    await handlerStarted;
+    await handlerStarted.promise;
     let closed = false;
     const closing = h.app.close().then(() => {
       closed = true;
     });
     await sleep(100);
     assert.equal(closed, false, 'the close ended while a handler was still running');
-    release();
+    gate.resolve();
     const response = await answer;
     assert.equal(response.statusCode, 200, response.body);
     assert.equal(typeof response.json().terms, 'number');
