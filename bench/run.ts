@@ -185,11 +185,15 @@ function start(script: string, env: Record<string, string>, nodeFlags: string[] 
  * How `directory`'s checkout (the current one by default) starts as its `npm start` does: compiled first
  * (scripts/build.ts), then the environment assignments, node flags and entry point of its package.json's start script
  * (`A=b node --flag dist/main.js`), so that a checkout measured beside another runs with its own flags. A checkout
- * from before that build ran the sources, with the flags of the time.
+ * from before that build ran its sources, and still does, with what the benchmark gave every service then.
  */
 function startCommand(directory = '.'): { entry: string; env: Record<string, string>; nodeFlags: string[] } {
   if (!existsSync(resolve(directory, 'scripts/build.ts')))
-    return { entry: 'src/main.ts', env: { GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=1048576' }, nodeFlags: [] };
+    return {
+      entry: 'src/main.ts',
+      env: { GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=1048576' },
+      nodeFlags: ['--max-semi-space-size=2'],
+    };
   execFileSync(process.execPath, ['scripts/build.ts'], { cwd: directory, stdio: 'inherit' });
   const script = (
     JSON.parse(readFileSync(resolve(directory, 'package.json'), 'utf8')) as { scripts: { start: string } }
