@@ -12,6 +12,7 @@ export interface InFlightHandlersOptions {
  * runs: without this, the app's onClose hooks would stop the writes' followers (a write then committing without its
  * stored documents) and the store would close under it. Every route's handler is counted from its call to its end
  * (`onRoute`, so this plugin is registered before any route); `preClose` runs once the app refuses new requests.
+ * Not activity.ts's count: that one ends when the connection closes, which is exactly when such a handler goes on.
  */
 export default fp<InFlightHandlersOptions>(
   async (app, { maxWaitMs }) => {
