@@ -37,7 +37,7 @@ describe('PostgreSQL connections of the store', { skip: !POSTGRES_AVAILABLE && '
         ),
       );
       await held;
-      assert.deepEqual(new Set(modes), new Set(['force_custom_plan']));
+      assert.deepEqual(new Set(modes), new Set(['auto']));
       assert.ok(sent >= 7, `${sent} statements seen`);
       assert.equal(queued, 0, `${queued} of ${sent} statements were sent behind another on their connection`);
     } finally {

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
+import pg from 'pg';
+import { PLANNED_PER_EXECUTION, plannedPerExecution } from '../../src/store/planned-per-execution.ts';
 import { MAX_PREPARED_PER_CONNECTION, MAX_PREPARED_VALUES } from '../../src/store/postgres/prepared-client.ts';
 import { createHarness, POSTGRES_AVAILABLE, type Harness } from '../helpers/harness.ts';
 
@@ -40,11 +42,74 @@ describe('PostgreSQL prepared statements', { skip: POSTGRES_AVAILABLE ? false : 
     });
   });
 
-  it('plans every execution for its values', async () => {
+  it("leaves a statement's plan to PostgreSQL, but a batch transaction's to its values", async () => {
+    const { store } = harness;
+    const mode = async (db: Harness['store']['db']) =>
+      (await sql<{ plan_cache_mode: string }>`show plan_cache_mode`.execute(db)).rows[0].plan_cache_mode;
+    assert.equal(await store.transaction(mode), 'auto');
+    assert.equal(await mode(store.db), 'auto');
+    assert.equal(await store.batchTransaction(mode), 'force_custom_plan');
+    // SET LOCAL: the batch's connection goes back to the pool as it came.
+    const after = await Promise.all(Array.from({ length: 4 }, () => store.transaction(mode)));
+    assert.deepEqual(new Set(after), new Set(['auto']));
+  });
+
+  it('runs a statement marked planned per execution unnamed, whatever its values', async () => {
     await harness.store.transaction(async (trx) => {
-      const { rows } = await sql<{ plan_cache_mode: string }>`show plan_cache_mode`.execute(trx);
-      assert.equal(rows[0].plan_cache_mode, 'force_custom_plan');
+      for (let id = 1; id <= 3; id++)
+        await trx.selectFrom('posts').select('title').where('id', '=', id).modifyEnd(plannedPerExecution).execute();
+      const marked = (await preparedHere(trx)).filter((text) => text.endsWith(PLANNED_PER_EXECUTION));
+      assert.deepEqual(marked, []);
+      // The same statement unmarked is named, as every other.
+      await trx.selectFrom('posts').select('title').where('id', '=', 1).execute();
+      const named = (await preparedHere(trx)).filter((text) =>
+        /select "title" from "posts" where "id" = \$1$/.test(text),
+      );
+      assert.equal(named.length, 1);
     });
+  });
+
+  it("plans a list's selection for its values and keeps the plan of its documents' read", async () => {
+    const { users } = harness;
+    const created = await harness.request('POST', '/events', {
+      as: users.administrator,
+      body: { title: 'Planned', status: 'publish', start_date: '2031-03-04 10:00', end_date: '2031-03-04 11:00' },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    // What the store's connections are sent: a named statement goes as a config object with its name.
+    const query = pg.Client.prototype.query;
+    const sent: { text: string; named: boolean }[] = [];
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const [config] = args;
+      if (typeof config === 'string') sent.push({ text: config, named: false });
+      else if (typeof config === 'object' && config !== null && 'text' in config)
+        sent.push({ text: String(config.text), named: 'name' in config && config.name !== undefined });
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof query;
+    try {
+      const list = await harness.request('GET', '/events', {
+        query: { start_date: '2031-03-01', end_date: '2031-03-31', search: 'planned' },
+      });
+      assert.equal(list.statusCode, 200, list.body);
+      assert.deepEqual(
+        list.json().events.map((event: { title: string }) => event.title),
+        ['Planned'],
+      );
+    } finally {
+      pg.Client.prototype.query = query;
+    }
+    const selections = sent.filter(({ text }) => text.includes('from "occurrences"'));
+    assert.ok(selections.length > 0, 'the list selected its occurrences');
+    for (const { text, named } of selections) {
+      assert.ok(text.endsWith(PLANNED_PER_EXECUTION), text);
+      assert.equal(named, false, `sent named: ${text}`);
+    }
+    const documents = sent.filter(({ text }) => text.includes('from event_documents'));
+    assert.ok(documents.length > 0, 'the list read its stored documents');
+    assert.ok(
+      documents.every(({ named }) => named),
+      'the documents read is a prepared statement of its own',
+    );
   });
 
   it('runs a text of several statements without values (a migration) as before', async () => {

@@ -13,13 +13,15 @@ export interface PostgresConnection {
 }
 
 /**
- * Prepared statements still planned for their values at every execution (prepared-client.ts says why). The pool
- * awaits it before it hands a new connection out, so it precedes every statement on it and none waits behind it on
- * the connection (a `connect` listener sent it without waiting: the first statement then queued behind it, which pg
- * 8 warns about and pg 9 refuses). A server that refuses the setting still serves, as before, planning as it would.
+ * PostgreSQL's own choice between a statement's plan for its values and the plan it keeps (prepared-client.ts),
+ * whatever the server's configuration says: a statement sent unnamed is then planned for its values, as the lists'
+ * selections must be. The pool awaits it before it hands a new connection out, so it precedes every statement on it
+ * and none waits behind it on the connection (a `connect` listener sent it without waiting: the first statement then
+ * queued behind it, which pg 8 warns about and pg 9 refuses). A server that refuses the setting still serves, as
+ * before, planning as it would.
  */
-const planEveryExecution = (client: pg.ClientBase): Promise<void> =>
-  client.query('set plan_cache_mode = force_custom_plan').then(
+const planAsPostgresChooses = (client: pg.ClientBase): Promise<void> =>
+  client.query('set plan_cache_mode = auto').then(
     () => {},
     () => {},
   );
@@ -39,7 +41,7 @@ export async function openPostgresConnection(
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
-    ...(preparedStatements ? { Client: PreparedStatementClient, onConnect: planEveryExecution } : {}),
+    ...(preparedStatements ? { Client: PreparedStatementClient, onConnect: planAsPostgresChooses } : {}),
     ...(statementTimeoutMs ? { statement_timeout: statementTimeoutMs } : {}),
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { isPlannedPerExecution } from '../planned-per-execution.ts';
 
 /** Distinct statements one connection keeps prepared; later ones run unnamed (parsed each time, as before). */
 export const MAX_PREPARED_PER_CONNECTION = 500;
@@ -9,12 +10,15 @@ export const MAX_PREPARED_VALUES = 100;
 /**
  * A pg client that runs Kysely's queries (a text and its values) as named prepared statements of this connection,
  * each named by a digest of its text: the server parses and analyses each distinct text once per connection, then
- * only binds and runs it. Kysely builds the same text for every request of a kind (values are always bound), so the
- * hot reads and writes are a few hundred texts. Bounded per connection: texts with more than
- * {@link MAX_PREPARED_VALUES} values (a batch's rows, a long id list: one text per length) and texts beyond
- * {@link MAX_PREPARED_PER_CONNECTION} run unnamed, parsed each time as before. The connections plan every execution
- * for its own values (`plan_cache_mode = force_custom_plan`, connection.ts): a generic plan, made once and kept,
- * chosen while a table was small (an import into an empty database), had made the import twice as slow.
+ * only binds and runs it, and after its first executions keeps the plan it chose for them when planning for the
+ * values makes no better one (a read by primary key is planned five times, not at every read). Kysely builds the same
+ * text for every request of a kind (values are always bound), so the hot reads and writes are a few hundred texts.
+ * Bounded per connection: texts with more than {@link MAX_PREPARED_VALUES} values (a batch's rows, a long id list: one
+ * text per length) and texts beyond {@link MAX_PREPARED_PER_CONNECTION} run unnamed, parsed each time as before. So
+ * do the statements whose best plan depends on their values (a list's selection, marked `planned per execution`:
+ * store/planned-per-execution.ts): an unnamed statement is planned for the values it comes with. The import's
+ * transactions plan every execution for its values (transaction.ts): a plan kept from the first units of an import
+ * into an empty database, chosen while its tables were small, had made the import twice as slow.
  */
 export class PreparedStatementClient extends pg.Client {
   readonly #names = new Map<string, string>();
@@ -28,7 +32,8 @@ export class PreparedStatementClient extends pg.Client {
       Array.isArray(values) &&
       values.length > 0 &&
       values.length <= MAX_PREPARED_VALUES &&
-      callback === undefined
+      callback === undefined &&
+      !isPlannedPerExecution(config)
     ) {
       const name = this.#nameOf(config);
       if (name !== undefined) return super.query({ name, text: config, values });
