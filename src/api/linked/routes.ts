@@ -70,23 +70,27 @@ export function searchWords(search: string): string[] {
   return phrase === '' ? [] : [phrase];
 }
 
+/**
+ * A search's condition on a linked post: every word in its title, content or excerpt, or in one of its kind's own
+ * columns (a venue's city…), which are read from its table by id, not joined: the list then reads only the posts of
+ * its kind (a join let PostgreSQL walk every post, events included, in id order: 12 ms for 500 venues beside 14,000
+ * events, measured).
+ */
 function matchesSearch(ctx: RequestContext, kind: LinkedPostKind, words: string[]): Expression<SqlBool> {
-  const columns = [
-    'posts.title',
-    'posts.content',
-    'posts.excerpt',
-    ...kind.searchColumns.map((column) => `meta.${column}`),
-  ];
-  const fieldMatches = columns.map((column) =>
-    sql.join(
+  const allWords = (column: string) =>
+    sql`(${sql.join(
       words.map((word) => ctx.store.containsText(sql.ref(column), word)),
       sql` and `,
-    ),
-  );
-  return sql<SqlBool>`(${sql.join(
-    fieldMatches.map((match) => sql`(${match})`),
-    sql` or `,
-  )})`;
+    )})`;
+  const ownColumns = kind.searchColumns.map((column) => allWords(`meta.${column}`));
+  const postColumns = ['posts.title', 'posts.content', 'posts.excerpt'].map(allWords);
+  const inOwnColumns =
+    ownColumns.length === 0
+      ? []
+      : [
+          sql`${sql.ref('posts.id')} in (select ${sql.ref('meta.id')} from ${sql.table(kind.metaTable)} as meta where ${sql.join(ownColumns, sql` or `)})`,
+        ];
+  return sql<SqlBool>`(${sql.join([...postColumns, ...inOwnColumns], sql` or `)})`;
 }
 
 /** D11: the filters the reference echoes, in its order (§6), then the ones it leaves out. */
@@ -189,10 +193,9 @@ export function linkedPostRoutes(kind: LinkedPostKind, listFilters: ListFilter[]
         (clause) => clause !== undefined,
       );
 
+      // The posts of the kind alone (each has its row in the kind's table, written with it): see matchesSearch.
       let query = db
         .selectFrom('posts')
-        // Kysely cannot join a table chosen at run time: the alias is typed as venues, whose `id` alone is read here.
-        .innerJoin(`${kind.metaTable} as meta` as 'venues as meta', 'meta.id', 'posts.id')
         .where('posts.type', '=', kind.type)
         .where((eb) => visibleInList(eb, ctx.viewer, statuses, nowUtc));
       if (params.search !== undefined)
