@@ -50,8 +50,8 @@ describe('PostgreSQL prepared statements', { skip: POSTGRES_AVAILABLE ? false : 
     assert.equal(await mode(store.db), 'auto');
     assert.equal(await store.batchTransaction(mode), 'force_custom_plan');
     // SET LOCAL: the batch's connection goes back to the pool as it came.
-    const after = await Promise.all(Array.from({ length: 4 }, () => store.transaction(mode)));
-    assert.deepEqual(new Set(after), new Set(['auto']));
+    const later = await Promise.all(Array.from({ length: 4 }, () => store.transaction(mode)));
+    assert.deepEqual(new Set(later), new Set(['auto']));
   });
 
   it('runs a statement marked planned per execution unnamed, whatever its values', async () => {
