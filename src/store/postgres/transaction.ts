@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { errorCode } from '../../domain/errors.ts';
 import { OneValue, preparedQuery } from '../prepared-query.ts';
+import { BATCH_START } from './prepared-client.ts';
 import type { VersionStep } from '../dialect.ts';
 import type { Database } from '../schema.ts';
 
@@ -19,19 +20,16 @@ const ATTEMPTS = 4;
  * removal locks its children before its links; an event write links terms, then writes its other links): the one
  * PostgreSQL picks then starts over instead of failing. A batch transaction's commit does not wait for the
  * write-ahead log to reach the disk (a server crash could undo it) until the next ordinary commit (`flushBatches`),
- * and its statements are planned for their values at every execution (prepared-client.ts).
+ * and its statements are planned for their values at every execution (prepared-client.ts, BATCH_START).
  */
 export function createTransactionRunner(db: Kysely<Database>) {
   return async <T>(work: (trx: Transaction<Database>) => Promise<T>, options: { batch: boolean }): Promise<T> => {
     for (let attempt = 1; ; attempt++) {
       try {
         return await db.transaction().execute(async (trx) => {
-          // A batch's statements are planned for their values at every execution: its tables grow under it (an
-          // import into an empty database), and a plan kept from its first units had made an import twice as slow.
-          if (options.batch)
-            await sql`select set_config('synchronous_commit', 'off', true), set_config('plan_cache_mode', 'force_custom_plan', true)`.execute(
-              trx,
-            );
+          // A batch's statements are each planned for their values (prepared-client.ts): its tables grow under it
+          // (an import into an empty database), and a plan kept from its first units had made an import twice as slow.
+          if (options.batch) await sql.raw(BATCH_START).execute(trx);
           return work(trx);
         });
       } catch (error) {
