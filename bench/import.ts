@@ -2,8 +2,8 @@
 // BENCH_IMPORT_EVENTS events (default 20,000), into an empty database of its own (the scenarios' seeded one is left as
 // it is). The command runs in a process of its own, so the figure is the whole command's: reading and parsing the
 // file, the import, and whatever follows its writes.
-import { spawn } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { openStore } from '../src/store/store.ts';
@@ -71,13 +71,66 @@ export async function measureImport(
     await store.close();
   }
   const flags = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [];
+  const cpuBefore = { command: finishedChildrenCpuSeconds(), postgres: localPostgresCpuSeconds() };
   const started = performance.now();
   const stdout = await runCommand([...flags, 'src/cli/main.ts', 'import', file], { DATABASE_URL: url });
   const seconds = (performance.now() - started) / 1000;
+  const commandCpu = finishedChildrenCpuSeconds() - cpuBefore.command;
+  const postgresAfter = localPostgresCpuSeconds();
+  const postgresCpu =
+    database === 'postgres' && cpuBefore.postgres !== undefined && postgresAfter !== undefined
+      ? `, PostgreSQL ${(postgresAfter - cpuBefore.postgres).toFixed(1)} s`
+      : '';
   const summary = stdout.split('\n')[0];
   const counts = /: (\d+) created, (\d+) updated, (\d+) unchanged, (\d+) refused$/.exec(summary);
   if (!counts || Number(counts[1]) !== events) throw new Error(`the import did not create every event: ${stdout}`);
   const rate = Math.round(events / seconds);
-  console.log(`${IMPORT_MEASUREMENT}, ${database}: ${events} events in ${seconds.toFixed(1)} s, ${rate} events/s`);
+  console.log(
+    `${IMPORT_MEASUREMENT}, ${database}: ${events} events in ${seconds.toFixed(1)} s, ${rate} events/s (CPU: the command ${commandCpu.toFixed(1)} s${postgresCpu})`,
+  );
   return rate;
+}
+
+const CLOCK_TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+/** The fields of a `/proc/…/stat` line after its process name (field 3 onwards), and that name. */
+function statFields(stat: string): { name: string; fields: string[] } {
+  return {
+    name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+    fields: stat.slice(stat.lastIndexOf(')') + 2).split(' '),
+  };
+}
+
+/**
+ * The CPU time (user + system) of this process's children that have ended and been waited for (`cutime` + `cstime`):
+ * around the command, its own, since no other child of the benchmark ends meanwhile.
+ */
+function finishedChildrenCpuSeconds(): number {
+  const { fields } = statFields(readFileSync('/proc/self/stat', 'utf8'));
+  return (Number(fields[13]) + Number(fields[14])) / CLOCK_TICKS_PER_SECOND;
+}
+
+/**
+ * The CPU time of a PostgreSQL server on this machine: every running `postgres` process's own, and what the
+ * server's ended processes (the import's connections, once closed) left to the one that waited for them. Undefined
+ * where no such process can be read (a server elsewhere): the import's line then names the command's CPU alone.
+ */
+function localPostgresCpuSeconds(): number | undefined {
+  let ticks = 0;
+  let found = false;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // ended meanwhile, or not ours to read
+    }
+    const { name, fields } = statFields(stat);
+    if (name !== 'postgres') continue;
+    found = true;
+    // utime + stime, and cutime + cstime: only the server's first process has ended children to report.
+    ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+  }
+  return found ? ticks / CLOCK_TICKS_PER_SECOND : undefined;
 }
