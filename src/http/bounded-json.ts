@@ -36,11 +36,21 @@ export class EncodedJson {
   }
 }
 
-/** `items` mapped lazily through `build` (each item is built only when the serialiser reaches it). */
+/**
+ * `items` mapped lazily through `build` (each item is built only when the serialiser reaches it). A plain iterator, not
+ * a generator: with a generator here, the items every list built survived V8's young-generation collections and were
+ * copied into the old generation, which then had to be collected three times a second (measured on 2026-11-27 with
+ * `--trace-gc-nvp`, lists of a window of days at one connection: about 1 MB surviving each young collection, 3 KB
+ * without; a list's CPU about 1,300 → 870 µs).
+ */
 export function itemStream<T, U>(items: readonly T[], build: (item: T) => U): ItemStream<U> {
   return new ItemStream({
-    *[Symbol.iterator]() {
-      for (const item of items) yield build(item);
+    [Symbol.iterator]: (): Iterator<U> => {
+      let next = 0;
+      return {
+        next: (): IteratorResult<U> =>
+          next < items.length ? { done: false, value: build(items[next++]) } : { done: true, value: undefined },
+      };
     },
   });
 }

@@ -141,14 +141,23 @@ export async function readSyncPage(
   // and the cursor moves past it for good. So the snapshots check a version read now, after the rows.
   const reader: Actor & TermReader = { ...actor, dataVersion: await store.dataVersion() };
   const items = await currentItems(store, reader, refs);
+  // Built one at a time as the answer is written; a plain iterator rather than a generator, whose yielded items
+  // outlive the young generation's collections (http/bounded-json.ts, itemStream).
   const changes: Iterable<SyncEntry> = {
-    *[Symbol.iterator]() {
-      for (const ref of refs) {
-        const key = `${ref.type}:${ref.id}`;
-        const item = items.get(key);
-        if (item) yield { type: ref.type, id: ref.id, action: 'upsert', item: item() };
-        else if (mayHold.has(key)) yield { type: ref.type, id: ref.id, action: 'remove' };
-      }
+    [Symbol.iterator]: (): Iterator<SyncEntry> => {
+      let next = 0;
+      return {
+        next: (): IteratorResult<SyncEntry> => {
+          while (next < refs.length) {
+            const ref = refs[next++];
+            const key = `${ref.type}:${ref.id}`;
+            const item = items.get(key);
+            if (item) return { done: false, value: { type: ref.type, id: ref.id, action: 'upsert', item: item() } };
+            if (mayHold.has(key)) return { done: false, value: { type: ref.type, id: ref.id, action: 'remove' } };
+          }
+          return { done: true, value: undefined };
+        },
+      };
     },
   };
   return { changes, next, hasMore };
