@@ -94,10 +94,14 @@ class ImmediateSqliteDialect extends SqliteDialect {
   constructor(database: BetterSqlite3.Database, committed: () => void) {
     super({ database: withStatementCache(database) });
     this.#committed = committed;
-    // Prepared once: `database.pragma()` compiles its statement on every call, and this runs twice per write.
-    const noWait = database.prepare('pragma busy_timeout = 0');
-    const wait = database.prepare(`pragma busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    this.#busyTimeout = { off: () => noWait.get(), on: () => wait.get() };
+    // Compiled at every call, as `database.pragma()` does: SQLite applies `pragma busy_timeout = N` when it compiles
+    // the statement, so a statement prepared once and run again changes nothing. (Prepared once, as they were for a
+    // while, the timeout stayed at BUSY_TIMEOUT_MS: BEGIN IMMEDIATE then slept in this thread while another connection
+    // wrote, and with both connections in one process, waited out the whole timeout.)
+    this.#busyTimeout = {
+      off: () => database.pragma('busy_timeout = 0'),
+      on: () => database.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`),
+    };
   }
 
   override createDriver(): Driver {
