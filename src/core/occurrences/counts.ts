@@ -9,7 +9,7 @@ import { sql, type Insertable, type SelectQueryBuilder } from 'kysely';
 import type { Database, OccurrenceCountsTable } from '../../store/schema.ts';
 import { chunks } from '../../store/chunks.ts';
 import { preparedQuery, type PreparedQuery } from '../../store/prepared-query.ts';
-import type { Db, Store, Trx } from '../../store/store.ts';
+import { storeOf, type Db, type Store, type Trx } from '../../store/store.ts';
 import { lockItems } from '../item-locks.ts';
 import {
   contributionKeys,
@@ -395,8 +395,18 @@ export async function markCountsComplete(trx: Trx): Promise<void> {
   await writeSetting(trx, COMPLETE_SETTING, 'complete');
 }
 
-/** Sums the rows of up to `limit` ledger rows' keys into one row per key; answers how many rows it removed. */
+/** The lock that lets one compaction at a time read the ledger (see {@link compactCounts}). */
+const COMPACTION_LOCK = 'occurrence-counts:compaction';
+
+/**
+ * Sums the rows of up to `limit` ledger rows' keys into one row per key; answers how many rows it removed. Every
+ * process of the service compacts every minute: on PostgreSQL two compactions that read the same rows before either
+ * replaced them would both insert their sums (the second one's delete finds the rows gone, and its insert doubles
+ * every total it touches), so each takes the compaction's lock before it reads, and reads what the one before it
+ * committed. Writers that append to the ledger meanwhile are not held up: a compaction replaces only the rows it read.
+ */
 export async function compactCounts(trx: Trx, limit = 5000): Promise<number> {
+  await storeOf(trx).lock(trx, COMPACTION_LOCK);
   const rows = await trx
     .selectFrom('occurrence_counts')
     .select(['id', 'dimension', 'status', 'start_day', 'end_day', 'published_utc', 'count'])
