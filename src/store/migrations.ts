@@ -524,13 +524,7 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
     // The counts gain venues and organizers as dimensions. Events counted before have no keys there, so a database
     // that has counted some is counted again from nothing by the start-up job; its lists count rows until then.
     '0020_venue_organizer_counts': {
-      async up(db: Kysely<any>) {
-        const anyCounted = await db.selectFrom('counted_events').select('event_id').limit(1).executeTakeFirst();
-        if (!anyCounted) return;
-        await db.deleteFrom('occurrence_counts').execute();
-        await db.deleteFrom('counted_events').execute();
-        await db.deleteFrom('settings').where('name', '=', 'occurrence_counts').execute();
-      },
+      up: countAgainFromNothing,
     },
     // The counts gain month rows beside the day rows (domain/occurrence-counts.ts `monthKey`), which every write
     // appends from now on: those of the rows counted so far are their sums, so totals stay exact from the first start.
@@ -560,5 +554,27 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
         await dialect.upgradeSearchIndex(db);
       },
     },
+    // Where several processes write at once (PostgreSQL), two of them compacting the counts' ledger at the same time
+    // could both add their sums, doubling the totals they touched, until compactions took a lock (core/occurrences/
+    // counts.ts). A database that has counted events is counted again from nothing by the start-up job, as after 0020;
+    // its lists count rows until then. SQLite's writers took turns: its counts stand.
+    '0024_recount_after_concurrent_compactions': {
+      async up(db: Kysely<any>) {
+        if (dialect.writers === 'many') await countAgainFromNothing(db);
+      },
+    },
   };
+}
+
+/**
+ * Has the start-up job count every event again from nothing (core/background/occurrence-counts.ts), if any was
+ * counted: the ledger and the events' counted keys go, and the counts are no longer complete, so lists count rows until
+ * the job is done.
+ */
+async function countAgainFromNothing(db: Kysely<any>): Promise<void> {
+  const anyCounted = await db.selectFrom('counted_events').select('event_id').limit(1).executeTakeFirst();
+  if (!anyCounted) return;
+  await db.deleteFrom('occurrence_counts').execute();
+  await db.deleteFrom('counted_events').execute();
+  await db.deleteFrom('settings').where('name', '=', 'occurrence_counts').execute();
 }

@@ -9,6 +9,7 @@ export const schema: SchemaDialect = {
   serialId: (column) => column.primaryKey().generatedByDefaultAsIdentity(),
   serialBigKey: { type: 'bigint', tweak: (column) => column.primaryKey().generatedByDefaultAsIdentity() },
   dataVersionTable: true,
+  writers: 'many',
   lower,
   createSearchIndex,
   // GIN indexes keep their own list of pending entries (fastupdate); nothing to change.

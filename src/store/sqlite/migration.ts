@@ -10,6 +10,7 @@ export const schema: SchemaDialect = {
   // AUTOINCREMENT: a new key is above every key ever used, not only above the keys still there.
   serialBigKey: { type: 'integer', tweak: (column) => column.primaryKey().autoIncrement() },
   dataVersionTable: false,
+  writers: 'one',
   // unicode_lower is registered as deterministic on every connection (text.ts), as an index on it requires.
   lower,
   createSearchIndex,
