@@ -118,7 +118,7 @@ export interface SchemaDialect {
   readonly serialBigKey: { type: ColumnDataType; tweak: ColumnTweak };
   /** Whether the data version lives in the one-row `data_version` table (PostgreSQL) rather than in the database. */
   readonly dataVersionTable: boolean;
-  /** As StoreDialect.writers: whether the transactions of several processes write at once (PostgreSQL). */
+  /** Whether the transactions of several processes write at once (PostgreSQL): the store's StoreDialect.writers too. */
   readonly writers: 'one' | 'many';
   /** The dialect's Unicode lower-casing (`StoreDialect.lower`), for expression indexes its queries can use. */
   readonly lower: (expression: Expression<string> | RawBuilder<unknown>) => RawBuilder<string>;

@@ -37,7 +37,7 @@ export async function openPostgresDialect(
     // With one writer the server sat idle half the time waiting for the next statement (measured: 11,800 → 15,600
     // events/s with two).
     batchConcurrency: 2,
-    writers: 'many',
+    writers: schema.writers,
     readers: 'many',
     schema,
     // Migrations (an index built over a large table) are not requests: without the statement time limit.

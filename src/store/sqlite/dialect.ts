@@ -38,7 +38,7 @@ export async function openSqliteDialect(path: string): Promise<StoreDialect> {
     bulkLoadUpkeep,
     // One writer at a time anyway.
     batchConcurrency: 1,
-    writers: 'one',
+    writers: schema.writers,
     readers: 'one',
     schema,
     migrate: (migrations) => migrate(db, migrations),
