@@ -613,7 +613,7 @@ async function writeUnits(trx: Trx, run: ImportRun, from: number, to: number): P
     }
     written.push(outcome);
   }
-  await insertStagedEvents(trx, run.store, reads.actor, written);
+  await insertStagedEvents(trx, run.store, reads.actor, written, { finished: true });
   return outcomes;
 }
 

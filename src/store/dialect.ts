@@ -79,6 +79,17 @@ export interface StoreDialect {
     rows: readonly Record<string, unknown>[],
     returning?: string,
   ): Promise<number[]>;
+  /**
+   * {@link insertRows}, answering every new row whole, as a `select *` of it would (defaults and generated columns
+   * filled), in input order of `key` (a generated integer key column): what a batch writer tells the followers of its
+   * transaction instead of their reading the rows again.
+   */
+  insertRowsReturningAll(
+    trx: Transaction<Database>,
+    table: string,
+    rows: readonly Record<string, unknown>[],
+    key: string,
+  ): Promise<Record<string, unknown>[]>;
   /** What a bulk load may go without (see Store.bulkLoad). */
   readonly bulkLoadUpkeep: BulkLoadUpkeep;
   /** Batch transactions an import keeps in flight at once. */

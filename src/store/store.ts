@@ -1,5 +1,5 @@
 import { errorCode } from '../domain/errors.ts';
-import type { Expression, Insertable, Kysely, RawBuilder, SqlBool, Transaction } from 'kysely';
+import type { Expression, Insertable, Kysely, RawBuilder, Selectable, SqlBool, Transaction } from 'kysely';
 import { sql } from 'kysely';
 import type { DatabaseConfig } from '../config.ts';
 import { claimCommit } from './deadline.ts';
@@ -103,6 +103,16 @@ export interface Store {
     rows: readonly Insertable<Database[T]>[],
     key: keyof Database[T] & string,
   ): Promise<number[]>;
+  /**
+   * {@link insertRows}, answering the new rows whole (as `select *` reads them: defaults filled) in the order of their
+   * integer primary key `key`: what a batch writer tells its transaction's followers instead of their reading them.
+   */
+  insertRowsReturningAll<T extends keyof Database>(
+    trx: Trx,
+    table: T,
+    rows: readonly Insertable<Database[T]>[],
+    key: keyof Database[T] & string,
+  ): Promise<Selectable<Database[T]>[]>;
   /**
    * Runs `load` as a bulk load into `tables` of a database that no service is using meanwhile: their non-unique
    * indexes (and on PostgreSQL their foreign keys) are dropped first and created again at the end, also when `load`
@@ -269,6 +279,12 @@ export async function openStore(config: DatabaseConfig, options: OpenStoreOption
     },
     insertRowsReturningIds: (trx, table, rows) => dialect.insertRows(trx, table, rows, 'id'),
     insertRowsReturning: (trx, table, rows, key) => dialect.insertRows(trx, table, rows, key),
+    insertRowsReturningAll: async <T extends keyof Database>(
+      trx: Trx,
+      table: T,
+      rows: readonly Insertable<Database[T]>[],
+      key: keyof Database[T] & string,
+    ) => (await dialect.insertRowsReturningAll(trx, table, rows, key)) as Selectable<Database[T]>[],
     async bulkLoad(tables, load) {
       const deferred = await dialect.bulkLoadUpkeep.deferrable(db, tables);
       // All or none: a drop that fails leaves nothing to build again.

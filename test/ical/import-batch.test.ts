@@ -434,6 +434,69 @@ describeEachDatabase('.ics import in batches (D26)', (h) => {
     }
   });
 
+  it('keeps the documents and counts of new events without reading them back, each document as the live render', async () => {
+    const admin = h().users.administrator;
+    const file = (prefix: string, count: number) =>
+      calendar(
+        ...Array.from({ length: count }, (_, index) => [
+          `UID:${prefix}-${index}@example.com`,
+          `SUMMARY:Followed ${prefix} ${index}`,
+          `DTSTART;TZID=Asia/Tokyo:202710${String(1 + (index % 28)).padStart(2, '0')}T${String(8 + (index % 10)).padStart(2, '0')}0000`,
+          'DURATION:PT90M',
+          `DESCRIPTION:Number ${index}\\, with <b>markup</b>.`,
+          `LOCATION:Followed Hall ${index % 6}`,
+          `ORGANIZER;CN=Followed Org ${index % 4}:mailto:followed${index % 4}@example.com`,
+          `CATEGORIES:Followed ${index % 3},Followed shared`,
+        ]),
+      );
+    // The venues, organizers and categories first: the count is then that of events linking existing ones.
+    assert.equal((await importText(h(), file('early', 12), admin)).created.length, 12);
+    const events = 300;
+    let report: ImportReport | undefined;
+    // The service's own store: the stored documents' renderer and the counts follow its transactions.
+    const statements = await statementsDuring(h().store, async () => {
+      report = await importText(h(), file('batched', events), admin);
+    });
+    assert.equal(report!.created.length, events);
+    // The followers read what the events link to, not the events the transaction wrote (they were told how it left
+    // them): 22 statements on SQLite and 32 on PostgreSQL, 55 and 66 when they read the new events back.
+    assert.ok(statements <= 0.15 * events, `${statements} statements for ${events} events`);
+    const ids = await h()
+      .store.db.selectFrom('events')
+      .select('id')
+      .where('ical_uid', 'like', 'batched-%')
+      .orderBy('id')
+      .execute();
+    assert.equal(ids.length, events);
+    const documents = await h()
+      .store.db.selectFrom('event_documents')
+      .select('event_id')
+      .where(
+        'event_id',
+        'in',
+        ids.map(({ id }) => id),
+      )
+      .execute();
+    assert.equal(documents.length, events, 'every new event has its document');
+    for (const { id } of [ids[0], ids[137], ids[events - 1]]) {
+      const stored = await h().request('GET', `/events/${id}`);
+      const live = await h().request('GET', `/events/${id}`, { query: { context: 'view' } });
+      assert.equal(stored.statusCode, 200, stored.body);
+      assert.equal(stored.body, live.body);
+      assert.equal(stored.headers.etag, live.headers.etag);
+    }
+    const shared = await h().request('GET', '/categories', { query: { search: 'Followed shared' } });
+    assert.deepEqual(
+      shared.json().categories.map((term: { count: number }) => term.count),
+      [12 + events],
+    );
+    const listed = await h().request('GET', '/events', {
+      query: { search: 'batched', start_date: '2027-10-01', end_date: '2027-10-31 23:59:59', per_page: '50' },
+    });
+    assert.equal(listed.statusCode, 200, listed.body);
+    assert.equal(listed.headers['x-wp-total'], String(events));
+  });
+
   it('writes the new venues and organizers of a transaction together, one per name, whatever their number', async () => {
     const admin = h().users.administrator;
     const events = 300;

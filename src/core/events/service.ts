@@ -73,13 +73,14 @@ import {
   costColumns,
   eventRowOf,
   insertEventRow,
-  insertEventRows,
+  insertEventRowsReturningAll,
   insertOrganizerLinks,
   scheduleColumns,
   addOrganizers,
   setOrganizers,
   updateEventRow,
   type EventRecord,
+  type EventRow,
 } from './store.ts';
 import type { ParsedRecurrence } from '../../domain/recurrence/index.ts';
 
@@ -830,13 +831,16 @@ export async function stageEventCreates(
 
 /**
  * Writes staged creates in `trx`, in a few statements whatever their number: the same rows, occurrences, links, term
- * counts, series and change-log records as one createEvent each. Answers the new ids in input order.
+ * counts, series and change-log records as one createEvent each. Answers the new ids in input order. With `finished`
+ * (the caller writes nothing more of these events in `trx`), the followers are told how the events were left, as
+ * createEvent tells them of its one, and read nothing of them.
  */
 export async function insertStagedEvents(
   trx: Trx,
   store: Store,
   actor: Actor,
   staged: readonly StagedEventCreate[],
+  { finished = false }: { finished?: boolean } = {},
 ): Promise<number[]> {
   if (staged.length === 0) return [];
   const posts = await createPostsOf(
@@ -855,12 +859,15 @@ export async function insertStagedEvents(
     const key = Object.keys(row).sort().join();
     byColumns.set(key, [...(byColumns.get(key) ?? []), row]);
   }
-  for (const group of byColumns.values()) await insertEventRows(trx, group);
+  const events = new Map<number, EventRow>();
+  for (const group of byColumns.values())
+    for (const event of await insertEventRowsReturningAll(trx, group)) events.set(event.id, event);
   await rebuildOccurrences(trx, ids);
+  const organizerIds = staged.map(({ organizerIds }) => [...new Set(organizerIds)]);
   await insertOrganizerLinks(
     trx,
-    staged.flatMap(({ organizerIds }, index) =>
-      [...new Set(organizerIds)].map((organizerId, position) => ({
+    organizerIds.flatMap((linked, index) =>
+      linked.map((organizerId, position) => ({
         event_id: ids[index],
         organizer_id: organizerId,
         position,
@@ -876,8 +883,17 @@ export async function insertStagedEvents(
       termIds,
     })),
   );
-  for (const [index, { recurrence }] of staged.entries())
+  for (const [index, { recurrence, termIds }] of staged.entries()) {
+    // A series goes on writing its row and its occurrences: what follows it reads them.
     if (recurrence) await syncSeries(trx, store, actor, ids[index]);
+    else if (finished)
+      followCreatedEvent(trx, {
+        post: posts[index],
+        event: events.get(ids[index])!,
+        organizerIds: organizerIds[index],
+        termIds,
+      });
+  }
   return ids;
 }
 

@@ -157,6 +157,11 @@ export async function insertEventRows(trx: Trx, rows: readonly Insertable<Events
   await storeOf(trx).insertRows(trx, 'events', rows);
 }
 
+/** {@link insertEventRows}, answering the rows as written (defaults filled), in the order of their ids. */
+export function insertEventRowsReturningAll(trx: Trx, rows: readonly Insertable<EventsTable>[]): Promise<EventRow[]> {
+  return storeOf(trx).insertRowsReturningAll(trx, 'events', rows, 'id');
+}
+
 export async function updateEventRow(trx: Trx, id: number, changes: Updateable<EventsTable>): Promise<void> {
   if (Object.keys(changes).length === 0) return;
   await eventChanged.affected(trx, id, changes);

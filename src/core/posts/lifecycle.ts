@@ -19,6 +19,7 @@ import {
   deletePost,
   deletePostRows,
   insertPost,
+  insertPostRows,
   insertPosts,
   lockPost,
   restorePost,
@@ -273,17 +274,33 @@ export async function createPosts(
   return ids;
 }
 
+/** {@link createPosts}, answering the new posts whole, in input order (posts/store.ts insertPostRows). */
+async function createPostRows(
+  trx: Trx,
+  type: LifecyclePostType,
+  posts: readonly NewPostWithSlugBase[],
+): Promise<PostRow[]> {
+  const rows = await insertPostRows(trx, type, posts);
+  recordChanges(
+    trx,
+    type,
+    rows.map((row) => row.id),
+    'created',
+  );
+  return rows;
+}
+
 /**
  * {@link createPost} for many new posts of one kind in `trx` (the batch import): the same columns, statuses, unique slugs,
  * images and change-log records as one createPost each, in a few statements whatever their number. Images are checked
- * before anything is written. Answers each post's id and stored status, in input order.
+ * before anything is written. Answers each post as stored, in input order.
  */
 export async function createPostsOf(
   trx: Trx,
   actor: Actor,
   type: LifecyclePostType,
   inputs: ReadonlyArray<Omit<NewPostInput, 'type'>>,
-): Promise<Array<{ id: number; status: string }>> {
+): Promise<PostRow[]> {
   for (const input of inputs) if (!imageAllowed(actor, input.image)) throw invalidField('image');
   const stamp = nowStamp(actor.now, actor.config.siteTimezone);
   const rows = inputs.map(({ status, published: sentPublished, image: _image, ...columns }) => {
@@ -297,12 +314,14 @@ export async function createPostsOf(
       modified_utc: stamp.utc,
     };
   });
-  const ids = await createPosts(trx, type, rows);
+  const posts = await createPostRows(trx, type, rows);
   for (const [index, input] of inputs.entries()) {
     const imageId = await writeImage(trx, actor, input.image, rows[index].author_id);
-    if (imageId) await updatePost(trx, ids[index], { image_id: imageId });
+    if (!imageId) continue;
+    await updatePost(trx, posts[index].id, { image_id: imageId });
+    posts[index] = { ...posts[index], image_id: imageId };
   }
-  return ids.map((id, index) => ({ id, status: rows[index].status }));
+  return posts;
 }
 
 /** Posts to the trash with their `__trashed` slugs, each keeping its status to restore; logged as trashed. */

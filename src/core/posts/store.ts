@@ -220,7 +220,24 @@ export type NewPostWithSlugBase = Omit<NewPost, 'type'> & { slugBase: string };
  * slugs (the unique index refuses the whole statement, and only once that writer has committed), the slugs are read
  * again, now seeing its row, and the posts inserted again.
  */
-export async function insertPosts(trx: Trx, type: PostType, posts: readonly NewPostWithSlugBase[]): Promise<number[]> {
+export function insertPosts(trx: Trx, type: PostType, posts: readonly NewPostWithSlugBase[]): Promise<number[]> {
+  return insertWithFreeSlugs(trx, type, posts, (rows) => storeOf(trx).insertRowsReturningIds(trx, 'posts', rows));
+}
+
+/**
+ * {@link insertPosts}, answering the new posts whole, in input order, from the inserts themselves
+ * (Store.insertRowsReturningAll): for a writer that tells its transaction's followers how it left them.
+ */
+export function insertPostRows(trx: Trx, type: PostType, posts: readonly NewPostWithSlugBase[]): Promise<PostRow[]> {
+  return insertWithFreeSlugs(trx, type, posts, (rows) => storeOf(trx).insertRowsReturningAll(trx, 'posts', rows, 'id'));
+}
+
+async function insertWithFreeSlugs<T>(
+  trx: Trx,
+  type: PostType,
+  posts: readonly NewPostWithSlugBase[],
+  insert: (rows: Insertable<PostsTable>[]) => Promise<T[]>,
+): Promise<T[]> {
   if (posts.length === 0) return [];
   for (let attempt = 0; attempt < MAX_SLUG_ATTEMPTS; attempt++) {
     const slugs = await freeSlugs(
@@ -229,7 +246,7 @@ export async function insertPosts(trx: Trx, type: PostType, posts: readonly NewP
       posts.map((post) => post.slugBase),
     );
     const rows = posts.map(({ slugBase: _base, ...post }, index) => ({ ...post, type, slug: slugs[index] }));
-    const inserted = await unlessSlugTaken(trx, () => storeOf(trx).insertRowsReturningIds(trx, 'posts', rows));
+    const inserted = await unlessSlugTaken(trx, () => insert(rows));
     if (inserted) return inserted.value;
   }
   throw new Error(`no free slugs for ${posts.length} ${type} posts after ${MAX_SLUG_ATTEMPTS} attempts`);

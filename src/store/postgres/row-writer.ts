@@ -18,6 +18,22 @@ export async function insertRows(
   return returning === undefined ? [] : result.map((row) => row.key).sort((a, b) => a - b);
 }
 
+/**
+ * {@link insertRows}, answering the new rows whole (`returning *`) in the order of `key` (an integer primary key): in
+ * the same statement, instead of a read of them after it.
+ */
+export async function insertRowsReturningAll(
+  db: Kysely<any>,
+  table: string,
+  rows: readonly Record<string, unknown>[],
+  key: string,
+): Promise<Record<string, unknown>[]> {
+  if (rows.length === 0) return [];
+  const inserted = await insertOf(table, Object.keys(rows[0]), '*').rows(db, JSON.stringify(rows));
+  const rowsOf = inserted as unknown as Record<string, unknown>[];
+  return rowsOf.sort((a, b) => Number(a[key]) - Number(b[key]));
+}
+
 /** One statement text per table, columns and key returned, whatever the number of rows: compiled once. */
 const inserts = new Map<string, PreparedQuery<[rows: string], { key: number }>>();
 
@@ -30,7 +46,10 @@ function insertOf(table: string, columnNames: readonly string[], returning: stri
       const select = sql<{
         key: number;
       }>`insert into ${sql.id(table)} (${columns}) select ${columns} from json_populate_recordset(null::${sql.id(table)}, ${rows}::json)`;
-      return returning === undefined ? select : sql<{ key: number }>`${select} returning ${sql.id(returning)} as key`;
+      if (returning === undefined) return select;
+      return returning === '*'
+        ? sql<{ key: number }>`${select} returning *`
+        : sql<{ key: number }>`${select} returning ${sql.id(returning)} as key`;
     });
     inserts.set(key, insert);
   }

@@ -35,6 +35,7 @@ export async function openSqliteDialect(path: string): Promise<StoreDialect> {
     dataVersion: dataVersion.read,
     dataVersionColumn: dataVersion.column,
     insertRows: async (_trx, table, rows, returning) => writeRows(table, rows, returning),
+    insertRowsReturningAll: async (_trx, table, rows, key) => writeRows.returningAll(table, rows, key),
     bulkLoadUpkeep,
     // One writer at a time anyway.
     batchConcurrency: 1,
