@@ -48,21 +48,27 @@ export function followCreatedEvent(trx: Trx, created: CreatedEvent): void {
 
 /**
  * Events `ids` as `trx` holds them, each locked first (item-locks.ts): a concurrent writer's follower, which takes the
- * same locks, reads what this transaction commits. Shared by the followers of one transaction's changes. When every
- * one of them was created in `trx` and its create said how it left it, nothing is read and nothing locked: no other
- * transaction sees an event before its create commits, so none can be writing it meanwhile.
+ * same locks, reads what this transaction commits. Shared by the followers of one transaction's changes. An event
+ * created in `trx` whose create said how it left it is neither read nor locked: no other transaction sees an event
+ * before its create commits, so none can be writing it meanwhile. Only the others are read (a batch of new events
+ * beside a series' occurrences or an updated event reads those alone).
  */
 export function readFollowedEvents(trx: Trx, ids: readonly number[]): Promise<FollowedEvents> {
   const known = createdEvents.get(trx);
   const created = known === undefined ? [] : ids.flatMap((id) => known.get(id) ?? []);
   if (ids.length > 0 && created.length === ids.length) return Promise.resolve(asFollowed(created));
+  const unknown = known === undefined ? ids : ids.filter((id) => !known.has(id));
   return readOnceWhileFollowing(trx, `events:${ids.join()}`, async () => {
-    await lockItems(trx, ids);
+    await lockItems(trx, unknown);
     const [records, { organizerIds, termIds }] = await Promise.all([
-      loadEventRecords(trx, ids),
-      loadEventLinks(trx, ids),
+      loadEventRecords(trx, unknown),
+      loadEventLinks(trx, unknown),
     ]);
-    return { records, organizerIds, termIds, created: new Set<number>() };
+    const followed = asFollowed(created);
+    for (const [id, record] of records) followed.records.set(id, record);
+    for (const [id, organizers] of organizerIds) followed.organizerIds.set(id, organizers);
+    for (const [id, terms] of termIds) followed.termIds.set(id, terms);
+    return followed;
   });
 }
 
