@@ -499,6 +499,12 @@ describeEachDatabase('.ics import in batches (D26)', (h) => {
     assert.equal(listed.statusCode, 200, listed.body);
     // The series lists each of its three occurrences.
     assert.equal(listed.headers['x-wp-total'], String(events + 2));
+    // A window's total is a sum of the counts the import wrote (many rows a transaction, through the row writer).
+    const month = await h().request('GET', '/events', {
+      query: { start_date: '2027-10-01', end_date: '2027-10-31 23:59:59', per_page: '1' },
+    });
+    // Each file's eighth event is the series.
+    assert.equal(month.headers['x-wp-total'], String(12 + 2 + events + 2));
   });
 
   it('writes the new venues and organizers of a transaction together, one per name, whatever their number', async () => {
