@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after, before, it } from 'node:test';
 import { runCli } from '../../src/cli/main.ts';
-import { ImportFileError } from '../../src/ical/import.ts';
+import { ImportFileError, legacyUnitDigest, parseCalendar } from '../../src/ical/import.ts';
 import { runImportCommand } from '../../src/ical/import-command.ts';
 import { createHarness, describeEachDatabase, type Harness } from '../helpers/harness.ts';
 import { getFeed } from './support.ts';
@@ -103,6 +103,44 @@ describeEachDatabase('.ics import (D26)', (h) => {
     const [moved] = await byTitle('Jazz night (moved)');
     assert.deepEqual([moved.id, moved.start_date], [jazz.id, '2027-05-11 20:00:00']);
     assert.equal(await eventCount(), count);
+  });
+
+  it('finds unchanged the units an earlier version of the import stored under its digest of the written-out text', async () => {
+    const text = readFileSync(fixture('google.ics'), 'utf8');
+    const units = parseCalendar(text).units;
+    // What the import stored before its digest took its present form: each event's digest as that version made it.
+    await h().store.transaction(async (trx) => {
+      for (const unit of units)
+        await trx
+          .updateTable('events')
+          .set({ ical_hash: legacyUnitDigest(unit) })
+          .where('ical_uid', '=', unit.uid)
+          .execute();
+    });
+    const legacy = await h()
+      .store.db.selectFrom('events')
+      .select('ical_hash')
+      .where(
+        'ical_uid',
+        'in',
+        units.map((unit) => unit.uid),
+      )
+      .execute();
+    assert.ok(legacy.length >= units.length && legacy.every((row) => !row.ical_hash?.startsWith('j1:')));
+    const before = JSON.stringify(await events());
+    assert.match((await run(h(), fixture('google.ics')))[0], /0 created, 0 updated, 4 unchanged, 0 refused$/);
+    assert.equal(JSON.stringify(await events()), before, 'not a byte of any event changed');
+    // A changed unit is updated, and stores the present form.
+    const file = join(directory, 'google-retitled.ics');
+    writeFileSync(file, text.replace('SUMMARY:Jazz night', 'SUMMARY:Jazz night (retitled)'));
+    assert.match((await run(h(), file))[0], /0 created, 1 updated, 3 unchanged, 0 refused$/);
+    const [retitled] = await byTitle('Jazz night (retitled)');
+    const stored = await h()
+      .store.db.selectFrom('events')
+      .select('ical_hash')
+      .where('id', '=', retitled.id)
+      .executeTakeFirstOrThrow();
+    assert.match(stored.ical_hash ?? '', /^j1:/);
   });
 
   it('imports an Outlook/Exchange export: Windows zone names, quoted TZIDs, all-day events, categories', async () => {
