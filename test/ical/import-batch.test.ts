@@ -23,6 +23,14 @@ const calendar = (...events: string[][]) =>
     '',
   ].join('\r\n');
 
+/** A VCALENDAR of `count` VEVENTs, the N-th with UID `<prefix>-N@example.com` and the lines `linesOf(N)` gives. */
+const generated = (prefix: string, count: number, linesOf: (index: number) => string[]) =>
+  calendar(...Array.from({ length: count }, (_, index) => [`UID:${prefix}-${index}@example.com`, ...linesOf(index)]));
+
+/** The N-th generated event's day of the month (1–28) and hour (8–17), as `DDTHH0000`. */
+const dayAndHour = (index: number) =>
+  `${String(1 + (index % 28)).padStart(2, '0')}T${String(8 + (index % 10)).padStart(2, '0')}0000`;
+
 const event = (uid: string, summary: string, ...more: string[]) => [
   `UID:${uid}`,
   `SUMMARY:${summary}`,
@@ -404,16 +412,13 @@ describeEachDatabase('.ics import in batches (D26)', (h) => {
       `CATEGORIES:Counted ${index % 4}`,
     ];
     const file = (prefix: string, count: number) =>
-      calendar(
-        ...Array.from({ length: count }, (_, index) => [
-          `UID:${prefix}-${index}@example.com`,
-          `SUMMARY:Counted ${prefix} ${index}`,
-          `DTSTART;TZID=America/New_York:202708${String(1 + (index % 28)).padStart(2, '0')}T${String(8 + (index % 10)).padStart(2, '0')}0000`,
-          'DURATION:PT2H',
-          `DESCRIPTION:Number ${index}.`,
-          ...names(index),
-        ]),
-      );
+      generated(prefix, count, (index) => [
+        `SUMMARY:Counted ${prefix} ${index}`,
+        `DTSTART;TZID=America/New_York:202708${dayAndHour(index)}`,
+        'DURATION:PT2H',
+        `DESCRIPTION:Number ${index}.`,
+        ...names(index),
+      ]);
     // The venues, organizers and categories first, so that the count is that of events linking existing ones.
     assert.equal((await importText(h(), file('first', 20), admin)).created.length, 20);
     const events = 400;
@@ -437,20 +442,17 @@ describeEachDatabase('.ics import in batches (D26)', (h) => {
   it('keeps the documents and counts of new events without reading them back, each document as the live render', async () => {
     const admin = h().users.administrator;
     const file = (prefix: string, count: number) =>
-      calendar(
-        ...Array.from({ length: count }, (_, index) => [
-          `UID:${prefix}-${index}@example.com`,
-          `SUMMARY:Followed ${prefix} ${index}`,
-          `DTSTART;TZID=Asia/Tokyo:202710${String(1 + (index % 28)).padStart(2, '0')}T${String(8 + (index % 10)).padStart(2, '0')}0000`,
-          'DURATION:PT90M',
-          `DESCRIPTION:Number ${index}\\, with <b>markup</b>.`,
-          `LOCATION:Followed Hall ${index % 6}`,
-          `ORGANIZER;CN=Followed Org ${index % 4}:mailto:followed${index % 4}@example.com`,
-          `CATEGORIES:Followed ${index % 3},Followed shared`,
-          // One series among them: its occurrences are read by the followers, the other new events still not.
-          ...(index === 7 ? ['RRULE:FREQ=WEEKLY;COUNT=3'] : []),
-        ]),
-      );
+      generated(prefix, count, (index) => [
+        `SUMMARY:Followed ${prefix} ${index}`,
+        `DTSTART;TZID=Asia/Tokyo:202710${dayAndHour(index)}`,
+        'DURATION:PT90M',
+        `DESCRIPTION:Number ${index}\\, with <b>markup</b>.`,
+        `LOCATION:Followed Hall ${index % 6}`,
+        `ORGANIZER;CN=Followed Org ${index % 4}:mailto:followed${index % 4}@example.com`,
+        `CATEGORIES:Followed ${index % 3},Followed shared`,
+        // One series among them: its occurrences are read by the followers, the other new events still not.
+        ...(index === 7 ? ['RRULE:FREQ=WEEKLY;COUNT=3'] : []),
+      ]);
     // The venues, organizers and categories first: the count is then that of events linking existing ones.
     assert.equal((await importText(h(), file('early', 12), admin)).created.length, 12);
     const events = 300;
