@@ -81,8 +81,8 @@ export interface StoreDialect {
   ): Promise<number[]>;
   /**
    * {@link insertRows}, answering every new row whole, as a `select *` of it would (defaults and generated columns
-   * filled), in input order of `key` (a generated integer key column): what a batch writer tells the followers of its
-   * transaction instead of their reading the rows again.
+   * filled), in the order of `key` (an integer primary key; a generated one hands out keys in input order): what a
+   * batch writer tells the followers of its transaction instead of their reading the rows again.
    */
   insertRowsReturningAll(
     trx: Transaction<Database>,

@@ -26,25 +26,29 @@ export function createRowWriter(database: BetterSqlite3.Database) {
     }
     return statement;
   };
-  /** Each statement's rows, {@link ROWS_PER_STATEMENT} at a time, as one parameter array. */
-  function* statementsOf(rows: readonly Record<string, unknown>[], columns: readonly string[]) {
+  /** Calls `run` with each statement's rows, {@link ROWS_PER_STATEMENT} at a time, as one parameter array. */
+  const eachStatement = (
+    rows: readonly Record<string, unknown>[],
+    columns: readonly string[],
+    run: (count: number, values: unknown[]) => void,
+  ) => {
     for (let offset = 0; offset < rows.length; offset += ROWS_PER_STATEMENT) {
       const count = Math.min(ROWS_PER_STATEMENT, rows.length - offset);
       const values: unknown[] = new Array(count * columns.length);
       let index = 0;
       for (let row = offset; row < offset + count; row++)
         for (const column of columns) values[index++] = rows[row][column] ?? null;
-      yield { count, values };
+      run(count, values);
     }
-  }
+  };
   const write = (table: string, rows: readonly Record<string, unknown>[], returning?: string): number[] => {
     const ids: number[] = [];
     if (rows.length === 0) return ids;
     const columns = Object.keys(rows[0]);
-    for (const { count, values } of statementsOf(rows, columns)) {
+    eachStatement(rows, columns, (count, values) => {
       const lastId = Number(statementFor(table, columns, count).run(values).lastInsertRowid);
       if (returning) for (let id = lastId - count + 1; id <= lastId; id++) ids.push(id);
-    }
+    });
     return ids;
   };
   /** The rows written, whole (`returning *`: defaults filled), in the order of `key`, an integer primary key. */
@@ -56,8 +60,9 @@ export function createRowWriter(database: BetterSqlite3.Database) {
     if (rows.length === 0) return [];
     const columns = Object.keys(rows[0]);
     const written: Record<string, unknown>[] = [];
-    for (const { count, values } of statementsOf(rows, columns))
+    eachStatement(rows, columns, (count, values) => {
       written.push(...(statementFor(table, columns, count, true).all(values) as Record<string, unknown>[]));
+    });
     return written.sort((a, b) => Number(a[key]) - Number(b[key]));
   };
   return Object.assign(write, { returningAll });
