@@ -29,15 +29,19 @@ export async function insertRowsReturningAll(
   key: string,
 ): Promise<Record<string, unknown>[]> {
   if (rows.length === 0) return [];
-  const inserted = await insertOf(table, Object.keys(rows[0]), '*').rows(db, JSON.stringify(rows));
-  const rowsOf = inserted as unknown as Record<string, unknown>[];
-  return rowsOf.sort((a, b) => Number(a[key]) - Number(b[key]));
+  const inserted = await insertOf(table, Object.keys(rows[0]), WHOLE_ROWS).rows(db, JSON.stringify(rows));
+  // A statement returning whole rows answers them, not the `{ key }` the map's type names for the other statements.
+  const whole = inserted as unknown as Record<string, unknown>[];
+  return whole.sort((a, b) => Number(a[key]) - Number(b[key]));
 }
+
+/** What {@link insertOf} returns instead of one key column: every column (`returning *`). */
+const WHOLE_ROWS = { whole: true } as const;
 
 /** One statement text per table, columns and key returned, whatever the number of rows: compiled once. */
 const inserts = new Map<string, PreparedQuery<[rows: string], { key: number }>>();
 
-function insertOf(table: string, columnNames: readonly string[], returning: string | undefined) {
+function insertOf(table: string, columnNames: readonly string[], returning: string | typeof WHOLE_ROWS | undefined) {
   const key = JSON.stringify([table, columnNames, returning]);
   let insert = inserts.get(key);
   if (insert === undefined) {
@@ -47,9 +51,9 @@ function insertOf(table: string, columnNames: readonly string[], returning: stri
         key: number;
       }>`insert into ${sql.id(table)} (${columns}) select ${columns} from json_populate_recordset(null::${sql.id(table)}, ${rows}::json)`;
       if (returning === undefined) return select;
-      return returning === '*'
-        ? sql<{ key: number }>`${select} returning *`
-        : sql<{ key: number }>`${select} returning ${sql.id(returning)} as key`;
+      return typeof returning === 'string'
+        ? sql<{ key: number }>`${select} returning ${sql.id(returning)} as key`
+        : sql<{ key: number }>`${select} returning *`;
     });
     inserts.set(key, insert);
   }
