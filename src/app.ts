@@ -55,6 +55,9 @@ declare module 'fastify' {
  *    conditional (D22): parses If-Match/If-None-Match before the handler; the last onSend hook, so the ETag is the
  *    hash of the bytes that leave, and a 304 or 412 replaces them there, after the read cache;
  * 8. the routes: the API route table, the documentation UI, the public pages (D28, HTML errors of their own), /health.
+ * The hooks that run on every request take Fastify's `done` callback instead of being async functions: each async hook
+ * costs a promise and a turn of the microtask queue per request, which over seven of them made a read by id about 7 %
+ * dearer (auth waits for a promise only when credentials were sent).
  */
 export async function buildApp(setup: AppSetup, options: AppOptions = {}): Promise<FastifyInstance> {
   const { config, store } = setup;

@@ -242,6 +242,9 @@ interface Confirmation {
 const stampedThisMinute = (lastUsed: string | null, nowUtc: string) =>
   lastUsed !== null && lastUsed.slice(0, 16) === nowUtc.slice(0, 16);
 
+/** Whether an `Authorization` header asks for a check at all: without one (or empty), the request is anonymous. */
+export const sendsCredentials = (header: string | undefined): header is string => header !== undefined && header !== '';
+
 /** Login and secret of a well-formed Basic header, or null. */
 function parseBasic(header: string): { login: string; secret: string } | null {
   const match = /^Basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(header);
@@ -310,7 +313,7 @@ export class Authenticator {
     nowUtc: string,
     seen: { dataVersion?: string } = {},
   ): Promise<Caller | null> {
-    if (header === undefined || header === '') return null;
+    if (!sendsCredentials(header)) return null;
     const client = address ?? '';
     const credentials = parseBasic(header);
     const login = loginKey(credentials?.login ?? null);

@@ -7,7 +7,7 @@ import { requestActivity } from '../core/background/activity.ts';
  */
 export default fp(
   async (app) => {
-    app.addHook('onRequest', async (_request, reply) => {
+    app.addHook('onRequest', (_request, reply, done) => {
       requestActivity.begin();
       let ended = false;
       const end = () => {
@@ -17,6 +17,7 @@ export default fp(
       };
       reply.raw.once('finish', end);
       reply.raw.once('close', end);
+      done();
     });
   },
   { name: 'activity', fastify: '5.x' },

@@ -55,14 +55,19 @@ export default fp(
     };
 
     app.decorateRequest('ifNoneMatch', undefined);
-    app.addHook('preHandler', async (request) => {
-      if (request.is404 || request.method === 'OPTIONS') return;
+    // A malformed header throws: Fastify answers it through the error handler.
+    app.addHook('preHandler', (request, _reply, done) => {
+      if (request.is404 || request.method === 'OPTIONS') return done();
       const ifMatch = readCondition(request, 'if-match');
       request.ifNoneMatch = readCondition(request, 'if-none-match');
       if (ifMatch !== undefined && request.ctx) request.ctx.ifMatch = ifMatch;
+      done();
     });
 
-    app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    app.addHook('onSend', (request, reply, payload, done) => done(null, conditionalAnswer(request, reply, payload)));
+
+    /** The answer as it leaves: tagged, or replaced by a 412 or a 304. */
+    function conditionalAnswer(request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
       if ((request.method !== 'GET' && request.method !== 'HEAD') || reply.statusCode !== 200) return payload;
       if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
       const given = reply.getHeader('etag');
@@ -83,7 +88,7 @@ export default fp(
         return request.method === 'HEAD' ? payload : null;
       }
       return payload;
-    });
+    }
   },
   { name: 'conditional', fastify: '5.x', dependencies: ['auth'] },
 );

@@ -12,9 +12,9 @@ export interface CorsOptions {
  */
 export default fp<CorsOptions>(
   async (app, { config }) => {
-    app.addHook('onSend', async (request, reply, payload) => {
+    app.addHook('onSend', (request, reply, payload, done) => {
       applyCors(config, request, reply);
-      return payload;
+      done(null, payload);
     });
   },
   { name: 'cors', fastify: '5.x' },

@@ -111,10 +111,10 @@ export default fp(
   async (app) => {
     // The first onRequest hook (this plugin is registered first): nothing else runs for such a request. Node's own
     // check is off (app.ts) because its answer is an empty 400.
-    app.addHook('onRequest', async (request, reply) => {
-      if (!missingHost(request)) return;
+    app.addHook('onRequest', (request, reply, done) => {
+      if (!missingHost(request)) return done();
       reply.header('Connection', 'close');
-      throw new ApiError(400, 'rest_bad_request', 'The request has no Host header, which HTTP/1.1 requires.');
+      done(new ApiError(400, 'rest_bad_request', 'The request has no Host header, which HTTP/1.1 requires.'));
     });
 
     app.setErrorHandler((thrown: FastifyError | ApiError, request, reply) => {

@@ -15,7 +15,7 @@ const NO_STORE = 'no-cache, must-revalidate, max-age=0, no-store, private';
  */
 export default fp(
   async (app) => {
-    app.addHook('onSend', async (request, reply, payload) => {
+    app.addHook('onSend', (request, reply, payload, done) => {
       if (!isBodiless(reply.statusCode)) {
         const type = reply.getHeader('content-type');
         if (type === undefined || String(type).startsWith('application/json')) reply.header('Content-Type', JSON_TYPE);
@@ -25,7 +25,7 @@ export default fp(
       const group = request.routeOptions.config.group;
       if (group && request.ctx) reply.header('Allow', allowedMethods(group, request.ctx).join(', '));
       if (request.headers.authorization) reply.header('Cache-Control', NO_STORE);
-      return payload;
+      done(null, payload);
     });
   },
   { name: 'headers', fastify: '5.x', dependencies: ['auth'] },

@@ -150,7 +150,7 @@ const pages: FastifyPluginAsync<PagesOptions> = async (app: FastifyInstance, { d
       sendReply(reply, await run(handler, request));
 
   app.setErrorHandler((error, request, reply) => sendReply(reply, pageForError(config, error, request)));
-  app.addHook('onSend', async (_request, reply, payload) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     reply.removeHeader('x-robots-tag');
     // Every page advertises the API as the reference's pages do, so that its discovery finds this service too.
     if (String(reply.getHeader('content-type') ?? '').startsWith('text/html')) {
@@ -158,7 +158,7 @@ const pages: FastifyPluginAsync<PagesOptions> = async (app: FastifyInstance, { d
       reply.header('X-TEC-API-ORIGIN', config.siteUrl);
       if (!reply.hasHeader('x-tec-api-root')) reply.header('X-TEC-API-ROOT', `${config.apiRoot}/`);
     }
-    return payload;
+    done(null, payload);
   });
 
   app.get('/', read(rootPage));
