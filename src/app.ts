@@ -56,8 +56,8 @@ declare module 'fastify' {
  *    hash of the bytes that leave, and a 304 or 412 replaces them there, after the read cache;
  * 8. the routes: the API route table, the documentation UI, the public pages (D28, HTML errors of their own), /health.
  * The hooks that run on every request take Fastify's `done` callback instead of being async functions: each async hook
- * costs a promise and a turn of the microtask queue per request, which over seven of them made a read by id about 7 %
- * dearer (auth waits for a promise only when credentials were sent).
+ * costs a promise and a turn of the microtask queue per request, seven of them about 7 % of a read by id's CPU in one
+ * process (docs/performance.md); auth waits for a promise only when credentials were sent.
  */
 export async function buildApp(setup: AppSetup, options: AppOptions = {}): Promise<FastifyInstance> {
   const { config, store } = setup;
