@@ -13,6 +13,7 @@ import {
 } from 'kysely';
 import { yieldIfBusy } from '../event-loop.ts';
 import type { Database } from '../schema.ts';
+import { withStablePlan } from './stable-plans.ts';
 import { registerTextFunctions } from './text.ts';
 import { isBusy } from './transaction.ts';
 
@@ -61,7 +62,8 @@ const STATEMENT_CACHE_SIZE = 500;
 
 /**
  * Kysely prepares every query anew, which costs about as much as running a primary-key read; the SQL text of a
- * query builder is stable, so prepared statements are kept (least recently used ones dropped) and reused.
+ * query builder is stable, so prepared statements are kept (least recently used ones dropped) and reused, each
+ * prepared so that SQLite never prepares it again for its values (stable-plans.ts).
  */
 export function withStatementCache(database: BetterSqlite3.Database): SqliteDatabase {
   const statements = new Map<string, BetterSqlite3.Statement>();
@@ -72,7 +74,7 @@ export function withStatementCache(database: BetterSqlite3.Database): SqliteData
       if (statement) {
         statements.delete(text);
       } else {
-        statement = database.prepare(text);
+        statement = database.prepare(withStablePlan(text));
         if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
       }
       statements.set(text, statement);
