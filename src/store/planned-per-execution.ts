@@ -6,7 +6,7 @@ import { sql } from 'kysely';
  * none. PostgreSQL plans such a statement for its values at every execution (it is sent unnamed: postgres/
  * prepared-client.ts); every other statement keeps the plan PostgreSQL chose for its first executions, as a
  * prepared statement does by default (a read by primary key planned once instead of at every read). SQLite plans a
- * statement when it prepares it, whatever its values, and ignores the comment.
+ * statement when it prepares it, whatever its values (sqlite/stable-plans.ts), and ignores the comment.
  */
 export const PLANNED_PER_EXECUTION = '/* planned per execution */';
 
