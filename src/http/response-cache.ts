@@ -1,3 +1,4 @@
+import { unpooledBuffer } from '../domain/unpooled-buffer.ts';
 import { RecentKeys } from './recent-keys.ts';
 
 /**
@@ -61,7 +62,7 @@ export type Admission = 'repeated' | 'every';
 
 const encoded = (fresh: FreshReply): CachedReply => ({
   ...fresh,
-  payload: typeof fresh.payload === 'string' ? Buffer.from(fresh.payload) : fresh.payload,
+  payload: fresh.payload === null ? null : unpooledBuffer(fresh.payload),
 });
 
 export class ResponseCache {

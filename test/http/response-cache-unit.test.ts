@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { unpooledBuffer } from '../../src/domain/unpooled-buffer.ts';
 import { ResponseCache, type CachedReply } from '../../src/http/response-cache.ts';
 
 const reply = (bytes: number): CachedReply => ({
@@ -131,19 +132,19 @@ describe('ResponseCache', () => {
     const cache = new ResponseCache();
     const text = '{"title":"Café – 日本"}';
     const fresh = { status: 200, headers: {}, type: 'application/json; charset=UTF-8', payload: text };
-    const from = Buffer.from;
+    const { allocUnsafeSlow } = Buffer;
     let encoded = 0;
-    Buffer.from = ((...args: Parameters<typeof Buffer.from>) => {
+    Buffer.allocUnsafeSlow = (size: number) => {
       encoded++;
-      return from(...args);
-    }) as typeof Buffer.from;
+      return allocUnsafeSlow(size);
+    };
     try {
       cache.set('/text', 'v', 0, fresh);
       assert.equal(encoded, 0, 'asked for once: not kept, not encoded');
       cache.set('/text', 'v', 10, fresh);
       assert.equal(encoded, 1, 'asked for again: kept, encoded once');
     } finally {
-      Buffer.from = from;
+      Buffer.allocUnsafeSlow = allocUnsafeSlow;
     }
     const kept = cache.get('/text', 'v', 20);
     assert.ok(kept?.payload instanceof Buffer);
@@ -158,5 +159,34 @@ describe('ResponseCache', () => {
     cache.set('/wide', 'v', 0, { status: 200, headers: {}, type: 'text/plain', payload: text });
     assert.equal(cache.get('/wide', 'v', 1), undefined);
     assert.equal(cache.bytes, 0);
+  });
+});
+
+describe('answers the caches keep', () => {
+  it('hold memory of their own, not a slice of a shared slab', () => {
+    for (const payload of [
+      '{"id":1}',
+      'é'.repeat(3000),
+      Buffer.from('small, so pooled'),
+      Buffer.concat([Buffer.alloc(10)]),
+    ]) {
+      const kept = unpooledBuffer(payload);
+      assert.equal(kept.buffer.byteLength, kept.length, 'exactly its bytes');
+      assert.equal(kept.byteOffset, 0);
+      assert.deepEqual(kept, Buffer.from(payload));
+    }
+    const own = Buffer.allocUnsafeSlow(4);
+    assert.equal(unpooledBuffer(own), own, 'a Buffer that owns its memory is kept as it is');
+  });
+
+  it('are kept so by the read cache, text or Buffer', () => {
+    const cache = new ResponseCache(undefined, 'every');
+    cache.set('/text', 'v', 0, { ...reply(0), payload: '{"events":[]}' });
+    cache.set('/buffer', 'v', 0, { ...reply(0), payload: Buffer.from('pooled answer') });
+    for (const key of ['/text', '/buffer']) {
+      const payload = cache.get(key, 'v', 1)?.payload;
+      assert.ok(payload);
+      assert.equal(payload.buffer.byteLength, payload.length, key);
+    }
   });
 });

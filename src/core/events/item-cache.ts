@@ -9,6 +9,7 @@
 // (src/caches.ts), sized by ITEM_CACHE_BYTES; the API's and the pages' handlers reach it through `ctx.caches`.
 import { changesRetainedAfter, latestSeq, readChanges } from '../change-log/read.ts';
 import type { Actor } from '../../domain/actor.ts';
+import { unpooledBuffer } from '../../domain/unpooled-buffer.ts';
 import type { Store } from '../../store/store.ts';
 import type { EmbeddedTermSnapshots } from '../terms/embedded-cache.ts';
 import type { EventBundle } from './serialize.ts';
@@ -89,7 +90,7 @@ export class EventItemCache {
    */
   set(key: string, eventId: number, seq: number, fresh: FreshEvent, terms: readonly Record<string, unknown>[]): void {
     if (this.maxBytes === 0 || seq !== this.#seq) return;
-    const entry = { ...fresh, payload: typeof fresh.payload === 'string' ? Buffer.from(fresh.payload) : fresh.payload };
+    const entry = { ...fresh, payload: unpooledBuffer(fresh.payload) };
     if (entry.payload.length > this.maxBytes / 16) return;
     this.#remove(key);
     this.#entries.set(key, { eventId, entry, terms });
