@@ -9,6 +9,7 @@
 // does not change), compiled response schemas (keyed by the schema object); and the page-unlock key per store
 // (pages/unlock.ts), a value its database never changes.
 import type { Config } from './config.ts';
+import { LinkedDocumentSnapshots } from './core/documents/linked-snapshot.ts';
 import { EventItemCache } from './core/events/item-cache.ts';
 import { PageSeeks } from './core/events/page-seeks.ts';
 import { EmbeddedTermSnapshots } from './core/terms/embedded-cache.ts';
@@ -32,6 +33,7 @@ export function createCaches(config: Config, store: Store): AppCaches {
   const embeddedTerms = new EmbeddedTermSnapshots(store, config.termSnapshot);
   return {
     embeddedTerms,
+    linkedDocuments: new LinkedDocumentSnapshots(store, config.linkedSnapshot),
     eventItems: new EventItemCache(store, config.itemCacheBytes, embeddedTerms),
     passwordGuesses: new FailureLimiter(store.db, config.authFailures),
     pageSeeks: new PageSeeks(),

@@ -71,6 +71,12 @@ export interface Config {
    */
   termSnapshot: boolean;
   /**
+   * Whether each SQLite process keeps the venues' and organizers' stored documents that events embed, for one data
+   * version (LINKED_SNAPSHOT, default 1): 0 reads them with the events' documents in every answer (to measure what
+   * the snapshot saves). PostgreSQL always reads them with the events' (a round trip fewer than reading them apart).
+   */
+  linkedSnapshot: boolean;
+  /**
    * D28: the most URLs one sitemap file lists (SITEMAP_URLS_PER_FILE, default and most 10,000): past that,
    * /sitemap.xml is an index of numbered files. 10,000 of the longest page addresses (200-character slugs, every
    * character percent-escaped) stay within the 50 MB a sitemap may weigh, and well within its 50,000 URLs.
@@ -362,6 +368,7 @@ export function loadConfig(env: Env = process.env): Config {
     // id and nothing for authenticated reads and pages, for about 100 MB more per process (docs/performance.md).
     itemCacheBytes: readInteger(env, 'ITEM_CACHE_BYTES', 0, 0, 4 * 1024 * 1024 * 1024),
     termSnapshot: readSwitch({ TERM_SNAPSHOT: '1', ...env }, 'TERM_SNAPSHOT'),
+    linkedSnapshot: readSwitch({ LINKED_SNAPSHOT: '1', ...env }, 'LINKED_SNAPSHOT'),
     sitemapUrlsPerFile: readInteger(env, 'SITEMAP_URLS_PER_FILE', 10_000, 1, 10_000),
     readCacheBytes: readInteger(env, 'READ_CACHE_BYTES', 16 * 1024 * 1024, 0, 4 * 1024 * 1024 * 1024),
     icalCacheBytes: readInteger(env, 'ICAL_CACHE_BYTES', 48 * 1024 * 1024, 0, 4 * 1024 * 1024 * 1024),

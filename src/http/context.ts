@@ -1,6 +1,7 @@
 import type { DateTime } from 'luxon';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
+import type { LinkedDocumentSnapshots } from '../core/documents/linked-snapshot.ts';
 import type { EventItemCache } from '../core/events/item-cache.ts';
 import type { PageSeeks } from '../core/events/page-seeks.ts';
 import type { EmbeddedTermSnapshots } from '../core/terms/embedded-cache.ts';
@@ -28,6 +29,8 @@ export interface RequestCaches {
   eventItems: EventItemCache;
   /** The term objects events embed; the core reads it through the actor it is given (`TermReader`). */
   embeddedTerms: EmbeddedTermSnapshots;
+  /** The venues' and organizers' documents events embed (SQLite); read through the actor as `embeddedTerms` is. */
+  linkedDocuments: LinkedDocumentSnapshots;
   /** D29: event-password guesses (http/event-passwords.ts). */
   passwordGuesses: FailureLimiter;
   /** Where deep pages of the lists answered lately ended, so that the next page seeks there (core/events/page-seeks.ts). */

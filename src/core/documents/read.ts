@@ -1,15 +1,28 @@
-// Reads events' stored documents (D34): one statement for the events and the venues and organizers they embed, the
-// embedded terms from the process's term snapshot (their counts move with every event write and with the clock, so
-// they are never stored in an event's document), then string concatenation. An event is answered from its document
-// only when everything it embeds has a current document too; otherwise (a draft venue, a document not rendered yet
-// or rendered under another configuration) it is left out of the answer and the caller renders it live.
+// Reads events' stored documents (D34): one statement for the events and the venues and organizers they embed (or,
+// where the process keeps those for the data version, linked-snapshot.ts, for the events alone), the embedded terms
+// from the process's term snapshot (their counts move with every event write and with the clock, so they are never
+// stored in an event's document), then string concatenation. An event is answered from its document only when
+// everything it embeds has a current document too; otherwise (a draft venue, a document not rendered yet or rendered
+// under another configuration) it is left out of the answer and the caller renders it live.
 import { isRowId, type Db, type Store } from '../../store/store.ts';
 import { embeddedTerms, type TermReader } from '../terms/embedded-cache.ts';
 import { byName } from '../terms/serialize.ts';
 import { TAXONOMIES } from '../terms/taxonomies.ts';
 import { documentFingerprint } from './fingerprint.ts';
-import { readDocuments, readDocumentsWithVersion, type DocumentForm, type DocumentPartRow } from './store.ts';
+import type { LinkedDocumentSnapshots } from './linked-snapshot.ts';
+import {
+  readDocuments,
+  readDocumentsWithVersion,
+  readEventDocumentRows,
+  type DocumentForm,
+  type DocumentPartRow,
+} from './store.ts';
 import { fillTemplate, jsonArray, type Part } from './template.ts';
+
+/** Who reads events' documents: a term reader, with the process's snapshot of linked documents if it has one. */
+export interface DocumentReader extends TermReader {
+  caches?: TermReader['caches'] & { linkedDocuments?: LinkedDocumentSnapshots };
+}
 
 export interface EventDocument {
   /** The stored text, with tokens where the parts go. */
@@ -50,7 +63,7 @@ function idList(json: string): number[] {
 /** The documents of those of `eventIds` that can be answered from them, in `form`. */
 export async function readEventDocuments(
   db: Db,
-  reader: TermReader,
+  reader: DocumentReader,
   eventIds: readonly number[],
   form: DocumentForm,
 ): Promise<Map<number, EventDocument>> {
@@ -63,7 +76,7 @@ export async function readEventDocuments(
  */
 export async function readEventDocumentForms(
   db: Db,
-  reader: TermReader,
+  reader: DocumentReader,
   eventIds: readonly number[],
   forms: readonly DocumentForm[],
 ): Promise<Record<DocumentForm, Map<number, EventDocument>>> {
@@ -71,7 +84,18 @@ export async function readEventDocumentForms(
   // D31: an id beyond 32 bits names no event (and PostgreSQL would refuse to compare it with an integer column).
   const ids = eventIds.filter(isRowId);
   if (ids.length === 0) return noDocuments();
-  return assembleDocuments(db, reader, await readDocuments(db, ids, forms), forms);
+  const snapshots = reader.caches?.linkedDocuments;
+  if (snapshots?.serves(db) && reader.dataVersion !== undefined) {
+    const rows = await readEventDocumentRows(db, ids, forms);
+    return assembleDocuments(
+      db,
+      reader,
+      rows,
+      await linkedFromSnapshot(snapshots, reader, reader.dataVersion, rows),
+      forms,
+    );
+  }
+  return assembleDocuments(db, reader, ...eventsAndLinked(await readDocuments(db, ids, forms)), forms);
 }
 
 /**
@@ -96,43 +120,87 @@ export async function readEventDocumentsWithVersion(
  */
 export async function readEventDocumentFormsWithVersion(
   store: Store,
-  reader: TermReader,
+  reader: DocumentReader,
   eventIds: readonly number[],
   forms: readonly DocumentForm[],
 ): Promise<{ documents: Record<DocumentForm, Map<number, EventDocument>>; dataVersion: string }> {
   const ids = eventIds.filter(isRowId);
   if (ids.length === 0 || !reader.config.storedDocuments)
     return { documents: noDocuments(), dataVersion: await store.dataVersion() };
-  const { version, rows } = await readDocumentsWithVersion(store.db, ids, forms, store.dataVersionColumn);
-  const documents = await assembleDocuments(store.db, { ...reader, dataVersion: version }, rows, forms);
+  const snapshots = reader.caches?.linkedDocuments;
+  const apart = snapshots?.serves(store.db) === true;
+  const { version, rows } = await readDocumentsWithVersion(store.db, ids, forms, store.dataVersionColumn, !apart);
+  const versioned = { ...reader, dataVersion: version };
+  const documents = apart
+    ? await assembleDocuments(
+        store.db,
+        versioned,
+        rows,
+        await linkedFromSnapshot(snapshots!, reader, version, rows),
+        forms,
+      )
+    : await assembleDocuments(store.db, versioned, ...eventsAndLinked(rows), forms);
   return { documents, dataVersion: version };
+}
+
+/** The events' rows (`part` 0) of a statement that read them with their linked documents, and those by id. */
+function eventsAndLinked(rows: readonly DocumentPartRow[]): [DocumentPartRow[], Map<number, DocumentPartRow>] {
+  const events: DocumentPartRow[] = [];
+  const linked = new Map<number, DocumentPartRow>();
+  for (const row of rows) {
+    if (Number(row.part) === 0) events.push(row);
+    else linked.set(Number(row.id), row);
+  }
+  return [events, linked];
+}
+
+/**
+ * The linked documents the current ones of `events` name (their venue and organizers, written with each document in
+ * the transaction that changed the event's links), from the snapshot at the reader's data version.
+ */
+function linkedFromSnapshot(
+  snapshots: LinkedDocumentSnapshots,
+  reader: Pick<DocumentReader, 'config'>,
+  version: string,
+  events: readonly DocumentPartRow[],
+): Promise<Map<number, DocumentPartRow>> {
+  const fingerprint = documentFingerprint(reader.config);
+  const ids: number[] = [];
+  for (const row of events) {
+    if (row.fingerprint !== fingerprint) continue;
+    if (row.venue_id !== null) ids.push(Number(row.venue_id));
+    ids.push(...idList(row.extra));
+  }
+  return snapshots.rows(version, ids);
 }
 
 const noDocuments = (): Record<DocumentForm, Map<number, EventDocument>> => ({ item: new Map(), entry: new Map() });
 
-/** The events of `rows` that can be answered from their documents, in each of `forms`. */
+/**
+ * The events of `rows` (their documents, `part` 0) that can be answered from their documents, in each of `forms`,
+ * with `linkedRows`, the documents of the venues and organizers they embed, by id.
+ */
 async function assembleDocuments(
   db: Db,
   reader: TermReader,
   rows: readonly DocumentPartRow[],
+  linkedRows: ReadonlyMap<number, DocumentPartRow>,
   forms: readonly DocumentForm[],
 ): Promise<Record<DocumentForm, Map<number, EventDocument>>> {
   const out = noDocuments();
   const fingerprint = documentFingerprint(reader.config);
-  const events: DocumentPartRow[] = [];
-  const linked = new Map<number, DocumentPartRow>();
-  for (const row of rows) {
-    if (row.fingerprint !== fingerprint) continue;
-    if (Number(row.part) === 0) events.push(row);
-    else linked.set(Number(row.id), row);
-  }
+  const events = rows.filter((row) => row.fingerprint === fingerprint);
+  const current = (id: number) => {
+    const row = linkedRows.get(id);
+    return row?.fingerprint === fingerprint ? row : undefined;
+  };
   const termIds = new Map(events.map((row) => [Number(row.id), idList(row.term_ids)]));
   const terms = await embeddedTerms(db, reader, [...termIds.values()].flat());
   for (const row of events) {
     const id = Number(row.id);
-    const venue = row.venue_id === null ? undefined : linked.get(Number(row.venue_id));
+    const venue = row.venue_id === null ? undefined : current(Number(row.venue_id));
     if (row.venue_id !== null && venue === undefined) continue;
-    const organizers = idList(row.extra).map((organizerId) => linked.get(organizerId));
+    const organizers = idList(row.extra).map(current);
     if (!organizers.every((organizer) => organizer !== undefined)) continue;
     const embedded = termIds
       .get(id)!

@@ -87,17 +87,51 @@ export async function readDocuments(
   forms: readonly DocumentForm[],
 ): Promise<DocumentPartRow[]> {
   // Bound values, not literals: the statement's text depends only on how many ids there are, so it is prepared once.
-  return await documentsOf(forms).rows(db, eventIds);
+  return await documentsOf(forms, WITH_LINKED).rows(db, eventIds);
 }
+
+/**
+ * The documents of `eventIds` in `forms`, without those of the venues and organizers they link: for a reader that
+ * keeps those apart (linked-snapshot.ts), finding them by the ids each document names.
+ */
+export async function readEventDocumentRows(
+  db: Db,
+  eventIds: readonly number[],
+  forms: readonly DocumentForm[],
+): Promise<DocumentPartRow[]> {
+  return await documentsOf(forms, EVENTS_ONLY).rows(db, eventIds);
+}
+
+/** The stored documents of venues and organizers `ids` (`part` 1), in both forms. */
+export async function readLinkedDocumentRows(db: Db, ids: readonly number[]): Promise<DocumentPartRow[]> {
+  const rows: DocumentPartRow[] = [];
+  for (const chunk of chunks(ids)) rows.push(...(await linkedDocumentsById.rows(db, chunk)));
+  return rows;
+}
+
+/** Compiled once per number of ids up to a page of ten events' venues and organizers (and a few more). */
+const linkedDocumentsById = preparedQuery(
+  (_db, ids: readonly number[]) =>
+    sql<DocumentPartRow>`
+    select post_id as id, 1 as part, item, entry, fingerprint, null as venue_id, json_ld as extra, '' as term_ids,
+      '' as modified_utc
+    from linked_documents where post_id in (${sql.join(ids)})`,
+  { longestList: 32 },
+);
+
+/** Whether a documents statement also reads the venues' and organizers' documents the events link. */
+type Linked = typeof WITH_LINKED | typeof EVENTS_ONLY;
+const WITH_LINKED = 'with linked';
+const EVENTS_ONLY = 'events only';
 
 /** The statement of {@link readDocuments}, compiled once per set of forms and number of ids (a page's, a read by id's). */
 const documentQueries = new Map<string, PreparedQuery<[ids: readonly number[]], DocumentPartRow>>();
 
-function documentsOf(forms: readonly DocumentForm[]) {
-  const key = forms.join();
+function documentsOf(forms: readonly DocumentForm[], linked: Linked) {
+  const key = `${forms.join()};${linked}`;
   let query = documentQueries.get(key);
   if (query === undefined) {
-    query = preparedQuery((_db, ids: readonly number[]) => documentsStatement(sql.join(ids), forms));
+    query = preparedQuery((_db, ids: readonly number[]) => documentsStatement(sql.join(ids), forms, linked));
     documentQueries.set(key, query);
   }
   return query;
@@ -110,35 +144,37 @@ type VersionedPartRow = DocumentPartRow & { version: string | number | null };
 const VERSION_PART = 2;
 
 /**
- * {@link readDocuments}, and the data version they were read at, in one statement (`version`: the store's
- * dataVersionColumn): a read that keeps its answer under that version (the read cache of a read by id) then reads no
- * version before it. The version comes from the statement's own snapshot, so it is exactly that of the documents.
+ * {@link readDocuments} (with `linked`, else {@link readEventDocumentRows}), and the data version they were read at,
+ * in one statement (`version`: the store's dataVersionColumn): a read that keeps its answer under that version (the
+ * read cache of a read by id) then reads no version before it. The version comes from the statement's own snapshot,
+ * so it is exactly that of the documents.
  */
 export async function readDocumentsWithVersion(
   db: Db,
   eventIds: readonly number[],
   forms: readonly DocumentForm[],
   version: RawBuilder<string>,
+  linked: boolean,
 ): Promise<{ version: string; rows: DocumentPartRow[] }> {
-  const rows = await versionedDocumentsOf(forms, version).rows(db, eventIds);
+  const rows = await versionedDocumentsOf(forms, linked ? WITH_LINKED : EVENTS_ONLY, version).rows(db, eventIds);
   const carrier = rows.find((row) => Number(row.part) === VERSION_PART);
   if (carrier === undefined || carrier.version === null) throw new Error('the documents were read without a version');
   return { version: String(carrier.version), rows: rows.filter((row) => row !== carrier) };
 }
 
-/** Per set of forms, then per version expression (one per store). */
+/** Per set of forms and linked documents or not, then per version expression (one per store). */
 const versionedQueries = new Map<
   string,
   (version: RawBuilder<string>) => PreparedQuery<[ids: readonly number[]], VersionedPartRow>
 >();
 
-function versionedDocumentsOf(forms: readonly DocumentForm[], version: RawBuilder<string>) {
-  const key = forms.join();
+function versionedDocumentsOf(forms: readonly DocumentForm[], linked: Linked, version: RawBuilder<string>) {
+  const key = `${forms.join()};${linked}`;
   let perVersion = versionedQueries.get(key);
   if (perVersion === undefined) {
     perVersion = preparedQueryPer(
       (column: RawBuilder<string>) => (_db, ids: readonly number[]) =>
-        documentsStatement<VersionedPartRow>(sql.join(ids), forms, column),
+        documentsStatement<VersionedPartRow>(sql.join(ids), forms, linked, column),
     );
     versionedQueries.set(key, perVersion);
   }
@@ -153,6 +189,7 @@ function versionedDocumentsOf(forms: readonly DocumentForm[], version: RawBuilde
 function documentsStatement<Row = DocumentPartRow>(
   ids: RawBuilder<unknown>,
   forms: readonly DocumentForm[],
+  linked: Linked,
   version?: RawBuilder<string>,
 ) {
   const column = (form: DocumentForm) => (forms.includes(form) ? sql.ref(form) : sql.lit(''));
@@ -164,15 +201,19 @@ function documentsStatement<Row = DocumentPartRow>(
       : sql`
     union all
     select null, ${sql.lit(VERSION_PART)}, '', '', '', null, '', '', '', ${version}`;
-  return sql<Row>`
-    select event_id as id, 0 as part, ${item} as item, ${entry} as entry, fingerprint, venue_id,
-      organizer_ids as extra, term_ids, modified_utc${none}
-    from event_documents where event_id in (${ids})
+  const linkedDocuments =
+    linked === EVENTS_ONLY
+      ? sql``
+      : sql`
     union all
     select post_id, 1, ${item}, ${entry}, fingerprint, null, json_ld, '', ''${version === undefined ? sql`` : sql`, null`}
     from linked_documents where post_id in (
       select venue_id from events where id in (${ids}) and venue_id is not null
-      union select organizer_id from event_organizers where event_id in (${ids}))${carrier}`;
+      union select organizer_id from event_organizers where event_id in (${ids}))`;
+  return sql<Row>`
+    select event_id as id, 0 as part, ${item} as item, ${entry} as entry, fingerprint, venue_id,
+      organizer_ids as extra, term_ids, modified_utc${none}
+    from event_documents where event_id in (${ids})${linkedDocuments}${carrier}`;
 }
 
 /** Up to `limit` ids after `afterId` of events that should have a document (published, no password) and whose is missing or stale. */
