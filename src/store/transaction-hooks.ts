@@ -23,9 +23,10 @@ interface TransactionHooks {
  * Parts of the data that a process's caches keep, keyed by the data version, and that a write may leave as they were:
  * `terms`, the term snapshot's rows, counts and next due date (core/terms/embedded-cache.ts), but for the counts the
  * write moved by the deltas it recorded (recordTermCountDeltas); `credentials`, the users, application passwords and
- * failure counters an authentication reads (http/auth.ts).
+ * failure counters an authentication reads (http/auth.ts); `linked documents`, the stored documents of venues and
+ * organizers (core/documents/linked-snapshot.ts), which their one writer says of every transaction that wrote none.
  */
-export type DataPart = 'terms' | 'credentials';
+export type DataPart = 'terms' | 'credentials' | 'linked documents';
 
 const open = new WeakMap<Trx, TransactionHooks>();
 

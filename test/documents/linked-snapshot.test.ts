@@ -144,6 +144,38 @@ describeEachDatabase('the snapshot of linked documents', (h) => {
     }
   });
 
+  it("outlives this process's event writes that write none of them, not a venue's edit", async () => {
+    const app = await appWith({ readCacheBytes: 0 });
+    const as = h().users.administrator;
+    try {
+      await byId(app, eventIds[0]);
+      const retitled = await h().request('PATCH', `/events/${eventIds[0]}`, { as, body: { title: 'Retitled night' } });
+      assert.equal(retitled.statusCode, 200, retitled.body);
+      const created = await h().request('POST', '/events', {
+        as,
+        body: {
+          title: 'Another night',
+          status: 'publish',
+          start_date: '2031-05-20 20:00:00',
+          end_date: '2031-05-20 22:00:00',
+          venue: { id: venueId },
+        },
+      });
+      assert.equal(created.statusCode, 201, created.body);
+      const afterEventWrites = await linkedReads(() => byId(app, eventIds[1]));
+      assert.equal(afterEventWrites, h().database === 'sqlite' ? 0 : 1);
+      const edited = await h().request('POST', `/organizers/${organizerIds[0]}`, {
+        as,
+        body: { organizer: 'First Organizer, renamed' },
+      });
+      assert.equal(edited.statusCode, 200, edited.body);
+      assert.equal(await linkedReads(() => byId(app, eventIds[1])), 1, "an organizer's edit: read again");
+      assert.equal((await byId(app, eventIds[2])).json().organizer[0].organizer, 'First Organizer, renamed');
+    } finally {
+      await app.close();
+    }
+  });
+
   it('starts over when full, and still answers every document', async () => {
     const snapshots = new LinkedDocumentSnapshots(h().store, true, 1);
     const version = await h().store.dataVersion();

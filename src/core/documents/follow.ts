@@ -8,6 +8,7 @@ import { onChangesRecorded, type Change } from '../change-log/log.ts';
 import { organizerKind } from '../organizers/kind.ts';
 import { venueKind } from '../venues/kind.ts';
 import { renderEventDocuments, renderLinkedDocuments } from './render.ts';
+import { leaveLinkedAloneUnlessWritten } from './store.ts';
 
 const idsOf = (changes: readonly Change[], type: Change['type']) =>
   changes.filter((change) => change.type === type && !change.embedded).map((change) => change.id);
@@ -15,6 +16,7 @@ const idsOf = (changes: readonly Change[], type: Change['type']) =>
 /** Follows every write of `store` for as long as it is open (or until the returned function is called). */
 export function keepDocumentsCurrent(store: Store, config: Config): () => void {
   return onChangesRecorded(store, async (trx, changes) => {
+    leaveLinkedAloneUnlessWritten(trx);
     const context = { config, now: DateTime.utc() };
     await renderLinkedDocuments(trx, context, venueKind, idsOf(changes, 'venue'));
     await renderLinkedDocuments(trx, context, organizerKind, idsOf(changes, 'organizer'));

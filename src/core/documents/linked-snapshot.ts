@@ -2,7 +2,9 @@
 // version. A read of events' documents spent more than half of its statement finding and reading them (a page of ten
 // events: 100 µs of SQLite's time with them, 35 without; docs/performance.md): a site has far fewer venues and
 // organizers than events, and each is embedded by many. A snapshot is exact: it holds for the data version it was
-// read at, and any commit, of any process, moves the version and starts a new one. Only where reads run in turn on
+// read at, and any commit, of any process, moves the version and starts a new one, but for a commit of this process
+// that wrote no venue's or organizer's document (an event's new title, a create linking a venue by id: their one
+// writer says so, documents/store.ts), which moves the snapshot's version with it. Only where reads run in turn on
 // the process's own connection (SQLite): a venue or organizer the snapshot lacks costs a statement of its own, which
 // on PostgreSQL would be a round trip more than reading them with the events.
 // The process makes one LinkedDocumentSnapshots at start (src/caches.ts); readers bring it (`DocumentReader.caches`).
@@ -39,6 +41,10 @@ export class LinkedDocumentSnapshots {
     this.store = store;
     this.#enabled = enabled && store.readers === 'one';
     this.#maxCharacters = maxCharacters;
+    store.onOwnCommit(({ before, after, leftAlone }) => {
+      const kept = this.#kept;
+      if (leftAlone.has('linked documents') && kept?.version === before) kept.version = after;
+    });
   }
 
   /** Whether a read through `db` at a known data version takes the linked documents from here. */

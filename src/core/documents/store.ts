@@ -4,7 +4,7 @@ import { sql, type Insertable, type RawBuilder } from 'kysely';
 import type { EventDocumentsTable, LinkedDocumentsTable } from '../../store/schema.ts';
 import { chunks } from '../../store/chunks.ts';
 import { preparedQuery, preparedQueryPer, type PreparedQuery } from '../../store/prepared-query.ts';
-import type { Db, Trx } from '../../store/store.ts';
+import { beforeCommit, leaveAlone, type Db, type Trx } from '../../store/store.ts';
 
 export type EventDocumentRow = Insertable<EventDocumentsTable>;
 export type LinkedDocumentRow = Insertable<LinkedDocumentsTable>;
@@ -36,9 +36,30 @@ export async function deleteEventDocuments(trx: Trx, ids: readonly number[]): Pr
   for (const chunk of chunks(ids)) await trx.deleteFrom('event_documents').where('event_id', 'in', chunk).execute();
 }
 
+/** The transactions that wrote or deleted a linked document. */
+const linkedWrites = new WeakSet<Trx>();
+
 /** {@link writeEventDocuments} for venues and organizers. */
 export async function writeLinkedDocuments(trx: Trx, rows: readonly LinkedDocumentRow[]): Promise<void> {
+  linkedWrites.add(trx);
   for (const part of chunks(rows, 100)) await upsertLinkedDocuments.affected(trx, part);
+}
+
+/** The transactions already told of by {@link leaveLinkedAloneUnlessWritten}. */
+const watched = new WeakSet<Trx>();
+
+/**
+ * As the one writer of `linked_documents`: if `trx` (a transaction of Store.transaction) writes none by the time it
+ * commits, it says so (`leaveAlone`), so that the process's snapshot of them outlives the commit (an event's new title,
+ * a create linking a venue by id). Checked before the commit, after every write of the transaction's work and its
+ * followers, which render the documents.
+ */
+export function leaveLinkedAloneUnlessWritten(trx: Trx): void {
+  if (watched.has(trx)) return;
+  watched.add(trx);
+  beforeCommit(trx, async () => {
+    if (!linkedWrites.has(trx)) leaveAlone(trx, 'linked documents');
+  });
 }
 
 const upsertLinkedDocuments = preparedQuery((db, rows: readonly LinkedDocumentRow[]) =>
@@ -56,6 +77,7 @@ const upsertLinkedDocuments = preparedQuery((db, rows: readonly LinkedDocumentRo
 );
 
 export async function deleteLinkedDocuments(trx: Trx, ids: readonly number[]): Promise<void> {
+  linkedWrites.add(trx);
   for (const chunk of chunks(ids)) await trx.deleteFrom('linked_documents').where('post_id', 'in', chunk).execute();
 }
 
