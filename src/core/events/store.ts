@@ -26,6 +26,7 @@ import { recordChanges } from '../change-log/log.ts';
 import { loadPostsOfType, scheduledDueBetween, type PostRow } from '../posts/store.ts';
 import { visibleInList, type StatusColumns } from '../posts/visibility.ts';
 import type { EventListPlan } from './list-query.ts';
+import { listStatementRows, type ListBuilder, type ListStatementRequest } from './list-statements.ts';
 import { listSignature, type PageSeeks, type PageStart } from './page-seeks.ts';
 import type { EventSchedule } from './schedule.ts';
 import { EARTH_RADIUS_KM, geoBox } from '../../domain/geo-box.ts';
@@ -342,7 +343,7 @@ export async function removeOrganizerFromEvents(trx: Trx, organizerId: number): 
  * no square root or arcsine, hence no rounding error pushing an argument out of range on PostgreSQL. Only the venues
  * of the box that holds the circle (domain/geo-box.ts) are measured: a band of the coordinates' index, not every venue.
  */
-function venuesNear(db: Db, actor: Actor, near: NonNullable<EventListPlan['near']>) {
+function venuesNear(db: Db, actor: Actor, near: NonNullable<EventListPlan['near']>, nowUtc = formatWp(actor.now)) {
   const radians = (degrees: number) => (degrees * Math.PI) / 180;
   const number = (value: number) => sql<number>`cast(${value} as double precision)`;
   const limit = Math.sin(near.radiusKm / EARTH_RADIUS_KM / 2) ** 2;
@@ -357,15 +358,16 @@ function venuesNear(db: Db, actor: Actor, near: NonNullable<EventListPlan['near'
     .where('geo_lng', 'is not', null);
   if (box.lng !== undefined)
     venues = venues.where('geo_lng', '>=', number(box.lng.min)).where('geo_lng', '<=', number(box.lng.max));
-  return onlyReadable(db, actor, 'venue', venues.where(haversine, '<=', number(limit)));
+  return onlyReadable(db, actor, 'venue', venues.where(haversine, '<=', number(limit)), nowUtc);
 }
 
-const venuesWithCoordinates = (db: Db, actor: Actor) =>
+const venuesWithCoordinates = (db: Db, actor: Actor, nowUtc: string) =>
   onlyReadable(
     db,
     actor,
     'venue',
     db.selectFrom('venues').select('id').where('geo_lat', 'is not', null).where('geo_lng', 'is not', null),
+    nowUtc,
   );
 
 /**
@@ -373,7 +375,13 @@ const venuesWithCoordinates = (db: Db, actor: Actor) =>
  * that is all of them (editors and up). A filter on an event's venue or organizers sees only links to these, so that
  * it cannot reveal a link (or a venue's place) that the event's own embed leaves out.
  */
-function readableLinked(db: Db, actor: Actor, type: 'venue' | 'organizer', among?: readonly number[]) {
+function readableLinked(
+  db: Db,
+  actor: Actor,
+  type: 'venue' | 'organizer',
+  among?: readonly number[],
+  nowUtc = formatWp(actor.now),
+) {
   if (listVisibilityScope(actor.viewer).scope === 'all') return undefined;
   // Among the ids a filter names, when it names some: those few rows by key, not every readable venue or organizer.
   const posts =
@@ -383,14 +391,14 @@ function readableLinked(db: Db, actor: Actor, type: 'venue' | 'organizer', among
   return posts
     .select('posts.id')
     .where('posts.type', '=', type)
-    .where((eb) => visibleInList(eb, actor.viewer, POST_STATUSES, formatWp(actor.now)));
+    .where((eb) => visibleInList(eb, actor.viewer, POST_STATUSES, nowUtc));
 }
 
 /** Ids of venues, for an `in` condition. */
 type VenueIds = SelectQueryBuilder<Database, 'venues', { id: number }>;
 
-function onlyReadable(db: Db, actor: Actor, type: 'venue', query: VenueIds): VenueIds {
-  const readable = readableLinked(db, actor, type);
+function onlyReadable(db: Db, actor: Actor, type: 'venue', query: VenueIds, nowUtc: string): VenueIds {
+  const readable = readableLinked(db, actor, type, undefined, nowUtc);
   // Each venue the query keeps is looked up among the readable ones by its id: as an `in` list, SQLite read every
   // readable venue and looked the query's up by id, whatever its own conditions narrowed (a place's band of
   // coordinates: 3,750 of 50,000 venues, 59 ms).
@@ -415,12 +423,13 @@ interface ListAccess {
   walkInOrder?: boolean;
   /** The page starts after a known position, a tighter lower bound on start_local than any date condition. */
   seeking?: boolean;
+  /** The request's time as stored (`formatWp(actor.now)`), or what stands for it in a prepared list (list-statements.ts). */
+  nowUtc?: string;
 }
 
 function filteredOccurrences(store: Store, actor: Actor, plan: EventListPlan, access: ListAccess = {}) {
-  const { walkInOrder = false, seeking = false } = access;
+  const { walkInOrder = false, seeking = false, nowUtc = formatWp(actor.now) } = access;
   const db = store.db;
-  const nowUtc = formatWp(actor.now);
   const needsPosts = plan.searchTerms !== undefined || plan.parentId !== undefined || plan.modified !== undefined;
   const needsEvents = plan.featured !== undefined || plan.geoloc !== undefined;
   // SQLite keeps the written order of a CROSS JOIN, so the occurrences index drives the query (its planner would
@@ -499,13 +508,13 @@ function filteredOccurrences(store: Store, actor: Actor, plan: EventListPlan, ac
       .selectFrom('events')
       .select('events.id')
       .where('events.venue_id', 'in', plan.venueIds.length > 0 ? plan.venueIds : [0]);
-    const readable = readableLinked(db, actor, 'venue', plan.venueIds);
+    const readable = readableLinked(db, actor, 'venue', plan.venueIds, nowUtc);
     if (readable !== undefined) located = located.where('events.venue_id', 'in', readable);
     query = query.where('occurrences.event_id', 'in', located);
   }
   if (plan.organizerIds !== undefined) {
     const organizerIds = plan.organizerIds;
-    const readable = readableLinked(db, actor, 'organizer', organizerIds);
+    const readable = readableLinked(db, actor, 'organizer', organizerIds, nowUtc);
     let links = db
       .selectFrom('event_organizers')
       .select('event_organizers.event_id')
@@ -525,7 +534,7 @@ function filteredOccurrences(store: Store, actor: Actor, plan: EventListPlan, ac
   if (plan.geoloc !== undefined) {
     // biome-ignore lint/suspicious/noExplicitAny: the builder of a query whose joins vary with the plan; only its call form is used
     const located = (eb: (...args: any[]) => Expression<SqlBool>) =>
-      eb('events.venue_id', 'in', venuesWithCoordinates(db, actor));
+      eb('events.venue_id', 'in', venuesWithCoordinates(db, actor, nowUtc));
     query = query.where((eb) =>
       plan.geoloc ? located(eb) : eb.or([eb('events.venue_id', 'is', null), eb.not(located(eb))]),
     );
@@ -537,7 +546,7 @@ function filteredOccurrences(store: Store, actor: Actor, plan: EventListPlan, ac
       db
         .selectFrom('events')
         .select('events.id')
-        .where('events.venue_id', 'in', venuesNear(db, actor, plan.near)),
+        .where('events.venue_id', 'in', venuesNear(db, actor, plan.near, nowUtc)),
     );
   }
   // Its best plan depends on the values (a category of half the events or of three, a day or ten years): PostgreSQL
@@ -568,16 +577,27 @@ function protectedContentReadable(actor: Actor, password: string | undefined): R
 
 const joinBoth = (db: Db) => db.selectFrom('occurrences').crossJoin('posts').crossJoin('events');
 
-/** The two queries of a list page: the size of the whole filtered set, and one page of ids in list order. */
+/**
+ * What a list's statements take besides its plan, for a prepared list (list-statements.ts) to put its placeholders in:
+ * the request's time as stored, and the page's limit and offset (by default the plan's, or from the known start).
+ */
+export interface ListValues {
+  nowUtc?: string;
+  limit?: number;
+  offset?: number;
+}
+
+/** The queries of a list page: the size of the whole filtered set, one page of ids in list order, and both at once. */
 export function eventListQueries(
   store: Store,
   actor: Actor,
   plan: EventListPlan,
   start?: PageStart,
   walkInOrder = false,
+  values: ListValues = {},
 ) {
   const seeking = start !== undefined && plan.order === 'start';
-  let filtered = filteredOccurrences(store, actor, plan, { walkInOrder, seeking });
+  let filtered = filteredOccurrences(store, actor, plan, { walkInOrder, seeking, nowUtc: values.nowUtc });
   // D25: the rows before collapsing, of which a collapsed list's size is counted (below).
   const uncollapsed = filtered;
   if (plan.collapseSeries) {
@@ -626,8 +646,8 @@ export function eventListQueries(
   page = page
     .orderBy('occurrences.published_utc')
     .orderBy('occurrences.event_id')
-    .limit(plan.perPage)
-    .offset(seeking ? start.skip : (plan.page - 1) * plan.perPage);
+    .limit(values.limit ?? plan.perPage)
+    .offset(values.offset ?? (seeking ? start.skip : (plan.page - 1) * plan.perPage));
   // The page with the size of the whole filtered set on each row: a window over every row the filters keep, which
   // both databases compute before the limit and offset apply.
   const pageWithTotal = page.select(sql<number | string>`count(*) over ()`.as('total'));
@@ -689,6 +709,28 @@ async function termListShape(
   return { total: matches, walkInOrder: walkInListOrder({ matches, windowRows, rowsNeeded }) };
 }
 
+/**
+ * eventListQueries as list-statements.ts prepares it once per shape of list: given only what a shape keeps of the
+ * actor (a prepared statement outlives the request that made it).
+ */
+export function listBuilder(store: Store, actor: Actor): ListBuilder {
+  const listActor: Actor = { viewer: actor.viewer, now: actor.now, config: actor.config };
+  return (plan, start, { walkInOrder, ...values }) =>
+    eventListQueries(store, listActor, plan, start, walkInOrder, values);
+}
+
+/** A row of a list page's statement: the event, its place in the list, and the total where the statement counts it. */
+interface PageRow {
+  id: number;
+  start: string;
+  published: string;
+  total?: number | string;
+}
+
+interface CountRow {
+  total: number | string;
+}
+
 /** What a list reader brings to reach deep pages by position: the process's page ends, and its data version if read. */
 export interface ListSeeking {
   seeks: PageSeeks;
@@ -716,10 +758,14 @@ export async function findEventPage(
   }
   const rowsNeeded = (start === undefined ? (plan.page - 1) * plan.perPage : start.skip) + plan.perPage;
   const termList = await termListShape(store, actor, plan, rowsNeeded);
-  const queries = eventListQueries(store, actor, plan, start, termList?.walkInOrder);
+  const build = listBuilder(store, actor);
+  const statement: ListStatementRequest = { store, viewer: actor.viewer, nowUtc, plan, start, walkInOrder: false };
+  const pageRows = (which: 'page' | 'pageWithTotal') =>
+    listStatementRows<PageRow>({ ...statement, walkInOrder: termList?.walkInOrder ?? false }, which, build);
   // The count as listTotal builds it: a page from a known position bounds its start as a filter only, which the
   // count would then not use to find its rows.
-  const countQuery = () => (start === undefined ? queries.count : eventListQueries(store, actor, plan).count);
+  const countQuery = async () =>
+    Number((await listStatementRows<CountRow>({ ...statement, start: undefined }, 'count', build))[0].total);
   const counted = termList === undefined ? await countedQueryFor(store, actor, plan) : undefined;
   // A total the counts do not give is counted in the page's own statement where reads run in turn (SQLite), which then
   // reads the rows the filters keep once instead of twice: a search within a category measured 54 % less CPU. Where
@@ -734,17 +780,13 @@ export async function findEventPage(
     !plan.collapseSeries;
   const [given, rows] = await Promise.all([
     termList?.total ??
-      (counted !== undefined
-        ? countedListTotal(store.db, actor, counted)
-        : withTotal
-          ? undefined
-          : rowsCounted(countQuery())),
-    withTotal ? queries.pageWithTotal.execute() : queries.page.execute(),
+      (counted !== undefined ? countedListTotal(store.db, actor, counted) : withTotal ? undefined : countQuery()),
+    pageRows(withTotal ? 'pageWithTotal' : 'page'),
   ]);
   const carried = rows[0] !== undefined && 'total' in rows[0] ? Number(rows[0].total) : undefined;
   // Past the last row the page's statement has no row to carry the total: the first page is then empty, and a later
   // one is counted apart.
-  const total = given ?? carried ?? (plan.page === 1 ? 0 : await rowsCounted(countQuery()));
+  const total = given ?? carried ?? (plan.page === 1 ? 0 : await countQuery());
   const last = rows.at(-1);
   if (seeks !== undefined && rows.length === plan.perPage && last !== undefined)
     seeks.remember(
