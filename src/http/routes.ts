@@ -83,10 +83,11 @@ export interface Endpoint<A extends Args = Args> {
   readsDataVersion?: (ctx: RequestContext) => Promise<string>;
   handler: (ctx: RequestContext, params: ArgValues<A>, raw: ParamMap) => Promise<Reply>;
   /**
-   * A read's answer to a plain request: no query string and no credentials, so nothing the arguments, the checks or
-   * the handler would read beyond the path, which the router has matched. Given the path's parameters, it answers
-   * what the handler would, or undefined to run the endpoint (plugins/api-routes.ts). For answers of stored text (a
-   * public event's document), whose reading costs less than checking arguments that are not there.
+   * A read's answer to a plain request: no query string (nor body: a GET has none), so nothing the arguments, the
+   * checks or the handler would read beyond the path, which the router has matched, and the caller (`ctx.viewer`,
+   * anonymous or not). Given the path's parameters, it answers what the handler would for that caller, or undefined
+   * to run the endpoint (plugins/api-routes.ts). For answers of stored text (a public event's document, the same for
+   * every reader), whose reading costs less than checking arguments that are not there.
    */
   plainAnswer?: (ctx: RequestContext, path: Readonly<Record<string, string>>) => Promise<RawReply | undefined>;
 }

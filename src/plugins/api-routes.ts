@@ -40,11 +40,11 @@ type ApiHandler = RouteHandlerMethod<
 >;
 
 /**
- * A read with no query string and no credentials (an `Endpoint`'s `plainAnswer`). Path parameters are strings by
- * name, as the router matched them.
+ * A read with no query string (an `Endpoint`'s `plainAnswer`), whoever sends it: a GET has no body (Fastify parses
+ * none), so its path is all its arguments. Path parameters are strings by name, as the router matched them.
  */
 const isPlain = (request: ApiRequest): request is ApiRequest & { params: Record<string, string> } =>
-  (request.method === 'GET' || request.method === 'HEAD') && request.ctx.viewer === null && !request.url.includes('?');
+  (request.method === 'GET' || request.method === 'HEAD') && !request.url.includes('?');
 
 /** Query string, then body, then path parameters: later sources win (§1.2). */
 const gatherParams = (request: ApiRequest): ParamMap =>

@@ -1,12 +1,12 @@
-// A read's plain answer (http/routes.ts `plainAnswer`): a GET with no query string and no credentials is answered
-// without the endpoint's arguments, checks and handler when the endpoint can (GET /events/{id} of a public event,
-// from its stored document). The mechanism is checked on a route of its own, where it can be counted; the events'
+// A read's plain answer (http/routes.ts `plainAnswer`): a GET with no query string, from anyone, is answered without
+// the endpoint's arguments, checks and handler when the endpoint can (GET /events/{id} of a public event, from its
+// stored document). The mechanism is checked on a route of its own, where it can be counted; the events'
 // answers are checked against the same request with a query string, which always runs the endpoint.
 import assert from 'node:assert/strict';
 import { beforeEach, it } from 'node:test';
 import { arg } from '../../src/core/input/args.ts';
 import { endpoint, type RouteGroup } from '../../src/http/routes.ts';
-import { describeEachDatabase, type Harness } from '../helpers/harness.ts';
+import { describeEachDatabase, type Credentials, type Harness } from '../helpers/harness.ts';
 import { statementsDuring } from '../helpers/queries.ts';
 import { createEvent, exampleEventWithLinks } from '../resources/events-support.ts';
 
@@ -48,9 +48,9 @@ const headersOf = (response: { headers: Record<string, unknown> }) => {
 };
 
 /** The plain GET of `path` and the same with a query string (`context=view`): the same status, headers and bytes. */
-async function assertSameAnswer(h: Harness, path: string, method: 'GET' | 'HEAD' = 'GET') {
-  const plain = await h.request(method, path);
-  const endpointRun = await h.request(method, path, { query: { context: 'view' } });
+async function assertSameAnswer(h: Harness, path: string, method: 'GET' | 'HEAD' = 'GET', as?: Credentials) {
+  const plain = await h.request(method, path, { as });
+  const endpointRun = await h.request(method, path, { query: { context: 'view' }, as });
   assert.equal(plain.statusCode, endpointRun.statusCode, `${method} ${path}: ${plain.body}`);
   assert.equal(plain.body, endpointRun.body, `${method} ${path}`);
   assert.deepEqual(headersOf(plain), headersOf(endpointRun), `${method} ${path}`);
@@ -75,10 +75,11 @@ describeEachDatabase(
       assert.deepEqual(ran, { plain: 2, handler: 1 });
     });
 
-    it('runs the endpoint for a query string or credentials', async () => {
+    it('runs the endpoint for a query string, and answers plainly with credentials too', async () => {
       assert.equal((await h().request('GET', '/test-plain/4', { query: { extra: 'x' } })).statusCode, 200);
+      assert.deepEqual(ran, { plain: 0, handler: 1 });
       assert.equal((await h().request('GET', '/test-plain/4', { as: h().users.subscriber })).statusCode, 200);
-      assert.deepEqual(ran, { plain: 0, handler: 2 });
+      assert.deepEqual(ran, { plain: 1, handler: 1 });
     });
 
     it('answers an event by id as the endpoint does: stored, draft, protected, trashed, missing, odd ids', async () => {
@@ -103,6 +104,14 @@ describeEachDatabase(
       );
       assert.equal((await assertSameAnswer(h(), `/events/${trashed.id}`)).statusCode, 403);
       assert.equal((await assertSameAnswer(h(), '/events/999999')).statusCode, 404);
+      // With credentials: the same answers as the endpoint gives that caller (a draft its editors may read).
+      for (const as of [h().users.subscriber, h().users.editor, h().users.administrator]) {
+        assert.equal((await assertSameAnswer(h(), `/events/${id}`, 'GET', as)).statusCode, 200);
+        await assertSameAnswer(h(), `/events/${draft.id}`, 'GET', as);
+        await assertSameAnswer(h(), `/events/${secret.id}`, 'GET', as);
+        await assertSameAnswer(h(), `/events/${trashed.id}`, 'GET', as);
+      }
+      assert.equal((await assertSameAnswer(h(), `/events/${draft.id}`, 'GET', h().users.editor)).statusCode, 200);
       // A plain read that finds no document runs the endpoint, which does not look for one again.
       const statements = await statementsDuring(h().store, () => h().request('GET', `/events/${draft.id}`));
       assert.equal(statements.filter((text) => text.includes('event_documents')).length, 1, statements.join('\n'));
