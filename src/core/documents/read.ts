@@ -84,18 +84,9 @@ export async function readEventDocumentForms(
   // D31: an id beyond 32 bits names no event (and PostgreSQL would refuse to compare it with an integer column).
   const ids = eventIds.filter(isRowId);
   if (ids.length === 0) return noDocuments();
-  const snapshots = reader.caches?.linkedDocuments;
-  if (snapshots?.serves(db) && reader.dataVersion !== undefined) {
-    const rows = await readEventDocumentRows(db, ids, forms);
-    return assembleDocuments(
-      db,
-      reader,
-      rows,
-      await linkedFromSnapshot(snapshots, reader, reader.dataVersion, rows),
-      forms,
-    );
-  }
-  return assembleDocuments(db, reader, ...eventsAndLinked(await readDocuments(db, ids, forms)), forms);
+  const snapshots = reader.dataVersion === undefined ? undefined : snapshotFor(db, reader);
+  const rows = snapshots ? await readEventDocumentRows(db, ids, forms) : await readDocuments(db, ids, forms);
+  return assembleRead(db, reader, rows, forms, snapshots, reader.dataVersion ?? '');
 }
 
 /**
@@ -105,7 +96,7 @@ export async function readEventDocumentForms(
  */
 export async function readEventDocumentsWithVersion(
   store: Store,
-  reader: TermReader,
+  reader: DocumentReader,
   eventIds: readonly number[],
   form: DocumentForm,
 ): Promise<{ documents: Map<number, EventDocument>; dataVersion: string }> {
@@ -127,20 +118,32 @@ export async function readEventDocumentFormsWithVersion(
   const ids = eventIds.filter(isRowId);
   if (ids.length === 0 || !reader.config.storedDocuments)
     return { documents: noDocuments(), dataVersion: await store.dataVersion() };
-  const snapshots = reader.caches?.linkedDocuments;
-  const apart = snapshots?.serves(store.db) === true;
-  const { version, rows } = await readDocumentsWithVersion(store.db, ids, forms, store.dataVersionColumn, !apart);
-  const versioned = { ...reader, dataVersion: version };
-  const documents = apart
-    ? await assembleDocuments(
-        store.db,
-        versioned,
-        rows,
-        await linkedFromSnapshot(snapshots!, reader, version, rows),
-        forms,
-      )
-    : await assembleDocuments(store.db, versioned, ...eventsAndLinked(rows), forms);
+  const snapshots = snapshotFor(store.db, reader);
+  const { version, rows } = await readDocumentsWithVersion(store.db, ids, forms, store.dataVersionColumn, !snapshots);
+  const documents = await assembleRead(store.db, { ...reader, dataVersion: version }, rows, forms, snapshots, version);
   return { documents, dataVersion: version };
+}
+
+/** The process's snapshot of linked documents, where a read through `db` takes them from it (linked-snapshot.ts). */
+function snapshotFor(db: Db, reader: DocumentReader): LinkedDocumentSnapshots | undefined {
+  const snapshots = reader.caches?.linkedDocuments;
+  return snapshots?.serves(db) ? snapshots : undefined;
+}
+
+/**
+ * The documents of `rows`: read with their linked documents (no snapshot), or apart from them, which then come from
+ * the snapshot at `version`.
+ */
+async function assembleRead(
+  db: Db,
+  reader: DocumentReader,
+  rows: readonly DocumentPartRow[],
+  forms: readonly DocumentForm[],
+  snapshots: LinkedDocumentSnapshots | undefined,
+  version: string,
+): Promise<Record<DocumentForm, Map<number, EventDocument>>> {
+  if (snapshots === undefined) return assembleDocuments(db, reader, ...eventsAndLinked(rows), forms);
+  return assembleDocuments(db, reader, rows, await linkedFromSnapshot(snapshots, reader, version, rows), forms);
 }
 
 /** The events' rows (`part` 0) of a statement that read them with their linked documents, and those by id. */

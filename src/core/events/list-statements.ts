@@ -89,13 +89,17 @@ export function listShapeKey(
   ]);
 }
 
+/** The rows the page skips: from its known start when it seeks, else from the list's first row. */
+const pageOffset = (plan: EventListPlan, start: PageStart | undefined) =>
+  start !== undefined && plan.order === 'start' ? start.skip : (plan.page - 1) * plan.perPage;
+
 /** The values of `plan` (and its start) in the order of {@link ListArgs}. */
 function listArgs(plan: EventListPlan, start: PageStart | undefined, nowUtc: string): ListArgs {
   const seeking = start !== undefined && plan.order === 'start';
   const scalars: ListArgs[0] = {
     nowUtc,
     limit: plan.perPage,
-    offset: seeking ? start.skip : (plan.page - 1) * plan.perPage,
+    offset: pageOffset(plan, start),
     parentId: plan.parentId,
     modifiedAfter: plan.modified?.after,
     modifiedBefore: plan.modified?.before,
@@ -207,11 +211,10 @@ export async function listStatementRows<R>(
   statement: ListStatement,
   build: ListBuilder,
 ): Promise<R[]> {
-  const { store, viewer, nowUtc, plan, start, walkInOrder } = request;
-  const query = preparedFor(store, viewer, plan, start, statement, walkInOrder, build);
+  const { store, nowUtc, plan, start, walkInOrder } = request;
+  const query = preparedOf(request, statement, build);
   if (query === undefined) {
-    const { offset } = listArgs(plan, start, nowUtc)[0];
-    const values = { nowUtc, limit: plan.perPage, offset, walkInOrder };
+    const values = { nowUtc, limit: plan.perPage, offset: pageOffset(plan, start), walkInOrder };
     return (await build(plan, start, values)[statement].execute()) as R[];
   }
   return (await query.rows(store.db, ...listArgs(plan, start, nowUtc))) as R[];
@@ -219,7 +222,9 @@ export async function listStatementRows<R>(
 
 /** The statement {@link listStatementRows} would run (for tests: it must be the builder's own, value for value). */
 export function compiledListStatement(request: ListStatementRequest, statement: ListStatement, build: ListBuilder) {
-  const { store, viewer, nowUtc, plan, start, walkInOrder } = request;
-  const query = preparedFor(store, viewer, plan, start, statement, walkInOrder, build);
-  return query?.compile(store.db, ...listArgs(plan, start, nowUtc));
+  const { store, nowUtc, plan, start } = request;
+  return preparedOf(request, statement, build)?.compile(store.db, ...listArgs(plan, start, nowUtc));
 }
+
+const preparedOf = (request: ListStatementRequest, statement: ListStatement, build: ListBuilder) =>
+  preparedFor(request.store, request.viewer, request.plan, request.start, statement, request.walkInOrder, build);
