@@ -8,6 +8,7 @@ import type {
   Transaction,
 } from 'kysely';
 import type { Migration } from 'kysely/migration';
+import type { Commit } from './commit.ts';
 import type { Database } from './schema.ts';
 
 /**
@@ -35,11 +36,16 @@ export interface StoreDialect {
 
   // --- Transactions ---------------------------------------------------------------------------------------------
   /**
-   * Runs `work` in one transaction and commits it. `batch`: a transaction of the batch write path, whose commit need
-   * not be durable before {@link flushBatches}. SQLite retries the whole transaction while another process holds the
-   * write lock (`work` must be safe to run again).
+   * Runs `work` in a transaction and commits it; `commit` runs what must follow once the commit happened. `batch`: a
+   * transaction of the batch write path, whose commit need not be durable before {@link flushBatches}. SQLite commits
+   * the writes that arrive together in one transaction, each under a savepoint of its own (a write that throws undoes
+   * only its own part; `commit` is then shared by the writes it holds), and retries the whole transaction while
+   * another process holds the write lock (`work` must be safe to run again). PostgreSQL commits each write alone.
    */
-  transaction<T>(work: (trx: Transaction<Database>) => Promise<T>, options: { batch: boolean }): Promise<T>;
+  transaction<T>(
+    work: (trx: Transaction<Database>, commit: Commit) => Promise<T>,
+    options: { batch: boolean },
+  ): Promise<T>;
   /**
    * The last step of a write transaction before its hooks and its commit: from here to the commit, this transaction
    * holds what orders commits, so that what it allocates next (change seqs) is in commit order. PostgreSQL: the row

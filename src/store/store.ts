@@ -3,8 +3,9 @@ import type { Expression, Insertable, Kysely, RawBuilder, Selectable, SqlBool, T
 import { sql } from 'kysely';
 import type { DatabaseConfig } from '../config.ts';
 import { claimCommit } from './deadline.ts';
-import type { StoreDialect, VersionStep } from './dialect.ts';
+import type { StoreDialect } from './dialect.ts';
 import { migrations } from './migrations.ts';
+import { ownCommitOf, type OwnCommitListener, type WriteReport } from './own-commits.ts';
 import { openPostgresDialect } from './postgres/dialect.ts';
 import type { Database } from './schema.ts';
 import { openSqliteDialect } from './sqlite/dialect.ts';
@@ -15,7 +16,6 @@ import {
   runAfterWork,
   runBeforeCommit,
   runLastWrites,
-  type DataPart,
 } from './transaction-hooks.ts';
 
 export {
@@ -149,14 +149,7 @@ export interface OpenStoreOptions {
   withoutStatementTimeout?: boolean;
 }
 
-/** A commit of this process that left `leftAlone` as it was, from data version `before` to `after` (Store.onOwnCommit). */
-export interface OwnCommit extends VersionStep {
-  leftAlone: ReadonlySet<DataPart>;
-  /** How much it moved each term's stored count (recordTermCountDeltas). */
-  termCountDeltas: ReadonlyMap<number, number>;
-}
-
-export type OwnCommitListener = (commit: OwnCommit) => void;
+export type { OwnCommit, OwnCommitListener } from './own-commits.ts';
 
 /** Ids are 32-bit `integer` columns: a larger (or non-positive) number names no row, and PostgreSQL would reject it. */
 export const isRowId = (id: number) => Number.isSafeInteger(id) && id >= 1 && id <= 2_147_483_647;
@@ -170,6 +163,12 @@ export function isUniqueViolation(error: unknown): boolean {
 export function isForeignKeyViolation(error: unknown): boolean {
   const code = errorCode(error);
   return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+}
+
+/** A write whose transaction is about to commit: its hooks, and what it tells the caches of its commit. */
+interface CommittedWrite extends WriteReport {
+  trx: Trx;
+  hooks: ReturnType<typeof openHooks>;
 }
 
 /** Each open store by its own `db`: what a reader outside any transaction reads through (see {@link outsideTransaction}). */
@@ -208,13 +207,29 @@ export async function openStore(config: DatabaseConfig, options: OpenStoreOption
   }
 
   const ownCommitListeners = new Set<OwnCommitListener>();
+  /** The writes each commit holds (several on SQLite, which commits the writes that arrive together at once). */
+  const writesOf = new WeakMap<object, CommittedWrite[]>();
+
+  /** After a commit: the caches are told of it once, whatever writes it holds, then each write's own hooks run. */
+  const announce = (writes: readonly CommittedWrite[]) => {
+    // Before the hooks: a listener told of the commit a moment late only makes a cache miss (its version moved on).
+    const commit = ownCommitOf(writes);
+    if (commit)
+      for (const listener of ownCommitListeners) {
+        try {
+          listener(commit);
+        } catch (error) {
+          process.emitWarning(error instanceof Error ? error : new Error(String(error)), { code: 'OWN_COMMIT' });
+        }
+      }
+    for (const { trx, hooks } of writes) runAfterCommit(trx, hooks);
+  };
+
   const run = async <T>(work: (trx: Trx) => Promise<T>, batch: boolean): Promise<T> => {
-    let committed: { trx: Trx; hooks: ReturnType<typeof openHooks>; step?: VersionStep } | undefined;
     let releaseCommit: (() => void) | undefined;
-    let result: T;
     try {
-      result = await dialect.transaction(
-        async (trx) => {
+      return await dialect.transaction(
+        async (trx, commit) => {
           // A new set of hooks per attempt: an attempt SQLite runs again starts afresh.
           const hooks = openHooks(trx, store);
           const value = await work(trx);
@@ -225,10 +240,19 @@ export async function openStore(config: DatabaseConfig, options: OpenStoreOption
           // Asked only when some cache may outlive the commit: on SQLite it reads the data version's pragma.
           const step =
             hooks.leftAlone.size > 0 && ownCommitListeners.size > 0 ? await dialect.commitStep(trx) : undefined;
-          // D31: past the request's deadline this throws, and the transaction rolls back.
+          // D31: past the request's deadline this throws, and the write rolls back.
           releaseCommit?.();
           releaseCommit = claimCommit();
-          committed = { trx, hooks, step };
+          // The last step of the write, which cannot fail on its own after it: the first write of a commit to get
+          // here announces it, with every write that got here.
+          let writes = writesOf.get(commit.key);
+          if (writes === undefined) {
+            const held: CommittedWrite[] = [];
+            writesOf.set(commit.key, held);
+            commit.afterCommit(() => announce(held));
+            writes = held;
+          }
+          writes.push({ trx, hooks, step, leftAlone: hooks.leftAlone, termCountDeltas: hooks.termCountDeltas });
           return value;
         },
         { batch },
@@ -236,20 +260,6 @@ export async function openStore(config: DatabaseConfig, options: OpenStoreOption
     } finally {
       releaseCommit?.();
     }
-    if (committed) {
-      const { trx, hooks, step } = committed;
-      // Before the hooks: a listener told of the commit a moment late only makes a cache miss (its version moved on).
-      if (step)
-        for (const listener of ownCommitListeners) {
-          try {
-            listener({ ...step, leftAlone: hooks.leftAlone, termCountDeltas: hooks.termCountDeltas });
-          } catch (error) {
-            process.emitWarning(error instanceof Error ? error : new Error(String(error)), { code: 'OWN_COMMIT' });
-          }
-        }
-      runAfterCommit(trx, hooks);
-    }
-    return result;
   };
 
   const store: Store = {

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { errorCode } from '../../domain/errors.ts';
+import { CommitHooks, type Commit } from '../commit.ts';
 import { OneValue, preparedQuery } from '../prepared-query.ts';
 import { BATCH_START } from './prepared-client.ts';
 import type { VersionStep } from '../dialect.ts';
@@ -23,15 +24,22 @@ const ATTEMPTS = 4;
  * and its statements are planned for their values at every execution (prepared-client.ts, BATCH_START).
  */
 export function createTransactionRunner(db: Kysely<Database>) {
-  return async <T>(work: (trx: Transaction<Database>) => Promise<T>, options: { batch: boolean }): Promise<T> => {
+  return async <T>(
+    work: (trx: Transaction<Database>, commit: Commit) => Promise<T>,
+    options: { batch: boolean },
+  ): Promise<T> => {
     for (let attempt = 1; ; attempt++) {
+      // Each attempt has its own: what an attempt rolled back registered never runs.
+      const commit = new CommitHooks();
       try {
-        return await db.transaction().execute(async (trx) => {
+        const value = await db.transaction().execute(async (trx) => {
           // A batch's statements are each planned for their values (prepared-client.ts): its tables grow under it
           // (an import into an empty database), and a plan kept from its first units had made an import twice as slow.
           if (options.batch) await sql.raw(BATCH_START).execute(trx);
-          return work(trx);
+          return work(trx, commit);
         });
+        commit.run();
+        return value;
       } catch (error) {
         const code = errorCode(error);
         if (attempt >= ATTEMPTS || typeof code !== 'string' || !RUN_AGAIN.has(code)) throw error;

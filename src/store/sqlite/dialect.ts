@@ -7,7 +7,8 @@ import { migrate, schema } from './migration.ts';
 import { createRowWriter } from './row-writer.ts';
 import { searchIndexFilter } from './search.ts';
 import { containsText, lower, orderByCodePoint } from './text.ts';
-import { createTransactionRunner, enterCommitOrder, lock } from './transaction.ts';
+import { createGroupCommitRunner } from './group-commit.ts';
+import { enterCommitOrder, lock } from './transaction.ts';
 
 /** The SQLite implementation of {@link StoreDialect}, on the database file at `path`. */
 export async function openSqliteDialect(path: string): Promise<StoreDialect> {
@@ -16,7 +17,11 @@ export async function openSqliteDialect(path: string): Promise<StoreDialect> {
   const dataVersion = createDataVersion(database);
   countCommit = dataVersion.committed;
   const checkpoints = createCheckpoints(database, path);
-  const transaction = createTransactionRunner(db, () => checkpoints.committed());
+  const transaction = createGroupCommitRunner(
+    db,
+    () => database.inTransaction,
+    () => checkpoints.committed(),
+  );
   const writeRows = createRowWriter(database);
   return {
     name: 'sqlite',
@@ -25,7 +30,7 @@ export async function openSqliteDialect(path: string): Promise<StoreDialect> {
     containsText,
     orderByCodePoint,
     searchIndexFilter,
-    transaction: (work) => transaction(work),
+    transaction,
     enterCommitOrder,
     commitStep: async () => dataVersion.step(),
     // Batch commits are ordinary ones; the checkpoint thread copies their log as it does every other commit's.

@@ -1,8 +1,7 @@
 import { errorCode } from '../../domain/errors.ts';
-import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../schema.ts';
 
-const BUSY_RETRIES = 8;
+/** How often a write (or a group of writes) is run again while another process holds the write lock. */
+export const BUSY_RETRIES = 8;
 
 export function isBusy(error: unknown): boolean {
   const code = errorCode(error);
@@ -19,19 +18,6 @@ export async function retryWhileBusy<T>(work: () => Promise<T>): Promise<T> {
       await new Promise((resolve) => setTimeout(resolve, 10 * 2 ** attempt));
     }
   }
-}
-
-/**
- * One transaction per write (begun IMMEDIATE: connection.ts), retried whole when another process's writer holds the
- * lock beyond the busy timeout. A batch transaction is an ordinary one: SQLite's commits in WAL mode with `synchronous = NORMAL` are
- * already cheap. `committed` runs after each commit.
- */
-export function createTransactionRunner(db: Kysely<Database>, committed: () => void) {
-  return async <T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T> => {
-    const result = await retryWhileBusy(() => db.transaction().execute(work));
-    committed();
-    return result;
-  };
 }
 
 /** One writer at a time: its write lock, held from its first write to its commit, orders commits. */
