@@ -25,7 +25,11 @@ describe('SQLite group commits', () => {
   const runner = (limits = { writes: 32, windowMs: 60_000 }) =>
     createGroupCommitRunner(
       connection.db,
-      () => connection.database.inTransaction,
+      {
+        inTransaction: () => connection.database.inTransaction,
+        temporaryFilesInMemory: (inMemory) =>
+          connection.database.pragma(`temp_store = ${inMemory ? 'memory' : 'default'}`),
+      },
       () => commits++,
       limits,
     );
@@ -144,6 +148,42 @@ describe('SQLite group commits', () => {
     );
     assert.equal(keys.size, 1, 'one commit');
     assert.deepEqual(events, ['a after the commit: 1', 'c after the commit: 1']);
+  });
+
+  it('keeps the journals of its savepoints in memory while it runs, and a batch write has neither', async () => {
+    reset();
+    const run = runner();
+    const tempStore = () => connection.database.pragma('temp_store', { simple: true });
+    const seen: unknown[] = [];
+    await Promise.all([
+      run(
+        async (trx) => {
+          await insert(trx, 'a');
+          seen.push(tempStore());
+        },
+        { batch: false },
+      ),
+      run(
+        async (trx) => {
+          await insert(trx, 'b');
+          seen.push(tempStore());
+        },
+        { batch: false },
+      ),
+    ]);
+    assert.deepEqual([...seen], [2, 2], 'memory');
+    assert.equal(tempStore(), 0, 'the default again after the commit');
+    const refused = run(
+      async (trx) => {
+        await insert(trx, 'import');
+        seen.push(tempStore());
+        throw new Error('the batch is refused');
+      },
+      { batch: true },
+    );
+    await assert.rejects(refused, /the batch is refused/);
+    assert.deepEqual(seen.slice(2), [0], 'a batch write runs as before groups');
+    assert.deepEqual(await values(), ['a', 'b'], 'its transaction undone');
   });
 
   it('takes no more writes than its limit, and leaves a batch write a transaction of its own', async () => {

@@ -37,9 +37,6 @@ export function openSqliteConnection(path: string, committed: () => void = () =>
   database.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   database.pragma('foreign_keys = ON');
   database.pragma('synchronous = NORMAL');
-  // A savepoint keeps the pages its writes change in a journal of its own, written to a temporary file past 64 KiB
-  // (a create changes about forty pages): each write of a group commit has one (group-commit.ts). In memory instead.
-  database.pragma('temp_store = MEMORY');
   registerTextFunctions(database);
   return {
     db: new Kysely<Database>({ dialect: new ImmediateSqliteDialect(database, committed), plugins: [yieldingPlugin] }),

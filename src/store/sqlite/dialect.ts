@@ -19,7 +19,11 @@ export async function openSqliteDialect(path: string): Promise<StoreDialect> {
   const checkpoints = createCheckpoints(database, path);
   const transaction = createGroupCommitRunner(
     db,
-    () => database.inTransaction,
+    {
+      inTransaction: () => database.inTransaction,
+      // Compiled at every call, as `database.pragma()` does: SQLite applies it when it compiles the statement.
+      temporaryFilesInMemory: (inMemory) => database.pragma(`temp_store = ${inMemory ? 'memory' : 'default'}`),
+    },
     () => checkpoints.committed(),
   );
   const writeRows = createRowWriter(database);

@@ -30,6 +30,19 @@ interface Write {
   reject(error: unknown): void;
 }
 
+/** What the runner needs of the connection besides Kysely's `db`. */
+export interface GroupConnection {
+  /** Whether SQLite still has a transaction open (an error that ends it, a full disk, leaves none). */
+  inTransaction(): boolean;
+  /**
+   * Keeps temporary files in memory, or on disk again (SQLite's default). A savepoint keeps the original of every page
+   * its write changes in a journal of its own, which SQLite writes to a temporary file past 64 KiB (a create changes
+   * about forty pages): in memory while a group runs. On disk otherwise, so that a large sort (an index built over a
+   * big table) does not take its whole size in memory. Switched outside transactions only.
+   */
+  temporaryFilesInMemory(inMemory: boolean): void;
+}
+
 /** Each write's own Transaction object, on the group's transaction: per-transaction state is kept per write. */
 const ownObject: KyselyPlugin = {
   transformQuery: (args) => args.node,
@@ -63,11 +76,12 @@ const detached = AsyncLocalStorage.snapshot();
  *
  * While another process holds the write lock past the busy timeout, the whole group is run again (each write must be
  * safe to run again, as for any SQLite retry); an error that ends SQLite's transaction itself (a full disk, an I/O
- * error) fails every write of the group, as it would have failed each of them. `committed` runs after each commit.
+ * error) fails every write of the group, as it would have failed each of them. A batch write has its transaction to
+ * itself and no savepoint, as before groups. `committed` runs after each commit.
  */
 export function createGroupCommitRunner(
   db: Kysely<Database>,
-  inTransaction: () => boolean,
+  connection: GroupConnection,
   committed: () => void,
   limits: GroupLimits = GROUP_LIMITS,
 ) {
@@ -83,23 +97,32 @@ export function createGroupCommitRunner(
     return waiting[0]?.batch === false ? waiting.shift() : undefined;
   }
 
-  /** Runs `write` under its savepoint: its value, or the error it failed with alone (its part undone). */
+  /**
+   * Runs `write` under its savepoint: its value, or the error it failed with alone (its part undone). A batch write,
+   * alone in its transaction, has no savepoint: its error fails the transaction, which undoes it.
+   */
   async function runWrite(
     trx: Trx,
     write: Write,
     commit: CommitHooks,
   ): Promise<{ ok: true; value: unknown } | { ok: false; error: unknown }> {
+    // Its hooks join the commit's once its part is kept.
+    const own = new CommitHooks(commit.key);
+    const run = () => write.inContext(() => write.work(trx.withPlugin(ownObject), own));
+    if (write.batch) {
+      const value = await run();
+      commit.adopt(own);
+      return { ok: true, value };
+    }
     await trx.executeQuery(SAVEPOINT.begin);
     try {
-      // Its hooks join the commit's once its part is kept.
-      const own = new CommitHooks(commit.key);
-      const value = await write.inContext(() => write.work(trx.withPlugin(ownObject), own));
+      const value = await run();
       await trx.executeQuery(SAVEPOINT.release);
       commit.adopt(own);
       return { ok: true, value };
     } catch (error) {
       // Not the write's alone: SQLite ended the transaction, or another process's lock (the group runs again).
-      if (!inTransaction() || isBusy(error)) throw error;
+      if (!connection.inTransaction() || isBusy(error)) throw error;
       await trx.executeQuery(SAVEPOINT.rollback);
       await trx.executeQuery(SAVEPOINT.release);
       return { ok: false, error };
@@ -108,6 +131,23 @@ export function createGroupCommitRunner(
 
   /** One transaction of the waiting writes, to its commit (or its failure). */
   async function commitGroup(): Promise<void> {
+    if (waiting[0]?.batch) return commitAttempts();
+    temporaryFilesInMemory(true);
+    try {
+      await commitAttempts();
+    } finally {
+      temporaryFilesInMemory(false);
+    }
+  }
+
+  /** Between transactions SQLite takes the switch; should one be open, the journals spill to files (slower only). */
+  function temporaryFilesInMemory(inMemory: boolean): void {
+    try {
+      connection.temporaryFilesInMemory(inMemory);
+    } catch {}
+  }
+
+  async function commitAttempts(): Promise<void> {
     const taken: Write[] = [];
     const values = new Map<Write, unknown>();
     for (let attempt = 0; ; attempt++) {
