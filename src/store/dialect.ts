@@ -157,6 +157,8 @@ export interface BulkLoadUpkeep {
   deferrable(db: Kysely<any>, tables: readonly string[]): Promise<DeferredDefinition[]>;
   /** Runs once everything is built again: statistics the load made stale. */
   afterLoad?(db: Kysely<any>, tables: readonly string[]): Promise<void>;
+  /** Runs once the load is over, whatever its outcome (after {@link afterLoad} when it ran). */
+  settled?(): void;
 }
 
 /** The data version before a commit and after it, one commit apart (StoreDialect.commitStep). */

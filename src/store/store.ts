@@ -313,15 +313,19 @@ export async function openStore(config: DatabaseConfig, options: OpenStoreOption
         if (failures.length > 0) throw failures[0];
         await dialect.bulkLoadUpkeep.afterLoad?.(db, tables);
       };
-      let loaded: Awaited<ReturnType<typeof load>>;
       try {
-        loaded = await load();
-      } catch (error) {
-        await restore().catch(() => {});
-        throw error;
+        let loaded: Awaited<ReturnType<typeof load>>;
+        try {
+          loaded = await load();
+        } catch (error) {
+          await restore().catch(() => {});
+          throw error;
+        }
+        await restore();
+        return loaded;
+      } finally {
+        dialect.bulkLoadUpkeep.settled?.();
       }
-      await restore();
-      return loaded;
     },
     async ping() {
       try {

@@ -37,11 +37,25 @@ export function openSqliteConnection(path: string, committed: () => void = () =>
   database.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   database.pragma('foreign_keys = ON');
   database.pragma('synchronous = NORMAL');
+  temporaryFilesInMemory(database, true);
   registerTextFunctions(database);
   return {
     db: new Kysely<Database>({ dialect: new ImmediateSqliteDialect(database, committed), plugins: [yieldingPlugin] }),
     database,
   };
+}
+
+/**
+ * Keeps SQLite's temporary files in memory, or on disk (its default). A savepoint keeps the original of every page its
+ * write changes in a journal of its own, which SQLite writes to a temporary file once past 64 KiB; each write of a
+ * group commit has one (a create changes about forty pages: group-commit.ts), so in memory is the connection's
+ * setting. On disk for what sorts whole tables (a migration, a first load's index builds), which would otherwise take
+ * their whole size in memory. Switching resets the connection's schemas, so that every prepared statement is prepared
+ * again: only for those rare operations, and outside any transaction. Compiled at every call, as `database.pragma()`
+ * does: SQLite applies it when it compiles the statement.
+ */
+export function temporaryFilesInMemory(database: BetterSqlite3.Database, inMemory: boolean): void {
+  database.pragma(`temp_store = ${inMemory ? 'memory' : 'default'}`);
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { StoreDialect } from '../dialect.ts';
 import { bulkLoadUpkeep } from './bulk-load.ts';
-import { openSqliteConnection } from './connection.ts';
+import { openSqliteConnection, temporaryFilesInMemory } from './connection.ts';
 import { createCheckpoints } from './checkpoints.ts';
 import { createDataVersion } from './data-version.ts';
 import { migrate, schema } from './migration.ts';
@@ -17,14 +17,8 @@ export async function openSqliteDialect(path: string): Promise<StoreDialect> {
   const dataVersion = createDataVersion(database);
   countCommit = dataVersion.committed;
   const checkpoints = createCheckpoints(database, path);
-  const transaction = createGroupCommitRunner(
-    db,
-    {
-      inTransaction: () => database.inTransaction,
-      // Compiled at every call, as `database.pragma()` does: SQLite applies it when it compiles the statement.
-      temporaryFilesInMemory: (inMemory) => database.pragma(`temp_store = ${inMemory ? 'memory' : 'default'}`),
-    },
-    () => checkpoints.committed(),
+  const transaction = createGroupCommitRunner(db, { inTransaction: () => database.inTransaction }, () =>
+    checkpoints.committed(),
   );
   const writeRows = createRowWriter(database);
   return {
@@ -45,13 +39,29 @@ export async function openSqliteDialect(path: string): Promise<StoreDialect> {
     dataVersionColumn: dataVersion.column,
     insertRows: async (_trx, table, rows, returning) => writeRows(table, rows, returning),
     insertRowsReturningAll: async (_trx, table, rows, key) => writeRows.returningAll(table, rows, key),
-    bulkLoadUpkeep,
+    // Index builds sort their whole tables: on disk (see temporaryFilesInMemory).
+    bulkLoadUpkeep: {
+      ...bulkLoadUpkeep,
+      deferrable: (loaded, tables) => {
+        temporaryFilesInMemory(database, false);
+        return bulkLoadUpkeep.deferrable(loaded, tables);
+      },
+      settled: () => temporaryFilesInMemory(database, true),
+    },
     // One writer at a time anyway.
     batchConcurrency: 1,
     writers: schema.writers,
     readers: 'one',
     schema,
-    migrate: (migrations) => migrate(db, migrations),
+    migrate: async (migrations) => {
+      // A migration may build an index over a large table: its sort on disk (see temporaryFilesInMemory).
+      temporaryFilesInMemory(database, false);
+      try {
+        await migrate(db, migrations);
+      } finally {
+        temporaryFilesInMemory(database, true);
+      }
+    },
     close: async () => {
       await checkpoints.close();
       await db.destroy();

@@ -34,13 +34,6 @@ interface Write {
 export interface GroupConnection {
   /** Whether SQLite still has a transaction open (an error that ends it, a full disk, leaves none). */
   inTransaction(): boolean;
-  /**
-   * Keeps temporary files in memory, or on disk again (SQLite's default). A savepoint keeps the original of every page
-   * its write changes in a journal of its own, which SQLite writes to a temporary file past 64 KiB (a create changes
-   * about forty pages): in memory while a group runs. On disk otherwise, so that a large sort (an index built over a
-   * big table) does not take its whole size in memory. Switched outside transactions only.
-   */
-  temporaryFilesInMemory(inMemory: boolean): void;
 }
 
 /** Each write's own Transaction object, on the group's transaction: per-transaction state is kept per write. */
@@ -131,23 +124,6 @@ export function createGroupCommitRunner(
 
   /** One transaction of the waiting writes, to its commit (or its failure). */
   async function commitGroup(): Promise<void> {
-    if (waiting[0]?.batch) return commitAttempts();
-    temporaryFilesInMemory(true);
-    try {
-      await commitAttempts();
-    } finally {
-      temporaryFilesInMemory(false);
-    }
-  }
-
-  /** Between transactions SQLite takes the switch; should one be open, the journals spill to files (slower only). */
-  function temporaryFilesInMemory(inMemory: boolean): void {
-    try {
-      connection.temporaryFilesInMemory(inMemory);
-    } catch {}
-  }
-
-  async function commitAttempts(): Promise<void> {
     const taken: Write[] = [];
     const values = new Map<Write, unknown>();
     for (let attempt = 0; ; attempt++) {
