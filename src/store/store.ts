@@ -165,10 +165,11 @@ export function isForeignKeyViolation(error: unknown): boolean {
   return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
 }
 
-/** A write whose transaction is about to commit: its hooks, and what it tells the caches of its commit. */
-interface CommittedWrite extends WriteReport {
+/** A write whose transaction is about to commit: its hooks, and the data version step it read for the caches. */
+interface CommittedWrite {
   trx: Trx;
   hooks: ReturnType<typeof openHooks>;
+  step?: WriteReport['step'];
 }
 
 /** Each open store by its own `db`: what a reader outside any transaction reads through (see {@link outsideTransaction}). */
@@ -213,7 +214,9 @@ export async function openStore(config: DatabaseConfig, options: OpenStoreOption
   /** After a commit: the caches are told of it once, whatever writes it holds, then each write's own hooks run. */
   const announce = (writes: readonly CommittedWrite[]) => {
     // Before the hooks: a listener told of the commit a moment late only makes a cache miss (its version moved on).
-    const commit = ownCommitOf(writes);
+    const commit = ownCommitOf(
+      writes.map(({ step, hooks }) => ({ step, leftAlone: hooks.leftAlone, termCountDeltas: hooks.termCountDeltas })),
+    );
     if (commit)
       for (const listener of ownCommitListeners) {
         try {
@@ -252,7 +255,7 @@ export async function openStore(config: DatabaseConfig, options: OpenStoreOption
             commit.afterCommit(() => announce(held));
             writes = held;
           }
-          writes.push({ trx, hooks, step, leftAlone: hooks.leftAlone, termCountDeltas: hooks.termCountDeltas });
+          writes.push({ trx, hooks, step });
           return value;
         },
         { batch },

@@ -25,11 +25,13 @@ describe('SQLite group commits', () => {
   const runner = (limits = { writes: 32, windowMs: 60_000 }) =>
     createGroupCommitRunner(
       connection.db,
-      { inTransaction: () => connection.database.inTransaction },
+      () => connection.database.inTransaction,
       () => commits++,
       limits,
     );
   const insert = (trx: Trx, value: string) => sql`insert into notes (value) values (${value})`.execute(trx);
+  /** A write that adds a note, and nothing else. */
+  const adding = (run: ReturnType<typeof runner>, value: string) => run((trx) => insert(trx, value), { batch: false });
   const values = async () =>
     (await sql<{ value: string }>`select value from notes order by id`.execute(connection.db)).rows.map(
       (row) => row.value,
@@ -150,7 +152,7 @@ describe('SQLite group commits', () => {
     reset();
     const run = runner();
     const outcomes = await Promise.allSettled([
-      run((trx) => insert(trx, 'before'), { batch: false }),
+      adding(run, 'before'),
       run(
         async (trx) => {
           await insert(trx, 'import');
@@ -158,7 +160,7 @@ describe('SQLite group commits', () => {
         },
         { batch: true },
       ),
-      run((trx) => insert(trx, 'after'), { batch: false }),
+      adding(run, 'after'),
     ]);
     assert.deepEqual(
       outcomes.map((outcome) => outcome.status),
@@ -171,15 +173,15 @@ describe('SQLite group commits', () => {
   it('takes no more writes than its limit, and leaves a batch write a transaction of its own', async () => {
     reset();
     const run = runner({ writes: 2, windowMs: 60_000 });
-    await Promise.all(['a', 'b', 'c', 'd', 'e'].map((value) => run((trx) => insert(trx, value), { batch: false })));
+    await Promise.all(['a', 'b', 'c', 'd', 'e'].map((value) => adding(run, value)));
     assert.equal(commits, 3, 'two, two and one');
 
     commits = 0;
     const grouped = runner();
     await Promise.all([
-      grouped((trx) => insert(trx, 'f'), { batch: false }),
+      adding(grouped, 'f'),
       grouped((trx) => insert(trx, 'import'), { batch: true }),
-      grouped((trx) => insert(trx, 'g'), { batch: false }),
+      adding(grouped, 'g'),
     ]);
     assert.equal(commits, 3, 'f alone (the batch write is next), the batch alone, then g');
     assert.deepEqual(await values(), ['a', 'b', 'c', 'd', 'e', 'f', 'import', 'g']);
@@ -188,19 +190,16 @@ describe('SQLite group commits', () => {
   it('takes the writes that arrive during its one turn of the event loop, and none after its window', async () => {
     reset();
     const run = runner();
-    const first = run((trx) => insert(trx, 'a'), { batch: false });
+    const first = adding(run, 'a');
     // Asked after the first write started, before the group's turn of the event loop ended.
     await new Promise((resolve) => setImmediate(resolve));
-    const second = run((trx) => insert(trx, 'b'), { batch: false });
+    const second = adding(run, 'b');
     await Promise.all([first, second]);
     assert.equal(commits, 1);
 
     commits = 0;
     const closed = runner({ writes: 32, windowMs: 0 });
-    await Promise.all([
-      closed((trx) => insert(trx, 'c'), { batch: false }),
-      closed((trx) => insert(trx, 'd'), { batch: false }),
-    ]);
+    await Promise.all([adding(closed, 'c'), adding(closed, 'd')]);
     assert.equal(commits, 2, 'a window of 0 ms takes its first write only');
   });
 
@@ -208,7 +207,7 @@ describe('SQLite group commits', () => {
     reset();
     const run = runner();
     const outcomes = await Promise.allSettled([
-      run((trx) => insert(trx, 'a'), { batch: false }),
+      adding(run, 'a'),
       run(
         async (trx) => {
           await insert(trx, 'b');
@@ -224,7 +223,7 @@ describe('SQLite group commits', () => {
       ['rejected', 'rejected'],
     );
     assert.deepEqual(await values(), []);
-    await run((trx) => insert(trx, 'c'), { batch: false });
+    await adding(run, 'c');
     assert.deepEqual(await values(), ['c']);
   });
 });

@@ -17,8 +17,10 @@ export async function openSqliteDialect(path: string): Promise<StoreDialect> {
   const dataVersion = createDataVersion(database);
   countCommit = dataVersion.committed;
   const checkpoints = createCheckpoints(database, path);
-  const transaction = createGroupCommitRunner(db, { inTransaction: () => database.inTransaction }, () =>
-    checkpoints.committed(),
+  const transaction = createGroupCommitRunner(
+    db,
+    () => database.inTransaction,
+    () => checkpoints.committed(),
   );
   const writeRows = createRowWriter(database);
   return {

@@ -30,12 +30,6 @@ interface Write {
   reject(error: unknown): void;
 }
 
-/** What the runner needs of the connection besides Kysely's `db`. */
-export interface GroupConnection {
-  /** Whether SQLite still has a transaction open (an error that ends it, a full disk, leaves none). */
-  inTransaction(): boolean;
-}
-
 /** Each write's own Transaction object, on the group's transaction: per-transaction state is kept per write. */
 const ownObject: KyselyPlugin = {
   transformQuery: (args) => args.node,
@@ -74,7 +68,8 @@ const detached = AsyncLocalStorage.snapshot();
  */
 export function createGroupCommitRunner(
   db: Kysely<Database>,
-  connection: GroupConnection,
+  /** Whether SQLite still has a transaction open (an error that ends it, a full disk, leaves none). */
+  inTransaction: () => boolean,
   committed: () => void,
   limits: GroupLimits = GROUP_LIMITS,
 ) {
@@ -115,7 +110,7 @@ export function createGroupCommitRunner(
       return { ok: true, value };
     } catch (error) {
       // Not the write's alone: SQLite ended the transaction, or another process's lock (the group runs again).
-      if (!connection.inTransaction() || isBusy(error)) throw error;
+      if (!inTransaction() || isBusy(error)) throw error;
       await trx.executeQuery(SAVEPOINT.rollback);
       await trx.executeQuery(SAVEPOINT.release);
       return { ok: false, error };
