@@ -7,6 +7,7 @@ import {
   sql,
   type Expression,
   type Insertable,
+  type Kysely,
   type RawBuilder,
   type Selectable,
   type SelectQueryBuilder,
@@ -26,6 +27,7 @@ import { recordChanges } from '../change-log/log.ts';
 import { loadPostsOfType, scheduledDueBetween, type PostRow } from '../posts/store.ts';
 import { visibleInList, type StatusColumns } from '../posts/visibility.ts';
 import type { EventListPlan } from './list-query.ts';
+import { seriesCollapseOf } from './series-collapse.ts';
 import { listStatementRows, type ListBuilder, type ListStatementRequest } from './list-statements.ts';
 import { listSignature, type PageSeeks, type PageStart } from './page-seeks.ts';
 import type { EventSchedule } from './schedule.ts';
@@ -654,6 +656,110 @@ export function eventListQueries(
   return { count, page, pageWithTotal };
 }
 
+/** What the statements of a list collapsed per series read besides the schema: every series' id (below). */
+type SeriesListDatabase = Database & { series_ids: { id: number | null } };
+
+/**
+ * D25: every series' id, one seek of the series index each (migration 0025): the least, then each time the least above
+ * the last, so that a series of seven hundred occurrences costs one seek, not seven hundred rows.
+ */
+function withSeriesIds(db: Db) {
+  return db.withRecursive('series_ids(id)', (cte) =>
+    cte
+      .selectFrom('occurrences')
+      .select((eb) => eb.fn.min<number | null>('occurrences.series_id').as('id'))
+      .where('occurrences.series_id', 'is not', null)
+      .unionAll(
+        cte
+          .selectFrom('series_ids')
+          .select((eb) =>
+            eb
+              .selectFrom('occurrences')
+              .select((next) => next.fn.min<number | null>('occurrences.series_id').as('id'))
+              .whereRef('occurrences.series_id', '>', 'series_ids.id')
+              .as('id'),
+          )
+          .where('series_ids.id', 'is not', null),
+      ),
+  );
+}
+
+/**
+ * The queries of a list that collapses series no index narrows (series-collapse.ts): its single events, walked in list
+ * order by their own index, beside each series' first occurrence the filters keep, one probe of the series' rows in
+ * start order each (the order the ranked form ranks them in); the total is the single events counted plus the series
+ * that have such an occurrence.
+ */
+function collapsedPerSeries(
+  store: Store,
+  actor: Actor,
+  plan: EventListPlan,
+  start: PageStart | undefined,
+  values: ListValues,
+) {
+  const nowUtc = values.nowUtc;
+  const filtered = () => filteredOccurrences(store, actor, plan, { nowUtc });
+  const singles = () => filtered().where('occurrences.series_id', 'is', null);
+  // The series of the `series_ids` row the statement is at.
+  const ofSeries = () => filtered().where('occurrences.series_id', '=', sql.ref<number>('series_ids.id'));
+  const firstOfSeries = ofSeries()
+    .select('occurrences.id')
+    .orderBy('occurrences.start_local')
+    .orderBy('occurrences.event_id')
+    .limit(1);
+  const withSeries = store.db as unknown as Kysely<SeriesListDatabase>;
+  let firsts = withSeries
+    .selectFrom('series_ids')
+    .innerJoin('occurrences as first', (join) => join.on('first.id', '=', firstOfSeries))
+    .select(['first.event_id as id', 'first.start_local as start', 'first.published_utc as published']);
+  // A page whose start is known (page-seeks.ts) takes the rows after it, the single events seeking their index there;
+  // each series' first is still its first of the whole list.
+  let listedSingles = singles();
+  if (start !== undefined) {
+    const { after } = start;
+    listedSingles = filteredOccurrences(store, actor, plan, { nowUtc, seeking: true })
+      .where('occurrences.series_id', 'is', null)
+      .where((eb) =>
+        eb(
+          eb.refTuple('occurrences.start_local', 'occurrences.published_utc', 'occurrences.event_id'),
+          '>',
+          eb.tuple(after.start, after.published, after.id),
+        ),
+      );
+    firsts = firsts.where((eb) =>
+      eb(
+        eb.refTuple('first.start_local', 'first.published_utc', 'first.event_id'),
+        '>',
+        eb.tuple(after.start, after.published, after.id),
+      ),
+    );
+  }
+  const listed = listedSingles
+    .select([
+      'occurrences.event_id as id',
+      'occurrences.start_local as start',
+      'occurrences.published_utc as published',
+    ])
+    .unionAll(firsts);
+  const page = withSeriesIds(store.db)
+    .selectFrom(listed.as('listed'))
+    .select(['listed.id', 'listed.start', 'listed.published'])
+    .orderBy('listed.start')
+    .orderBy('listed.published')
+    .orderBy('listed.id')
+    .limit(values.limit ?? plan.perPage)
+    .offset(values.offset ?? (start !== undefined ? start.skip : (plan.page - 1) * plan.perPage));
+  const singlesFound = singles().select((eb) => eb.fn.countAll<number>().as('found'));
+  const seriesFound = withSeries
+    .selectFrom('series_ids')
+    .select((eb) => eb.fn.countAll<number>().as('found'))
+    .where((eb) => eb.exists(ofSeries().select(sql.lit(1).as('found'))));
+  const count = withSeriesIds(store.db).selectNoFrom(
+    sql<number | string>`(${singlesFound}) + (${seriesFound})`.as('total'),
+  );
+  return { count, page, pageWithTotal: page.select(sql<number | string>`count(*) over ()`.as('total')) };
+}
+
 /**
  * The total of a list: from the occurrence counts where they cover it (list-total.ts); otherwise (or while a database
  * from before the counts is being counted) by counting the filtered rows.
@@ -661,7 +767,7 @@ export function eventListQueries(
 export async function listTotal(store: Store, actor: Actor, plan: EventListPlan): Promise<number> {
   const counted = await countedQueryFor(store, actor, plan);
   return counted === undefined
-    ? rowsCounted(eventListQueries(store, actor, plan).count)
+    ? rowsCounted(listQueries(store, actor, plan).count)
     : countedListTotal(store.db, actor, counted);
 }
 
@@ -671,9 +777,15 @@ async function countedQueryFor(store: Store, actor: Actor, plan: EventListPlan):
   return counted !== undefined && (await countsComplete(store)) ? counted : undefined;
 }
 
+/** A list's queries as built per request (a list collapsed per series has its own form). */
+const listQueries = (store: Store, actor: Actor, plan: EventListPlan) =>
+  seriesCollapseOf(plan) === 'per-series'
+    ? collapsedPerSeries(store, actor, plan, undefined, {})
+    : eventListQueries(store, actor, plan);
+
 /** The total of a list's count query (eventListQueries). */
-const rowsCounted = async (count: ReturnType<typeof eventListQueries>['count']): Promise<number> =>
-  Number((await count.executeTakeFirstOrThrow()).total);
+const rowsCounted = async (count: { execute(): Promise<unknown[]> }): Promise<number> =>
+  Number(((await count.execute())[0] as { total: number | string }).total);
 
 /** {@link countedTotal} of a list's counted query, the venue or organizer it names checked as the list checks it. */
 async function countedListTotal(db: Db, actor: Actor, counted: CountedQuery): Promise<number> {
@@ -716,7 +828,9 @@ async function termListShape(
 export function listBuilder(store: Store, actor: Actor): ListBuilder {
   const listActor: Actor = { viewer: actor.viewer, now: actor.now, config: actor.config };
   return (plan, start, { walkInOrder, ...values }) =>
-    eventListQueries(store, listActor, plan, start, walkInOrder, values);
+    seriesCollapseOf(plan) === 'per-series'
+      ? collapsedPerSeries(store, listActor, plan, start, values)
+      : eventListQueries(store, listActor, plan, start, walkInOrder, values);
 }
 
 /** A row of a list page's statement: the event, its place in the list, and the total where the statement counts it. */
