@@ -656,8 +656,11 @@ export function eventListQueries(
   return { count, page, pageWithTotal };
 }
 
-/** What the statements of a list collapsed per series read besides the schema: every series' id (below). */
-type SeriesListDatabase = Database & { series_ids: { id: number | null } };
+/** What the statements of a list collapsed per series read besides the schema: every series, each one's first. */
+type SeriesListDatabase = Database & {
+  series_ids: { id: number | null };
+  series_firsts: { id: number; start: string; published: string };
+};
 
 /**
  * D25: every series' id, one seek of the series index each (migration 0025): the least, then each time the least above
@@ -686,9 +689,9 @@ function withSeriesIds(db: Db) {
 
 /**
  * The queries of a list that collapses series no index narrows (series-collapse.ts): its single events, walked in list
- * order by their own index, beside each series' first occurrence the filters keep, one probe of the series' rows in
- * start order each (the order the ranked form ranks them in); the total is the single events counted plus the series
- * that have such an occurrence.
+ * order by their own index, beside each series' first occurrence the filters keep (`series_firsts`: one probe of the
+ * series' rows in start order each, the order the ranked form ranks them in); the total is the single events counted
+ * plus the series that have such an occurrence. The page carries its total: the probes are made once for both.
  */
 function collapsedPerSeries(
   store: Store,
@@ -698,37 +701,43 @@ function collapsedPerSeries(
   values: ListValues,
 ) {
   const nowUtc = values.nowUtc;
-  const filtered = () => filteredOccurrences(store, actor, plan, { nowUtc });
-  const singles = () => filtered().where('occurrences.series_id', 'is', null);
-  // The series of the `series_ids` row the statement is at.
-  const ofSeries = () => filtered().where('occurrences.series_id', '=', sql.ref<number>('series_ids.id'));
-  const firstOfSeries = ofSeries()
+  const withSeries = store.db as unknown as Kysely<SeriesListDatabase>;
+  const singles = (seeking = false) =>
+    filteredOccurrences(store, actor, plan, { nowUtc, seeking }).where('occurrences.series_id', 'is', null);
+  // Of the series of the `series_ids` row the statement is at, the first occurrence the filters keep.
+  const firstOfSeries = filteredOccurrences(store, actor, plan, { nowUtc })
+    .where('occurrences.series_id', '=', sql.ref<number>('series_ids.id'))
     .select('occurrences.id')
     .orderBy('occurrences.start_local')
     .orderBy('occurrences.event_id')
     .limit(1);
-  const withSeries = store.db as unknown as Kysely<SeriesListDatabase>;
-  let firsts = withSeries
-    .selectFrom('series_ids')
-    .innerJoin('occurrences as first', (join) => join.on('first.id', '=', firstOfSeries))
-    .select(['first.event_id as id', 'first.start_local as start', 'first.published_utc as published']);
+  // Materialised: read by the page and by its total, the probes are made once (SQLite would otherwise inline it twice).
+  const statement = withSeriesIds(store.db).with(
+    (cte) => cte('series_firsts').materialized(),
+    () =>
+      withSeries
+        .selectFrom('series_ids')
+        .innerJoin('occurrences as first', (join) => join.on('first.id', '=', firstOfSeries))
+        .select(['first.event_id as id', 'first.start_local as start', 'first.published_utc as published']),
+  );
+  let listedSingles = singles();
+  let listedFirsts = withSeries
+    .selectFrom('series_firsts')
+    .select(['series_firsts.id', 'series_firsts.start', 'series_firsts.published']);
   // A page whose start is known (page-seeks.ts) takes the rows after it, the single events seeking their index there;
   // each series' first is still its first of the whole list.
-  let listedSingles = singles();
   if (start !== undefined) {
     const { after } = start;
-    listedSingles = filteredOccurrences(store, actor, plan, { nowUtc, seeking: true })
-      .where('occurrences.series_id', 'is', null)
-      .where((eb) =>
-        eb(
-          eb.refTuple('occurrences.start_local', 'occurrences.published_utc', 'occurrences.event_id'),
-          '>',
-          eb.tuple(after.start, after.published, after.id),
-        ),
-      );
-    firsts = firsts.where((eb) =>
+    listedSingles = singles(true).where((eb) =>
       eb(
-        eb.refTuple('first.start_local', 'first.published_utc', 'first.event_id'),
+        eb.refTuple('occurrences.start_local', 'occurrences.published_utc', 'occurrences.event_id'),
+        '>',
+        eb.tuple(after.start, after.published, after.id),
+      ),
+    );
+    listedFirsts = listedFirsts.where((eb) =>
+      eb(
+        eb.refTuple('series_firsts.start', 'series_firsts.published', 'series_firsts.id'),
         '>',
         eb.tuple(after.start, after.published, after.id),
       ),
@@ -740,8 +749,11 @@ function collapsedPerSeries(
       'occurrences.start_local as start',
       'occurrences.published_utc as published',
     ])
-    .unionAll(firsts);
-  const page = withSeriesIds(store.db)
+    .unionAll(listedFirsts);
+  const total = sql<number | string>`(${singles().select((eb) => eb.fn.countAll<number>().as('found'))}) + (${withSeries
+    .selectFrom('series_firsts')
+    .select((eb) => eb.fn.countAll<number>().as('found'))})`.as('total');
+  const page = statement
     .selectFrom(listed.as('listed'))
     .select(['listed.id', 'listed.start', 'listed.published'])
     .orderBy('listed.start')
@@ -749,15 +761,7 @@ function collapsedPerSeries(
     .orderBy('listed.id')
     .limit(values.limit ?? plan.perPage)
     .offset(values.offset ?? (start !== undefined ? start.skip : (plan.page - 1) * plan.perPage));
-  const singlesFound = singles().select((eb) => eb.fn.countAll<number>().as('found'));
-  const seriesFound = withSeries
-    .selectFrom('series_ids')
-    .select((eb) => eb.fn.countAll<number>().as('found'))
-    .where((eb) => eb.exists(ofSeries().select(sql.lit(1).as('found'))));
-  const count = withSeriesIds(store.db).selectNoFrom(
-    sql<number | string>`(${singlesFound}) + (${seriesFound})`.as('total'),
-  );
-  return { count, page, pageWithTotal: page.select(sql<number | string>`count(*) over ()`.as('total')) };
+  return { count: statement.selectNoFrom(total), page, pageWithTotal: page.select(total) };
 }
 
 /**
@@ -885,13 +889,15 @@ export async function findEventPage(
   // reads the rows the filters keep once instead of twice: a search within a category measured 54 % less CPU. Where
   // they run at once (PostgreSQL), the page and the count stay apart, each planned for itself: merged, the page's walk
   // of the list index in order could no longer stop at the page's end (a broad word: 53 ms). Not for a page found from
-  // a known position (its rows start there) nor for a list that collapses series (counted apart, see eventListQueries).
+  // a known position (its rows start there) nor for a list that ranks series (counted apart, see eventListQueries). A
+  // list collapsed per series carries its total on either database: both read the probes of its series once.
   const withTotal =
-    store.readers === 'one' &&
-    termList === undefined &&
-    counted === undefined &&
-    start === undefined &&
-    !plan.collapseSeries;
+    seriesCollapseOf(plan) === 'per-series' ||
+    (store.readers === 'one' &&
+      termList === undefined &&
+      counted === undefined &&
+      start === undefined &&
+      !plan.collapseSeries);
   const [given, rows] = await Promise.all([
     termList?.total ??
       (counted !== undefined ? countedListTotal(store.db, actor, counted) : withTotal ? undefined : countQuery()),
