@@ -664,22 +664,32 @@ type SeriesListDatabase = Database & {
 
 /**
  * D25: every series' id, one seek of the series index each (migration 0025): the least, then each time the least above
- * the last, so that a series of seven hundred occurrences costs one seek, not seven hundred rows.
+ * the last, so that a series of seven hundred occurrences costs one seek, not seven hundred rows. Each is the first
+ * row of the index in its order (not `min()`, which PostgreSQL planned as a scan of the table while its statistics
+ * predated the series).
  */
 function withSeriesIds(db: Db) {
   return db.withRecursive('series_ids(id)', (cte) =>
     cte
-      .selectFrom('occurrences')
-      .select((eb) => eb.fn.min<number | null>('occurrences.series_id').as('id'))
-      .where('occurrences.series_id', 'is not', null)
+      .selectNoFrom((eb) =>
+        eb
+          .selectFrom('occurrences')
+          .select('occurrences.series_id')
+          .where('occurrences.series_id', 'is not', null)
+          .orderBy('occurrences.series_id')
+          .limit(1)
+          .as('id'),
+      )
       .unionAll(
         cte
           .selectFrom('series_ids')
           .select((eb) =>
             eb
               .selectFrom('occurrences')
-              .select((next) => next.fn.min<number | null>('occurrences.series_id').as('id'))
+              .select('occurrences.series_id')
               .whereRef('occurrences.series_id', '>', 'series_ids.id')
+              .orderBy('occurrences.series_id')
+              .limit(1)
               .as('id'),
           )
           .where('series_ids.id', 'is not', null),
