@@ -19,7 +19,7 @@ import type { PostRow } from '../core/posts/store.ts';
 import type { EventListPlan } from '../core/events/list-query.ts';
 import { loadImages } from '../core/images/images.ts';
 import { loadOrganizerIds, type EventRecord } from '../core/events/store.ts';
-import { eventListQueries } from '../core/events/store.ts';
+import { eventPageOf } from '../core/events/store.ts';
 import { CANCELLED, exdateLine, seriesExceptionIds, storedOverrides, storedRecurrence } from '../core/events/series.ts';
 import { htmlToText, type IcalEntry, type IcalEvent, type IcalStatus } from './write.ts';
 
@@ -65,14 +65,12 @@ export async function selectFeed(
 ): Promise<FeedSelection> {
   const db = store.db;
   const paged = { ...plan, page: 1, perPage: max + 1 };
-  let page = eventListQueries(store, actor, paged).page;
-  if (actor.viewer === null) {
-    page = page.where(
-      'occurrences.event_id',
-      'not in',
-      db.selectFrom('posts').select('posts.id').where('posts.type', '=', 'event').where('posts.password', '!=', ''),
-    );
-  }
+  const protectedEvents = db
+    .selectFrom('posts')
+    .select('posts.id')
+    .where('posts.type', '=', 'event')
+    .where('posts.password', '!=', '');
+  const page = eventPageOf(store, actor, paged, { except: actor.viewer === null ? protectedEvents : undefined });
   const active = unique((await page.execute()).map((row) => row.id));
   const truncatedActive = active.length > max;
   const kept = active.slice(0, max);
@@ -103,11 +101,12 @@ export async function selectFeed(
       ]),
     );
   }
-  const cancelledQuery = eventListQueries(store, elevated, {
-    ...paged,
-    statuses: ['trash'],
-    perPage: room + 1,
-  }).page.where('occurrences.event_id', 'in', trashed);
+  const cancelledQuery = eventPageOf(
+    store,
+    elevated,
+    { ...paged, statuses: ['trash'], perPage: room + 1 },
+    { only: trashed },
+  );
   const cancelled = unique((await cancelledQuery.execute()).map((row) => row.id)).filter((id) => !kept.includes(id));
   return { active: kept, cancelled: cancelled.slice(0, room), truncated: truncatedActive || cancelled.length > room };
 }

@@ -791,6 +791,32 @@ async function countedQueryFor(store: Store, actor: Actor, plan: EventListPlan):
   return counted !== undefined && (await countsComplete(store)) ? counted : undefined;
 }
 
+/** A statement selecting event ids, for {@link eventPageOf}. */
+type EventIdsQuery = SelectQueryBuilder<Database, keyof Database, { id: number }>;
+
+/**
+ * The page of `plan` (built for this request, in either form of a collapsed list), kept to the events `only` selects
+ * and without those `except` selects. Both apply as the list's own filters do, after collapsing series: a series whose
+ * first occurrence is left out is left out (iCalendar feeds: ical/feed.ts).
+ */
+export function eventPageOf(
+  store: Store,
+  actor: Actor,
+  plan: EventListPlan,
+  { only, except }: { only?: EventIdsQuery; except?: EventIdsQuery },
+) {
+  if (seriesCollapseOf(plan) === 'per-series') {
+    let { page } = collapsedPerSeries(store, actor, plan, undefined, {});
+    if (only !== undefined) page = page.where('listed.id', 'in', only);
+    if (except !== undefined) page = page.where('listed.id', 'not in', except);
+    return page;
+  }
+  let { page } = eventListQueries(store, actor, plan);
+  if (only !== undefined) page = page.where('occurrences.event_id', 'in', only);
+  if (except !== undefined) page = page.where('occurrences.event_id', 'not in', except);
+  return page;
+}
+
 /** A list's queries as built per request (a list collapsed per series has its own form). */
 const listQueries = (store: Store, actor: Actor, plan: EventListPlan) =>
   seriesCollapseOf(plan) === 'per-series'
