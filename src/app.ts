@@ -110,7 +110,10 @@ export async function buildApp(setup: AppSetup, options: AppOptions = {}): Promi
 
   await app.register(apiRoutes, {
     deps,
-    groups: [...apiRouteGroups(caches.icalEntries), ...(options.extraRouteGroups ?? [])],
+    groups: [
+      ...apiRouteGroups({ entries: caches.icalEntries, tags: caches.feedTags }),
+      ...(options.extraRouteGroups ?? []),
+    ],
   });
   await app.register(docsUi, { config });
   await app.register(pages, { deps });

@@ -16,6 +16,7 @@ import { EmbeddedTermSnapshots } from './core/terms/embedded-cache.ts';
 import { Authenticator, FailureLimiter } from './http/auth.ts';
 import type { RequestCaches } from './http/context.ts';
 import { ResponseCache } from './http/response-cache.ts';
+import { FeedTags } from './ical/feed-tags.ts';
 import { WrittenEntries } from './ical/write.ts';
 import type { Store } from './store/store.ts';
 
@@ -27,6 +28,8 @@ export interface AppCaches extends RequestCaches {
   credentials: Authenticator;
   /** VEVENT texts of the iCalendar feeds (api/events/feed-routes.ts; ICAL_CACHE_BYTES). */
   icalEntries: WrittenEntries;
+  /** The entity tag each feed last had, to answer a subscriber's poll 304 unwritten (ical/feed-tags.ts; 1,000). */
+  feedTags: FeedTags;
 }
 
 export function createCaches(config: Config, store: Store): AppCaches {
@@ -40,5 +43,6 @@ export function createCaches(config: Config, store: Store): AppCaches {
     responses: new ResponseCache(config.readCacheBytes),
     credentials: new Authenticator(store.db, { ...config.authFailures, ownCommits: store }),
     icalEntries: new WrittenEntries(config.icalCacheBytes),
+    feedTags: new FeedTags(),
   };
 }

@@ -58,6 +58,8 @@ export interface RequestContext extends AppDeps, CommandContext {
    * writes turn it into their transaction's precondition (http/etag.ts `ifMatchPrecondition`).
    */
   ifMatch?: TagCondition;
+  /** D22: the request's `If-None-Match`, parsed, for a handler that can tell a 304 without writing its answer (feeds). */
+  ifNoneMatch?: TagCondition;
   /**
    * The store's data version an anonymous read is answered at, set by the read cache (plugins/read-cache.ts) before
    * the handler runs: the process's snapshots check it instead of reading it again. Unset for anything that may write.

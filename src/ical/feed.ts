@@ -12,10 +12,11 @@ import {
 import type { Actor } from '../domain/actor.ts';
 import { basicUtc, formatWp } from '../domain/dates/stored-format.ts';
 import type { Selectable } from 'kysely';
+import type { DateTime } from 'luxon';
 import type { Db, Store } from '../store/store.ts';
 import type { OrganizersTable, VenuesTable } from '../store/schema.ts';
 import { postLike, publicUrl } from '../core/posts/fields.ts';
-import type { PostRow } from '../core/posts/store.ts';
+import { scheduledDueBetween, trashedModifiedBetween, type PostRow } from '../core/posts/store.ts';
 import type { EventListPlan } from '../core/events/list-query.ts';
 import { loadImages } from '../core/images/images.ts';
 import { loadOrganizerIds, type EventRecord } from '../core/events/store.ts';
@@ -34,6 +35,23 @@ const LOAD_CHUNK = 1000;
 export function feedWindow(plan: EventListPlan, actor: Actor): EventListPlan {
   const from = actor.now.setZone(actor.config.siteTimezone).minus({ days: FEED_PAST_DAYS }).startOf('day');
   return { ...plan, dates: [{ param: 'start_date', column: 'end', operator: '>=', value: formatWp(from) }] };
+}
+
+/**
+ * Whether what a feed holds may have changed between two times with no write at all: what it shows of the clock. A
+ * scheduled post came due (an event listed, a venue or organizer shown), or a trashed event left the cancelled days.
+ * Its window is the other part, a day of the site's zone: callers compare plans. A clock that went back may undo
+ * either, so it counts as moved; a venue or organizer trashed at the same time counts too (a feed written again for
+ * nothing, never a stale one).
+ */
+export async function feedClockMovedBetween(store: Store, then: DateTime, now: DateTime): Promise<boolean> {
+  if (now < then) return true;
+  const cutoff = (at: DateTime) => formatWp(at.minus({ days: CANCELLED_DAYS }));
+  const [due, aged] = await Promise.all([
+    scheduledDueBetween(store.db, formatWp(then), formatWp(now)),
+    trashedModifiedBetween(store.db, cutoff(then), cutoff(now)),
+  ]);
+  return due || aged;
 }
 
 export interface FeedSelection {

@@ -61,6 +61,7 @@ export default fp(
       const ifMatch = readCondition(request, 'if-match');
       request.ifNoneMatch = readCondition(request, 'if-none-match');
       if (ifMatch !== undefined && request.ctx) request.ctx.ifMatch = ifMatch;
+      if (request.ifNoneMatch !== undefined && request.ctx) request.ctx.ifNoneMatch = request.ifNoneMatch;
       done();
     });
 

@@ -605,6 +605,20 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
           .execute();
       },
     },
+    // D22, D26: whether a trashed event left a feed's cancelled days since its tag was taken is one seek of the trashed
+    // posts by modification time (ical/feed.ts feedClockMovedBetween), not a walk of every event.
+    '0026_trashed_posts_index': {
+      async up(db: Kysely<any>) {
+        await db.schema
+          .createIndex('posts_trashed_modified')
+          .ifNotExists()
+          .on('posts')
+          // The status too: SQLite then sees both conditions served here, and prefers it to posts_status_date.
+          .columns(['status', 'modified_utc'])
+          .where(sql.ref('status'), '=', sql.lit('trash'))
+          .execute();
+      },
+    },
   };
 }
 

@@ -5,10 +5,9 @@
 // checked to be the form answering.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { CompiledQuery } from 'kysely';
 import { seededRandom } from '../../bench/random.ts';
 import { describeEachDatabase, type Credentials, type Harness } from '../helpers/harness.ts';
-import { statementsDuring } from '../helpers/queries.ts';
+import { statementsWithParameters, queryPlan, statementsDuring } from '../helpers/queries.ts';
 
 const SEED = Number(process.env.COLLAPSE_SEED ?? Math.floor(Math.random() * 2 ** 31));
 
@@ -180,50 +179,21 @@ describeEachDatabase('lists that collapse series (D25)', (h) => {
       },
     });
     assert.equal(response.statusCode, 201, response.body);
-    const { answer, queries } = await withQueries(h(), () =>
-      h().request('GET', '/events', {
+    let answer!: Awaited<ReturnType<Harness['request']>>;
+    const queries = await statementsWithParameters(h().store, async () => {
+      answer = await h().request('GET', '/events', {
         query: { start_date: '2031-06-01', end_date: '2031-08-01', collapse_series: 'true' },
-      }),
-    );
+      });
+    });
     assert.equal(answer.statusCode, 200, answer.body);
     assert.equal(answer.json().total, 1);
     const collapsed = queries.filter((query) => query.sql.includes('series_ids'));
     assert.equal(collapsed.length, 1, 'the page carries its total: the series are probed once');
     for (const query of collapsed) {
       assert.doesNotMatch(query.sql, /row_number|count\(distinct/);
-      const plan = await planOf(h(), query);
+      const plan = await queryPlan(h(), query);
       assert.match(plan, /occurrences_series/, plan);
       assert.match(plan, /occurrences_singles/, plan);
     }
   });
 });
-
-/** The answer of `run`, and every statement (with its parameters) the store sent through Kysely meanwhile. */
-async function withQueries<T>(h: Harness, run: () => Promise<T>): Promise<{ answer: T; queries: CompiledQuery[] }> {
-  const executor = h.store.db.getExecutor() as unknown as { executeQuery: (query: CompiledQuery) => unknown };
-  const execute = executor.executeQuery;
-  const queries: CompiledQuery[] = [];
-  executor.executeQuery = function (this: unknown, query: CompiledQuery) {
-    queries.push(query);
-    return execute.call(this, query);
-  };
-  try {
-    return { answer: await run(), queries };
-  } finally {
-    executor.executeQuery = execute;
-  }
-}
-
-/** The database's plan of `query` (PostgreSQL told to avoid scans where an index serves). */
-async function planOf(h: Harness, query: CompiledQuery): Promise<string> {
-  return h.store.db.connection().execute(async (connection) => {
-    if (h.database === 'postgres') await connection.executeQuery(CompiledQuery.raw('set enable_seqscan = off'));
-    try {
-      const prefix = h.database === 'sqlite' ? 'explain query plan ' : 'explain ';
-      const result = await connection.executeQuery(CompiledQuery.raw(prefix + query.sql, [...query.parameters]));
-      return result.rows.map((row: any) => row.detail ?? row['QUERY PLAN']).join('\n');
-    } finally {
-      if (h.database === 'postgres') await connection.executeQuery(CompiledQuery.raw('reset enable_seqscan'));
-    }
-  });
-}

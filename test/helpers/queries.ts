@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
 import type { Database } from '../../src/store/schema.ts';
 import type { Store } from '../../src/store/store.ts';
 import type { Harness } from './harness.ts';
@@ -27,6 +27,40 @@ async function sqlOfCalls(
     target[method] = original;
   }
   return texts;
+}
+
+/** Every statement `store` runs through Kysely while `run` runs, with its parameters, in order. */
+export async function statementsWithParameters(store: Store, run: () => Promise<unknown>): Promise<CompiledQuery[]> {
+  const executor = store.db.getExecutor() as unknown as { executeQuery: (query: CompiledQuery) => unknown };
+  const execute = executor.executeQuery;
+  const queries: CompiledQuery[] = [];
+  executor.executeQuery = function (this: unknown, query: CompiledQuery) {
+    queries.push(query);
+    return execute.call(this, query);
+  };
+  try {
+    await run();
+  } finally {
+    executor.executeQuery = execute;
+  }
+  return queries;
+}
+
+/**
+ * The database's plan of `query`, one line per step: SQLite's `explain query plan`, PostgreSQL's `explain` with scans
+ * of whole tables priced out where an index serves (the tests' tables are too small for its planner to prefer one).
+ */
+export async function queryPlan(h: Harness, query: CompiledQuery): Promise<string> {
+  return h.store.db.connection().execute(async (connection) => {
+    if (h.database === 'postgres') await connection.executeQuery(CompiledQuery.raw('set enable_seqscan = off'));
+    try {
+      const prefix = h.database === 'sqlite' ? 'explain query plan ' : 'explain ';
+      const result = await connection.executeQuery(CompiledQuery.raw(prefix + query.sql, [...query.parameters]));
+      return result.rows.map((row: any) => row.detail ?? row['QUERY PLAN']).join('\n');
+    } finally {
+      if (h.database === 'postgres') await connection.executeQuery(CompiledQuery.raw('reset enable_seqscan'));
+    }
+  });
 }
 
 /** The SQL of every statement `store` runs (through Kysely) while `run` runs, in order. */

@@ -7,14 +7,15 @@ import { formatWp } from '../../domain/dates/stored-format.ts';
 import type { RequestContext } from '../../http/context.ts';
 import { ApiError, invalidParams } from '../../http/errors.ts';
 import { eventPasswordTarget, sentPassword, startPasswordGuess } from '../../http/event-passwords.ts';
-import { httpDate, NOT_MODIFIED } from '../../http/etag.ts';
+import { entityTag, httpDate, noneMatchFails, NOT_MODIFIED } from '../../http/etag.ts';
 import { hasParam } from '../../core/input/params.ts';
 import { endpoint, type RouteGroup } from '../../http/routes.ts';
-import { feedEntries, feedWindow, selectFeed, uidHost } from '../../ical/feed.ts';
+import { feedClockMovedBetween, feedEntries, feedWindow, selectFeed, uidHost } from '../../ical/feed.ts';
+import type { FeedTags } from '../../ical/feed-tags.ts';
 import { writeCalendar, type CalendarHead, type WrittenEntries } from '../../ical/write.ts';
 import { loadPost } from '../../core/posts/input.ts';
 import { postLike } from '../../core/posts/fields.ts';
-import { coordinateIssue, DATE_PARAMS } from '../../core/events/list-query.ts';
+import { coordinateIssue, DATE_PARAMS, type EventListPlan } from '../../core/events/list-query.ts';
 import { eventListArgs, idArg, passwordArg } from '../../core/events/input.ts';
 import { arg } from '../../core/input/args.ts';
 
@@ -44,19 +45,43 @@ const head = (ctx: RequestContext, name: string, utc: boolean): CalendarHead => 
   utc,
 });
 
+const icsHeaders = (filename: string, truncated: boolean): Record<string, string> => ({
+  'Content-Disposition': `inline; filename="${filename}"`,
+  ...(truncated ? { 'X-Truncated': 'true' } : {}),
+});
+
 const icsReply = (text: string, filename: string, truncated: boolean) => ({
   type: ICAL_TYPE,
   payload: text,
-  headers: {
-    'Content-Disposition': `inline; filename="${filename}"`,
-    ...(truncated ? { 'X-Truncated': 'true' } : {}),
-  },
+  headers: icsHeaders(filename, truncated),
 });
+
+/** The process's caches the feeds use (src/caches.ts). */
+export interface FeedCaches {
+  /** VEVENT texts, which feeds polled over and over mostly repeat. */
+  entries: WrittenEntries;
+  /** The tag each feed last had (ical/feed-tags.ts). */
+  tags: FeedTags;
+}
+
+/**
+ * What a feed's text depends on besides the data and the clock: the reader, the parameters (the defaults filled in)
+ * and the dates the plan reads, which the default window takes from the day. Undefined for a feed whose request sends
+ * an event password: each such request is a guess to count (D29), and its answer is never remembered.
+ */
+function feedTagKey(ctx: RequestContext, params: Record<string, unknown>, plan: EventListPlan): string | undefined {
+  if (sentPassword(params.password as string | undefined)) return undefined;
+  return JSON.stringify([ctx.viewer?.id ?? null, ctx.viewer?.role ?? null, params, plan.dates]);
+}
 
 const ICS_RESPONSE = (description: string) => ({ description, mediaType: 'text/calendar' });
 
-/** `written`: the process's VEVENT texts (src/caches.ts), which feeds polled over and over mostly repeat. */
-const feed = (written: WrittenEntries) =>
+/**
+ * D22: a poll whose If-None-Match holds the tag this feed last had, at the data version still current and with the
+ * clock having changed nothing the feed shows, is answered 304 without selecting or writing the feed; every feed
+ * written is tagged here (the conditional plugin keeps a tag it is given) and remembered.
+ */
+const feed = ({ entries: written, tags }: FeedCaches) =>
   endpoint({
     methods: ['GET'],
     summary: 'Subscribe to events: the events GET /events lists, as an iCalendar feed',
@@ -76,6 +101,18 @@ const feed = (written: WrittenEntries) =>
         plan = feedWindow(plan, ctx);
       // D25: a series is one VEVENT (with its rule and edited occurrences), however many of its occurrences match.
       plan = { ...plan, collapseSeries: true };
+      const key = feedTagKey(ctx, params, plan);
+      // Read before anything of the feed is: a write committed while it is written leaves the tag stale, never wrong.
+      const version = key === undefined ? undefined : (ctx.dataVersion ?? (await ctx.store.dataVersion()));
+      const known = key === undefined ? undefined : tags.get(key);
+      if (
+        known !== undefined &&
+        known.version === version &&
+        ctx.ifNoneMatch !== undefined &&
+        noneMatchFails(ctx.ifNoneMatch, known.tag) &&
+        !(await feedClockMovedBetween(ctx.store, known.at, ctx.now))
+      )
+        return { status: 304, headers: { ...icsHeaders('events.ics', known.truncated), ETag: known.tag } };
       const max = ctx.config.ical.maxEvents;
       const selection = await selectFeed(ctx.store, ctx, plan, max, params.cancelled);
       const options = { host: uidHost(ctx.config.siteUrl), password: params.password, utc: params.utc };
@@ -86,7 +123,11 @@ const feed = (written: WrittenEntries) =>
         ctx.config.deadlines.maxResponseBytes,
         written,
       );
-      return icsReply(text, 'events.ics', selection.truncated || truncated);
+      const tag = entityTag(ICAL_TYPE, text);
+      const cut = selection.truncated || truncated;
+      if (key !== undefined && version !== undefined) tags.remember(key, { tag, version, at: ctx.now, truncated: cut });
+      const reply = icsReply(text, 'events.ics', cut);
+      return { ...reply, headers: { ...reply.headers, ETag: tag } };
     },
   });
 
@@ -147,9 +188,9 @@ const single = (written: WrittenEntries) =>
     },
   });
 
-export function feedRoutes(written: WrittenEntries): RouteGroup[] {
+export function feedRoutes(caches: FeedCaches): RouteGroup[] {
   return [
-    { path: '/events.ics', pattern: '/events.ics', endpoints: [feed(written)] },
-    { path: '/events/:id(^\\d+).ics', pattern: '/events/(?P<id>\\d+).ics', endpoints: [single(written)] },
+    { path: '/events.ics', pattern: '/events.ics', endpoints: [feed(caches)] },
+    { path: '/events/:id(^\\d+).ics', pattern: '/events/(?P<id>\\d+).ics', endpoints: [single(caches.entries)] },
   ];
 }

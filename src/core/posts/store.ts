@@ -89,6 +89,25 @@ export async function scheduledDueBetween(db: Db, afterUtc: string, untilUtc: st
   return row !== undefined;
 }
 
+/**
+ * Whether a trashed post (of any type) was last modified after `afterUtc` and no later than `untilUtc`: what a window
+ * of days measured back from the clock (a feed's cancelled events) loses as the clock moves. One seek of the trashed
+ * posts' own index (migration 0026), whose condition the statement names as written, not as a value to bind: neither
+ * database would prove a bound value matches it.
+ */
+export async function trashedModifiedBetween(db: Db, afterUtc: string, untilUtc: string): Promise<boolean> {
+  if (untilUtc <= afterUtc) return false;
+  const row = await db
+    .selectFrom('posts')
+    .select('id')
+    .where('status', '=', sql.lit('trash'))
+    .where('modified_utc', '>', afterUtc)
+    .where('modified_utc', '<=', untilUtc)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** An empty or whitespace slug never matches anything. */
 export async function findPostBySlug(db: Db, type: PostType, slug: string): Promise<PostRow | undefined> {
   if (slug.trim() === '') return undefined;
