@@ -24,13 +24,14 @@ export function scenarios(context: BenchContext): Scenario[] {
       url: `${context.site}/event/event-1/`,
       makePath: () => `/event/event-${1 + Math.floor(next() * Math.min(100, events))}/`,
     },
+    // Fifty pages and twelve months asked for thousands of times a second: mostly read-cache hits too.
     {
-      name: 'GET /events/page/N/ (page, upcoming list, pages 1–50)',
+      name: 'GET /events/page/N/ (page, upcoming list, pages 1–50: mostly read-cache hits)',
       url: `${context.site}/events/`,
       makePath: () => `/events/page/${1 + Math.floor(next() * 50)}/`,
     },
     {
-      name: 'GET /events/month/YYYY-MM/ (page, the next 12 months)',
+      name: 'GET /events/month/YYYY-MM/ (page, the next 12 months: mostly read-cache hits)',
       url: `${context.site}/events/month/${month(0)}/`,
       makePath: () => `/events/month/${month(Math.floor(next() * 12))}/`,
     },
