@@ -2,25 +2,14 @@
 // Proved by the plans of the very queries the service runs, not by timing.
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
-import { CompiledQuery, type Compilable } from 'kysely';
+import type { Compilable } from 'kysely';
 import { describeEachDatabase, type Harness } from '../helpers/harness.ts';
+import { queryPlan } from '../helpers/queries.ts';
 import { duplicateCandidates } from '../../src/core/linked/service.ts';
 import { termsByLoweredNames } from '../../src/core/terms/store.ts';
 
 /** The plan of `query` as text; PostgreSQL is told to avoid sequential scans, so an unusable index shows as one anyway. */
-async function planOf(h: Harness, query: Compilable): Promise<string> {
-  const compiled = query.compile();
-  return h.store.db.connection().execute(async (connection) => {
-    if (h.database === 'postgres') await connection.executeQuery(CompiledQuery.raw('set enable_seqscan = off'));
-    try {
-      const prefix = h.database === 'sqlite' ? 'explain query plan ' : 'explain ';
-      const result = await connection.executeQuery(CompiledQuery.raw(prefix + compiled.sql, [...compiled.parameters]));
-      return result.rows.map((row: any) => row.detail ?? row['QUERY PLAN']).join('\n');
-    } finally {
-      if (h.database === 'postgres') await connection.executeQuery(CompiledQuery.raw('reset enable_seqscan'));
-    }
-  });
-}
+const planOf = (h: Harness, query: Compilable): Promise<string> => queryPlan(h, query.compile());
 
 describeEachDatabase('D31: indexed name lookups', (h) => {
   before(async () => {
