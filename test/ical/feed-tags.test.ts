@@ -78,6 +78,31 @@ describeEachDatabase('feed tags (D22, D26)', (h) => {
     assert.match(changed.answer.body, /SUMMARY:Renamed/);
   });
 
+  it('writes the feed again after a write by another process on the same database', async () => {
+    h().setNow(NOW);
+    const query = { ...WINDOW, search: 'Elsewhere show' };
+    const shown = await event('Elsewhere show');
+    const first = await poll(undefined, { query });
+    const tag = String(first.answer.headers.etag);
+    assert.equal((await poll(tag, { query })).answer.statusCode, 304);
+    const another = await h().openAnotherStore();
+    try {
+      await another.transaction((trx) =>
+        trx
+          .updateTable('posts')
+          .set({ title: 'Elsewhere show, moved by another process' })
+          .where('id', '=', shown.id)
+          .execute(),
+      );
+    } finally {
+      await another.close();
+    }
+    const after = await poll(tag, { query });
+    assert.equal(after.selected, true, 'the data version moved');
+    assert.equal(after.answer.statusCode, 200);
+    assert.notEqual(after.answer.headers.etag, tag);
+  });
+
   it('writes the feed again once a scheduled event comes due, with no write in between', async () => {
     h().setNow(NOW);
     const scheduled = await event('Scheduled gig', { status: 'future', date: '2031-05-01 14:00:00' });
