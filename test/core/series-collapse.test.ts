@@ -1,7 +1,7 @@
 // D25: which form finds the firsts of a list that collapses series (core/events/series-collapse.ts).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { seriesCollapseOf } from '../../src/core/events/series-collapse.ts';
+import { probesEachSeries, seriesCollapseOf } from '../../src/core/events/series-collapse.ts';
 
 const window = { collapseSeries: true, order: 'start' } as const;
 
@@ -29,5 +29,15 @@ describe('seriesCollapseOf', () => {
     for (const filter of narrowing)
       assert.equal(seriesCollapseOf({ ...window, ...filter }), 'ranked', JSON.stringify(filter));
     assert.equal(seriesCollapseOf({ ...window, order: 'publication' }), 'ranked');
+  });
+});
+
+describe('probesEachSeries', () => {
+  it('probes where the filter keeps most of the window, ranks where it keeps little or nothing', () => {
+    assert.equal(probesEachSeries({ matches: 100_100, windowRows: 110_000 }), true);
+    assert.equal(probesEachSeries({ matches: 60, windowRows: 100 }), true);
+    assert.equal(probesEachSeries({ matches: 50, windowRows: 100 }), false, 'as many left out as kept: ranked');
+    assert.equal(probesEachSeries({ matches: 3_650, windowRows: 110_000 }), false);
+    assert.equal(probesEachSeries({ matches: 0, windowRows: 0 }), false);
   });
 });

@@ -27,7 +27,7 @@ import { recordChanges } from '../change-log/log.ts';
 import { loadPostsOfType, scheduledDueBetween, type PostRow } from '../posts/store.ts';
 import { visibleInList, type StatusColumns } from '../posts/visibility.ts';
 import type { EventListPlan } from './list-query.ts';
-import { seriesCollapseOf } from './series-collapse.ts';
+import { probesEachSeries, seriesCollapseOf } from './series-collapse.ts';
 import { listStatementRows, type ListBuilder, type ListStatementRequest } from './list-statements.ts';
 import { listSignature, type PageSeeks, type PageStart } from './page-seeks.ts';
 import type { EventSchedule } from './schedule.ts';
@@ -709,13 +709,19 @@ function collapsedPerSeries(
   plan: EventListPlan,
   start: PageStart | undefined,
   values: ListValues,
+  walkInOrder = false,
 ) {
   const nowUtc = values.nowUtc;
   const withSeries = store.db as unknown as Kysely<SeriesListDatabase>;
+  // A category or tag is checked row by row as the index is walked (walkInOrder), not read whole first.
   const singles = (seeking = false) =>
-    filteredOccurrences(store, actor, plan, { nowUtc, seeking }).where('occurrences.series_id', 'is', null);
+    filteredOccurrences(store, actor, plan, { nowUtc, seeking, walkInOrder }).where(
+      'occurrences.series_id',
+      'is',
+      null,
+    );
   // Of the series of the `series_ids` row the statement is at, the first occurrence the filters keep.
-  const firstOfSeries = filteredOccurrences(store, actor, plan, { nowUtc })
+  const firstOfSeries = filteredOccurrences(store, actor, plan, { nowUtc, walkInOrder })
     .where('occurrences.series_id', '=', sql.ref<number>('series_ids.id'))
     .select('occurrences.id')
     .orderBy('occurrences.start_local')
@@ -862,14 +868,32 @@ async function termListShape(
 }
 
 /**
+ * For a list that collapses series and is narrowed by one category, tag, venue or organizer: whether to probe each
+ * series, walking the list in order, rather than rank what the filter keeps (series-collapse.ts), from the filter's and
+ * the window's counted totals (two sums of the ledger, sent together).
+ */
+async function seriesWalk(store: Store, actor: Actor, plan: EventListPlan): Promise<boolean> {
+  if (seriesCollapseOf(plan) !== 'ranked' || plan.order !== 'start') return false;
+  const counted = countedQueryOf({ ...plan, collapseSeries: false }, actor.viewer, formatWp(actor.now));
+  if (counted === undefined || counted.dimension === ALL_EVENTS || counted.near) return false;
+  if (!(await countsComplete(store))) return false;
+  const [matches, windowRows] = await Promise.all([
+    countedTotal(store.db, counted),
+    countedTotal(store.db, { ...counted, dimension: ALL_EVENTS }),
+  ]);
+  return probesEachSeries({ matches, windowRows });
+}
+
+/**
  * eventListQueries as list-statements.ts prepares it once per shape of list: given only what a shape keeps of the
  * actor (a prepared statement outlives the request that made it).
  */
 export function listBuilder(store: Store, actor: Actor): ListBuilder {
   const listActor: Actor = { viewer: actor.viewer, now: actor.now, config: actor.config };
+  // A list that collapses series and walks in order is probed per series (seriesWalk).
   return (plan, start, { walkInOrder, ...values }) =>
-    seriesCollapseOf(plan) === 'per-series'
-      ? collapsedPerSeries(store, listActor, plan, start, values)
+    seriesCollapseOf(plan) === 'per-series' || (plan.collapseSeries && walkInOrder)
+      ? collapsedPerSeries(store, listActor, plan, start, values, walkInOrder)
       : eventListQueries(store, listActor, plan, start, walkInOrder, values);
 }
 
@@ -912,10 +936,18 @@ export async function findEventPage(
   }
   const rowsNeeded = (start === undefined ? (plan.page - 1) * plan.perPage : start.skip) + plan.perPage;
   const termList = await termListShape(store, actor, plan, rowsNeeded);
+  const perSeriesWalk = await seriesWalk(store, actor, plan);
   const build = listBuilder(store, actor);
-  const statement: ListStatementRequest = { store, viewer: actor.viewer, nowUtc, plan, start, walkInOrder: false };
+  const statement: ListStatementRequest = {
+    store,
+    viewer: actor.viewer,
+    nowUtc,
+    plan,
+    start,
+    walkInOrder: perSeriesWalk,
+  };
   const pageRows = (which: 'page' | 'pageWithTotal') =>
-    listStatementRows<PageRow>({ ...statement, walkInOrder: termList?.walkInOrder ?? false }, which, build);
+    listStatementRows<PageRow>({ ...statement, walkInOrder: termList?.walkInOrder ?? perSeriesWalk }, which, build);
   // The count as listTotal builds it: a page from a known position bounds its start as a filter only, which the
   // count would then not use to find its rows.
   const countQuery = async () =>
@@ -929,6 +961,7 @@ export async function findEventPage(
   // list collapsed per series carries its total on either database: both read the probes of its series once.
   const withTotal =
     seriesCollapseOf(plan) === 'per-series' ||
+    perSeriesWalk ||
     (store.readers === 'one' &&
       termList === undefined &&
       counted === undefined &&
