@@ -88,7 +88,9 @@ export async function selectFeed(
     .select('posts.id')
     .where('posts.type', '=', 'event')
     .where('posts.password', '!=', '');
-  const page = eventPageOf(store, actor, paged, { except: actor.viewer === null ? protectedEvents : undefined });
+  const page = await eventPageOf(store, actor, paged, {
+    except: actor.viewer === null ? protectedEvents : undefined,
+  });
   const active = unique((await page.execute()).map((row) => row.id));
   const truncatedActive = active.length > max;
   const kept = active.slice(0, max);
@@ -119,7 +121,7 @@ export async function selectFeed(
       ]),
     );
   }
-  const cancelledQuery = eventPageOf(
+  const cancelledQuery = await eventPageOf(
     store,
     elevated,
     { ...paged, statuses: ['trash'], perPage: room + 1 },

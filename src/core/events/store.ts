@@ -801,18 +801,19 @@ async function countedQueryFor(store: Store, actor: Actor, plan: EventListPlan):
 type EventIdsQuery = SelectQueryBuilder<Database, keyof Database, { id: number }>;
 
 /**
- * The page of `plan` (built for this request, in either form of a collapsed list), kept to the events `only` selects
- * and without those `except` selects. Both apply as the list's own filters do, after collapsing series: a series whose
- * first occurrence is left out is left out (iCalendar feeds: ical/feed.ts).
+ * The page of `plan` (built for this request, in whichever form of a collapsed list findEventPage would take), kept to
+ * the events `only` selects and without those `except` selects. Both apply as the list's own filters do, after
+ * collapsing series: a series whose first occurrence is left out is left out (iCalendar feeds: ical/feed.ts).
  */
-export function eventPageOf(
+export async function eventPageOf(
   store: Store,
   actor: Actor,
   plan: EventListPlan,
   { only, except }: { only?: EventIdsQuery; except?: EventIdsQuery },
 ) {
-  if (seriesCollapseOf(plan) === 'per-series') {
-    let { page } = collapsedPerSeries(store, actor, plan, undefined, {});
+  const walk = await seriesWalk(store, actor, plan);
+  if (seriesCollapseOf(plan) === 'per-series' || walk) {
+    let { page } = collapsedPerSeries(store, actor, plan, undefined, {}, walk);
     if (only !== undefined) page = page.where('listed.id', 'in', only);
     if (except !== undefined) page = page.where('listed.id', 'not in', except);
     return page;
