@@ -143,7 +143,15 @@ describeEachDatabase('feed tags (D22, D26)', (h) => {
     const asAdmin = await poll(undefined, { as: admin() });
     assert.match(asAdmin.answer.body, /Draft show/);
     const adminTag = String(asAdmin.answer.headers.etag);
-    assert.equal((await poll(adminTag, { as: admin() })).answer.statusCode, 304);
+    const adminPoll = await poll(adminTag, { as: admin() });
+    assert.equal(adminPoll.answer.statusCode, 304);
+    assert.equal(adminPoll.selected, false);
+    assert.equal(
+      adminPoll.answer.headers['cache-control'],
+      asAdmin.answer.headers['cache-control'],
+      'D12 as on the 200',
+    );
+    assert.match(String(adminPoll.answer.headers['cache-control']), /no-store/);
 
     // The administrator's tag is not the anonymous feed's: that one is written, without the draft.
     const anonymous = await poll(adminTag);
