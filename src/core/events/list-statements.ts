@@ -42,12 +42,13 @@ type BuiltStatement = Compilable<Row> & { execute(): Promise<unknown[]> };
 
 /**
  * What the builder is given: the list and its start with placeholders for their values, the other values, and how the
- * page is found (walking the list in order for a popular term, core/events/store.ts).
+ * page is found (walking the list in order for a popular term, core/events/store.ts); for a list collapsed per series,
+ * whether the occurrence counts give its single events (its statements then count only the series).
  */
 export type ListBuilder = (
   plan: EventListPlan,
   start: PageStart | undefined,
-  values: { nowUtc: string; limit: number; offset: number; walkInOrder: boolean },
+  values: { nowUtc: string; limit: number; offset: number; walkInOrder: boolean; singlesCounted?: boolean },
 ) => Record<ListStatement, BuiltStatement>;
 
 /** Shapes kept per store; a store that sees more builds the others per request (shapes are few: filters × lengths). */
@@ -203,6 +204,8 @@ export interface ListStatementRequest {
   plan: EventListPlan;
   start?: PageStart;
   walkInOrder: boolean;
+  /** A list collapsed per series whose single events the occurrence counts give (core/events/store.ts). */
+  singlesCounted?: boolean;
 }
 
 /** The rows of one of a list's statements: from its prepared statement, or built for this request. */
@@ -211,10 +214,10 @@ export async function listStatementRows<R>(
   statement: ListStatement,
   build: ListBuilder,
 ): Promise<R[]> {
-  const { store, nowUtc, plan, start, walkInOrder } = request;
+  const { store, nowUtc, plan, start, walkInOrder, singlesCounted } = request;
   const query = preparedOf(request, statement, build);
   if (query === undefined) {
-    const values = { nowUtc, limit: plan.perPage, offset: pageOffset(plan, start), walkInOrder };
+    const values = { nowUtc, limit: plan.perPage, offset: pageOffset(plan, start), walkInOrder, singlesCounted };
     return (await build(plan, start, values)[statement].execute()) as R[];
   }
   return (await query.rows(store.db, ...listArgs(plan, start, nowUtc))) as R[];
