@@ -15,18 +15,13 @@ export interface CountedOccurrence {
 
 /** The dimension of every event, and those of the events carrying a term, at a venue or with an organizer. */
 export const ALL_EVENTS = '';
-/**
- * The dimension of the events of no series (D25): a list that keeps one occurrence per series adds them up, and the
- * series it finds (core/events/store.ts collapsedPerSeries), instead of counting them.
- */
-export const SINGLE_EVENTS = 's';
 export const termDimension = (termId: number) => `t${termId}`;
 export const venueDimension = (venueId: number) => `v${venueId}`;
 export const organizerDimension = (organizerId: number) => `o${organizerId}`;
 
 /**
  * The dimension under which a dimension's occurrences are counted by start month: its own with a prefix no day
- * dimension has (those are empty, `s`, or start with `t`, `v` or `o`), so that no sum of days ever adds up a month row.
+ * dimension has (those are empty or start with `t`, `v` or `o`), so that no sum of days ever adds up a month row.
  */
 export const monthDimension = (dimension: string) => `m:${dimension}`;
 
@@ -35,18 +30,12 @@ export interface CountedLinks {
   termIds: readonly number[];
   venueId: number | null;
   organizerIds: readonly number[];
-  /** Whether the event belongs to no series (D25). */
-  single: boolean;
 }
 
-/**
- * The dimensions an event is counted in beside all events: the single events' if it is one, each of its terms, its
- * venue and each of its organizers.
- */
+/** The dimensions an event is counted in beside all events: each of its terms, its venue and each of its organizers. */
 export function eventDimensions(links: CountedLinks): string[] {
   return [
     ...new Set([
-      ...(links.single ? [SINGLE_EVENTS] : []),
       ...links.termIds.map(termDimension),
       ...(links.venueId === null ? [] : [venueDimension(links.venueId)]),
       ...links.organizerIds.map(organizerDimension),

@@ -619,14 +619,6 @@ export function migrations(dialect: SchemaDialect): Record<string, Migration> {
           .execute();
       },
     },
-    // D25: the single events (those of no series) are a dimension of the counts of their own, which a list that collapses
-    // series adds up instead of counting them: a database counted before is counted again from nothing at its first
-    // start (lists count rows meanwhile).
-    '0027_single_event_counts': {
-      async up(db: Kysely<any>) {
-        await countAgainFromNothing(db);
-      },
-    },
   };
 }
 

@@ -235,9 +235,8 @@ describeEachDatabase('list totals from the occurrence counts', (h) => {
     await sql`delete from kysely_migration where name >= '0021'`.execute(h().store.db);
     const reopened = await h().openAnotherStore();
     try {
-      // 0027 (and on PostgreSQL 0024, the next test) then has every event counted again from nothing, month rows
-      // included, once the start-up job has run.
-      await countUncountedEvents(reopened);
+      // On PostgreSQL 0024 then has every event counted again from nothing, month rows included (the next test).
+      if (h().database === 'postgres') await countUncountedEvents(reopened);
       assert.deepEqual(await monthRows(reopened), written, 'the migration sums the day rows into the same month rows');
     } finally {
       await reopened.close();
@@ -270,18 +269,18 @@ describeEachDatabase('list totals from the occurrence counts', (h) => {
     await sql`delete from kysely_migration where name >= '0024'`.execute(h().store.db);
     const reopened = await h().openAnotherStore();
     try {
-      // 0024 counts a PostgreSQL database again; 0027 (the single events' dimension) every database, SQLite's too,
-      // whose writers never raced: the doubling this test wrote goes either way.
+      const recounted = h().database === 'postgres';
       assert.equal(
         await rowCount(reopened, 'settings', ['name', 'occurrence_counts']),
-        0,
-        'lists count rows meanwhile',
+        recounted ? 0 : 1,
+        recounted ? 'lists count rows meanwhile' : 'SQLite keeps its counts',
       );
-      assert.equal(await countUncountedEvents(reopened), await rowCount(reopened, 'events'));
+      if (recounted) assert.equal(await countUncountedEvents(reopened), await rowCount(reopened, 'events'));
     } finally {
       await reopened.close();
     }
     const listed = await h().request('GET', '/events', { query: window });
-    assert.equal(listed.headers['x-wp-total'], '3', listed.body.slice(0, 300));
+    // SQLite's writers never raced, so its counts were never doubled: the doubling this test wrote stays there.
+    assert.equal(listed.headers['x-wp-total'], h().database === 'postgres' ? '3' : '6', listed.body.slice(0, 300));
   });
 });

@@ -29,7 +29,7 @@ describe('occurrence count keys', () => {
           hidden: false,
         },
       ],
-      { termIds: [4, 4, 9], venueId: null, organizerIds: [], single: false },
+      { termIds: [4, 4, 9], venueId: null, organizerIds: [] },
     );
     assert.deepEqual(
       keys,
@@ -55,11 +55,11 @@ describe('occurrence count keys', () => {
           hidden: false,
         },
       ],
-      { termIds: [4], venueId: 12, organizerIds: [20, 21, 20], single: true },
+      { termIds: [4], venueId: 12, organizerIds: [20, 21, 20] },
     );
     assert.deepEqual(
       keys,
-      ['', 's', 't4', 'v12', 'o20', 'o21']
+      ['', 't4', 'v12', 'o20', 'o21']
         .map((dimension) => countKey(dimension, 'publish', '2030-01-05', '2030-01-05'))
         .sort(),
     );

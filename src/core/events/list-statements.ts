@@ -42,13 +42,12 @@ type BuiltStatement = Compilable<Row> & { execute(): Promise<unknown[]> };
 
 /**
  * What the builder is given: the list and its start with placeholders for their values, the other values, and how the
- * page is found (walking the list in order for a popular term, core/events/store.ts); for a list collapsed per series,
- * whether the occurrence counts give its single events (its statements then count only the series).
+ * page is found (walking the list in order for a popular term, core/events/store.ts).
  */
 export type ListBuilder = (
   plan: EventListPlan,
   start: PageStart | undefined,
-  values: { nowUtc: string; limit: number; offset: number; walkInOrder: boolean; singlesCounted?: boolean },
+  values: { nowUtc: string; limit: number; offset: number; walkInOrder: boolean },
 ) => Record<ListStatement, BuiltStatement>;
 
 /** Shapes kept per store; a store that sees more builds the others per request (shapes are few: filters × lengths). */
@@ -204,8 +203,6 @@ export interface ListStatementRequest {
   plan: EventListPlan;
   start?: PageStart;
   walkInOrder: boolean;
-  /** A list collapsed per series whose single events the occurrence counts give (core/events/store.ts). */
-  singlesCounted?: boolean;
 }
 
 /** The rows of one of a list's statements: from its prepared statement, or built for this request. */
@@ -214,10 +211,10 @@ export async function listStatementRows<R>(
   statement: ListStatement,
   build: ListBuilder,
 ): Promise<R[]> {
-  const { store, nowUtc, plan, start, walkInOrder, singlesCounted } = request;
+  const { store, nowUtc, plan, start, walkInOrder } = request;
   const query = preparedOf(request, statement, build);
   if (query === undefined) {
-    const values = { nowUtc, limit: plan.perPage, offset: pageOffset(plan, start), walkInOrder, singlesCounted };
+    const values = { nowUtc, limit: plan.perPage, offset: pageOffset(plan, start), walkInOrder };
     return (await build(plan, start, values)[statement].execute()) as R[];
   }
   return (await query.rows(store.db, ...listArgs(plan, start, nowUtc))) as R[];

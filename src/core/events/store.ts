@@ -1,7 +1,7 @@
 // Event rows: batch reads, every write of `events` and `event_organizers`, and the list query (§4).
 import { countedTotal, countsComplete, type CountedQuery } from '../occurrences/counts.ts';
 import { countedQueryOf } from './list-total.ts';
-import { ALL_EVENTS, SINGLE_EVENTS } from '../../domain/occurrence-counts.ts';
+import { ALL_EVENTS } from '../../domain/occurrence-counts.ts';
 import { walkInListOrder } from '../../domain/term-list-plan.ts';
 import {
   sql,
@@ -587,8 +587,6 @@ export interface ListValues {
   nowUtc?: string;
   limit?: number;
   offset?: number;
-  /** A list collapsed per series: its total leaves the single events out, which the counts give (findEventPage). */
-  singlesCounted?: boolean;
 }
 
 /** The queries of a list page: the size of the whole filtered set, one page of ids in list order, and both at once. */
@@ -768,12 +766,9 @@ function collapsedPerSeries(
       'occurrences.published_utc as published',
     ])
     .unionAll(listedFirsts);
-  const seriesFound = withSeries.selectFrom('series_firsts').select((eb) => eb.fn.countAll<number>().as('found'));
-  const total = values.singlesCounted
-    ? sql<number | string>`(${seriesFound})`.as('total')
-    : sql<number | string>`(${singles().select((eb) => eb.fn.countAll<number>().as('found'))}) + (${seriesFound})`.as(
-        'total',
-      );
+  const total = sql<number | string>`(${singles().select((eb) => eb.fn.countAll<number>().as('found'))}) + (${withSeries
+    .selectFrom('series_firsts')
+    .select((eb) => eb.fn.countAll<number>().as('found'))})`.as('total');
   const page = statement
     .selectFrom(listed.as('listed'))
     .select(['listed.id', 'listed.start', 'listed.published'])
@@ -783,6 +778,17 @@ function collapsedPerSeries(
     .limit(values.limit ?? plan.perPage)
     .offset(values.offset ?? (start !== undefined ? start.skip : (plan.page - 1) * plan.perPage));
   return { count: statement.selectNoFrom(total), page, pageWithTotal: page.select(total) };
+}
+
+/**
+ * The total of a list: from the occurrence counts where they cover it (list-total.ts); otherwise (or while a database
+ * from before the counts is being counted) by counting the filtered rows.
+ */
+export async function listTotal(store: Store, actor: Actor, plan: EventListPlan): Promise<number> {
+  const counted = await countedQueryFor(store, actor, plan);
+  return counted === undefined
+    ? rowsCounted(listQueries(store, actor, plan).count)
+    : countedListTotal(store.db, actor, counted);
 }
 
 /** The list's counted query where the occurrence counts give its total; undefined where its rows must be counted. */
@@ -818,6 +824,16 @@ export async function eventPageOf(
   return page;
 }
 
+/** A list's queries as built per request (a list collapsed per series has its own form). */
+const listQueries = (store: Store, actor: Actor, plan: EventListPlan) =>
+  seriesCollapseOf(plan) === 'per-series'
+    ? collapsedPerSeries(store, actor, plan, undefined, {})
+    : eventListQueries(store, actor, plan);
+
+/** The total of a list's count query (eventListQueries). */
+const rowsCounted = async (count: { execute(): Promise<unknown[]> }): Promise<number> =>
+  Number(((await count.execute())[0] as { total: number | string }).total);
+
 /** {@link countedTotal} of a list's counted query, the venue or organizer it names checked as the list checks it. */
 async function countedListTotal(db: Db, actor: Actor, counted: CountedQuery): Promise<number> {
   if (counted.near !== undefined) {
@@ -842,7 +858,7 @@ async function termListShape(
 ): Promise<{ total: number; walkInOrder: boolean } | undefined> {
   if (plan.order !== 'start') return undefined;
   const counted = countedQueryOf(plan, actor.viewer, formatWp(actor.now));
-  // A list of a venue, an organizer or a place has no term to walk by: its total is summed as any other.
+  // A list of a venue, an organizer or a place has no term to walk by: its total is listTotal's.
   if (counted === undefined || counted.dimension === ALL_EVENTS || counted.linked || counted.near) return undefined;
   if (!(await countsComplete(store))) return undefined;
   const [matches, windowRows] = await Promise.all([
@@ -850,17 +866,6 @@ async function termListShape(
     countedTotal(store.db, { ...counted, dimension: ALL_EVENTS }),
   ]);
   return { total: matches, walkInOrder: walkInListOrder({ matches, windowRows, rowsNeeded }) };
-}
-
-/**
- * For a list collapsed per series that no filter narrows, where the occurrence counts cover its window and statuses:
- * the counted query of its single events (their dimension), whose sum its total adds to the series it finds.
- */
-async function singlesCountedQuery(store: Store, actor: Actor, plan: EventListPlan): Promise<CountedQuery | undefined> {
-  if (seriesCollapseOf(plan) !== 'per-series') return undefined;
-  const counted = countedQueryOf({ ...plan, collapseSeries: false }, actor.viewer, formatWp(actor.now));
-  if (counted === undefined || counted.dimension !== ALL_EVENTS || counted.near) return undefined;
-  return (await countsComplete(store)) ? { ...counted, dimension: SINGLE_EVENTS } : undefined;
 }
 
 /**
@@ -933,7 +938,6 @@ export async function findEventPage(
   const rowsNeeded = (start === undefined ? (plan.page - 1) * plan.perPage : start.skip) + plan.perPage;
   const termList = await termListShape(store, actor, plan, rowsNeeded);
   const perSeriesWalk = await seriesWalk(store, actor, plan);
-  const singlesCounted = await singlesCountedQuery(store, actor, plan);
   const build = listBuilder(store, actor);
   const statement: ListStatementRequest = {
     store,
@@ -942,11 +946,10 @@ export async function findEventPage(
     plan,
     start,
     walkInOrder: perSeriesWalk,
-    singlesCounted: singlesCounted !== undefined,
   };
   const pageRows = (which: 'page' | 'pageWithTotal') =>
     listStatementRows<PageRow>({ ...statement, walkInOrder: termList?.walkInOrder ?? perSeriesWalk }, which, build);
-  // The count from the first row: a page from a known position bounds its start as a filter only, which the
+  // The count as listTotal builds it: a page from a known position bounds its start as a filter only, which the
   // count would then not use to find its rows.
   const countQuery = async () =>
     Number((await listStatementRows<CountRow>({ ...statement, start: undefined }, 'count', build))[0].total);
@@ -965,16 +968,15 @@ export async function findEventPage(
       counted === undefined &&
       start === undefined &&
       !plan.collapseSeries);
-  const [given, rows, singles] = await Promise.all([
+  const [given, rows] = await Promise.all([
     termList?.total ??
       (counted !== undefined ? countedListTotal(store.db, actor, counted) : withTotal ? undefined : countQuery()),
     pageRows(withTotal ? 'pageWithTotal' : 'page'),
-    singlesCounted === undefined ? 0 : countedTotal(store.db, singlesCounted),
   ]);
   const carried = rows[0] !== undefined && 'total' in rows[0] ? Number(rows[0].total) : undefined;
   // Past the last row the page's statement has no row to carry the total: the first page is then empty, and a later
-  // one is counted apart. A list collapsed per series whose single events the counts give adds their sum.
-  const total = (given ?? carried ?? (plan.page === 1 ? 0 : await countQuery())) + singles;
+  // one is counted apart.
+  const total = given ?? carried ?? (plan.page === 1 ? 0 : await countQuery());
   const last = rows.at(-1);
   if (seeks !== undefined && rows.length === plan.perPage && last !== undefined)
     seeks.remember(

@@ -26,7 +26,7 @@ import { readSetting, writeSetting } from '../settings/store.ts';
 import { countedRanges, type CountedRange } from '../../domain/counted-ranges.ts';
 
 const COMPLETE_SETTING = 'occurrence_counts';
-const NO_LINKS: CountedLinks = { termIds: [], venueId: null, organizerIds: [], single: false };
+const NO_LINKS: CountedLinks = { termIds: [], venueId: null, organizerIds: [] };
 
 const parseKeys = (json: string): string[] => {
   const keys: unknown = JSON.parse(json);
@@ -55,7 +55,6 @@ const countedRowsOf = preparedQuery((db, ids: readonly number[]) =>
       'events.end_local',
       'events.hide_from_listings as hidden',
       'events.venue_id',
-      'events.series_id',
     ])
     .where('events.id', 'in', ids),
 );
@@ -134,7 +133,6 @@ async function readCountedEvents(trx: Trx, ids: readonly number[]): Promise<Map<
         termIds: termIds.get(row.event_id) ?? [],
         venueId: row.venue_id,
         organizerIds: organizerIds.get(row.event_id) ?? [],
-        single: row.series_id === null,
       },
     });
   }

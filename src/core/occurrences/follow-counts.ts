@@ -27,7 +27,6 @@ export function keepCountsCurrent(store: Store): () => void {
           termIds: followed.termIds.get(id) ?? [],
           venueId: record.event.venue_id,
           organizerIds: followed.organizerIds.get(id) ?? [],
-          single: record.event.series_id === null,
         },
       });
     }
