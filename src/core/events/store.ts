@@ -780,17 +780,6 @@ function collapsedPerSeries(
   return { count: statement.selectNoFrom(total), page, pageWithTotal: page.select(total) };
 }
 
-/**
- * The total of a list: from the occurrence counts where they cover it (list-total.ts); otherwise (or while a database
- * from before the counts is being counted) by counting the filtered rows.
- */
-export async function listTotal(store: Store, actor: Actor, plan: EventListPlan): Promise<number> {
-  const counted = await countedQueryFor(store, actor, plan);
-  return counted === undefined
-    ? rowsCounted(listQueries(store, actor, plan).count)
-    : countedListTotal(store.db, actor, counted);
-}
-
 /** The list's counted query where the occurrence counts give its total; undefined where its rows must be counted. */
 async function countedQueryFor(store: Store, actor: Actor, plan: EventListPlan): Promise<CountedQuery | undefined> {
   const counted = countedQueryOf(plan, actor.viewer, formatWp(actor.now));
@@ -824,16 +813,6 @@ export async function eventPageOf(
   return page;
 }
 
-/** A list's queries as built per request (a list collapsed per series has its own form). */
-const listQueries = (store: Store, actor: Actor, plan: EventListPlan) =>
-  seriesCollapseOf(plan) === 'per-series'
-    ? collapsedPerSeries(store, actor, plan, undefined, {})
-    : eventListQueries(store, actor, plan);
-
-/** The total of a list's count query (eventListQueries). */
-const rowsCounted = async (count: { execute(): Promise<unknown[]> }): Promise<number> =>
-  Number(((await count.execute())[0] as { total: number | string }).total);
-
 /** {@link countedTotal} of a list's counted query, the venue or organizer it names checked as the list checks it. */
 async function countedListTotal(db: Db, actor: Actor, counted: CountedQuery): Promise<number> {
   if (counted.near !== undefined) {
@@ -858,7 +837,7 @@ async function termListShape(
 ): Promise<{ total: number; walkInOrder: boolean } | undefined> {
   if (plan.order !== 'start') return undefined;
   const counted = countedQueryOf(plan, actor.viewer, formatWp(actor.now));
-  // A list of a venue, an organizer or a place has no term to walk by: its total is listTotal's.
+  // A list of a venue, an organizer or a place has no term to walk by: its total is summed as any other.
   if (counted === undefined || counted.dimension === ALL_EVENTS || counted.linked || counted.near) return undefined;
   if (!(await countsComplete(store))) return undefined;
   const [matches, windowRows] = await Promise.all([
@@ -949,7 +928,7 @@ export async function findEventPage(
   };
   const pageRows = (which: 'page' | 'pageWithTotal') =>
     listStatementRows<PageRow>({ ...statement, walkInOrder: termList?.walkInOrder ?? perSeriesWalk }, which, build);
-  // The count as listTotal builds it: a page from a known position bounds its start as a filter only, which the
+  // The count from the first row: a page from a known position bounds its start as a filter only, which the
   // count would then not use to find its rows.
   const countQuery = async () =>
     Number((await listStatementRows<CountRow>({ ...statement, start: undefined }, 'count', build))[0].total);
