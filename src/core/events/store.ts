@@ -839,29 +839,37 @@ async function termListShape(
   const counted = countedQueryOf(plan, actor.viewer, formatWp(actor.now));
   // A list of a venue, an organizer or a place has no term to walk by: its total is summed as any other.
   if (counted === undefined || counted.dimension === ALL_EVENTS || counted.linked || counted.near) return undefined;
+  const share = await filterShare(store, counted);
+  return share && { total: share.matches, walkInOrder: walkInListOrder({ ...share, rowsNeeded }) };
+}
+
+/**
+ * How many events of its window a list's one filter keeps, and how many the window holds: two sums of the ledger,
+ * sent together; undefined while the counts are not complete.
+ */
+async function filterShare(
+  store: Store,
+  counted: CountedQuery,
+): Promise<{ matches: number; windowRows: number } | undefined> {
   if (!(await countsComplete(store))) return undefined;
   const [matches, windowRows] = await Promise.all([
     countedTotal(store.db, counted),
     countedTotal(store.db, { ...counted, dimension: ALL_EVENTS }),
   ]);
-  return { total: matches, walkInOrder: walkInListOrder({ matches, windowRows, rowsNeeded }) };
+  return { matches, windowRows };
 }
 
 /**
  * For a list that collapses series and is narrowed by one category, tag, venue or organizer: whether to probe each
- * series, walking the list in order, rather than rank what the filter keeps (series-collapse.ts), from the filter's and
- * the window's counted totals (two sums of the ledger, sent together).
+ * series, walking the list in order, rather than rank what the filter keeps (series-collapse.ts), from the filter's
+ * share of the window.
  */
 async function seriesWalk(store: Store, actor: Actor, plan: EventListPlan): Promise<boolean> {
   if (seriesCollapseOf(plan) !== 'ranked' || plan.order !== 'start') return false;
   const counted = countedQueryOf({ ...plan, collapseSeries: false }, actor.viewer, formatWp(actor.now));
   if (counted === undefined || counted.dimension === ALL_EVENTS || counted.near) return false;
-  if (!(await countsComplete(store))) return false;
-  const [matches, windowRows] = await Promise.all([
-    countedTotal(store.db, counted),
-    countedTotal(store.db, { ...counted, dimension: ALL_EVENTS }),
-  ]);
-  return probesEachSeries({ matches, windowRows });
+  const share = await filterShare(store, counted);
+  return share !== undefined && probesEachSeries(share);
 }
 
 /**
