@@ -390,7 +390,8 @@ describeEachDatabase(
       assert.ok(run.events >= 1 && run.linked >= 1, JSON.stringify(run));
       await assertServedFromDocument(h(), event.id);
       await assertSameAsLive(h(), event.id);
-      assert.deepEqual(await renderStaleDocuments(h().store, h().config), { events: 0, linked: 0 }, 'nothing left');
+      const again = await renderStaleDocuments(h().store, h().config);
+      assert.deepEqual([again.events, again.linked], [0, 0], 'nothing left');
     });
   },
   // The item cache, which would answer a second read of an event before its document, is left out: the documents are

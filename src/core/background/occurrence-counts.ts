@@ -2,24 +2,41 @@
 // then marks the counts complete, from which point lists add up the ledger instead of counting rows; and compacts the
 // ledger every minute, so that a total sums about one row per key. Until the counts are complete, lists count rows.
 import type { Store } from '../../store/store.ts';
-import { compactCounts, countEvents, markCountsComplete, uncountedEventIds } from '../occurrences/counts.ts';
+import {
+  compactCounts,
+  countEvents,
+  lastEventId,
+  markCountsComplete,
+  UNCOUNTED_CHECK_SPAN,
+  uncountedEventIds,
+} from '../occurrences/counts.ts';
 
 const EVENTS_PER_BATCH = 500;
 const COMPACT_EVERY_MS = 60_000;
 
-/** Counts every event not counted yet, then marks the counts complete; answers how many it counted. */
-export async function countUncountedEvents(store: Store, stopped: () => boolean = () => false): Promise<number> {
+/**
+ * Counts every event not counted yet, then marks the counts complete; answers how many it counted. Walks the events'
+ * ids in ranges of {@link UNCOUNTED_CHECK_SPAN}, a statement each, so that a large database never holds the event loop
+ * for long (SQLite's connection is synchronous); events created meanwhile are counted by their own writes.
+ */
+export async function countUncountedEvents(
+  store: Store,
+  stopped: () => boolean = () => false,
+  span = UNCOUNTED_CHECK_SPAN,
+): Promise<number> {
   let counted = 0;
-  for (let after = 0; !stopped(); ) {
-    const batch = await uncountedEventIds(store.db, after, EVENTS_PER_BATCH);
-    if (batch.length === 0) {
-      await store.transaction(markCountsComplete);
-      break;
+  const last = await lastEventId(store.db);
+  for (let after = 0; after < last; after += span) {
+    if (stopped()) return counted;
+    const uncounted = await uncountedEventIds(store.db, after, Math.min(after + span, last));
+    for (let at = 0; at < uncounted.length; at += EVENTS_PER_BATCH) {
+      if (stopped()) return counted;
+      const batch = uncounted.slice(at, at + EVENTS_PER_BATCH);
+      await store.transaction((trx) => countEvents(trx, batch));
+      counted += batch.length;
     }
-    await store.transaction((trx) => countEvents(trx, batch));
-    counted += batch.length;
-    after = batch[batch.length - 1];
   }
+  if (!stopped()) await store.transaction(markCountsComplete);
   return counted;
 }
 

@@ -238,39 +238,69 @@ function documentsStatement<Row = DocumentPartRow>(
     from event_documents where event_id in (${ids})${linkedDocuments}${carrier}`;
 }
 
-/** Up to `limit` ids after `afterId` of events that should have a document (published, no password) and whose is missing or stale. */
-export async function staleEventIds(db: Db, fingerprint: string, afterId: number, limit: number): Promise<number[]> {
-  const rows = await db
-    .selectFrom('posts')
-    .leftJoin('event_documents as d', 'd.event_id', 'posts.id')
-    .select('posts.id')
-    .where('posts.type', '=', 'event')
-    .where('posts.status', '=', 'publish')
-    .where('posts.password', '=', '')
-    .where('posts.id', '>', afterId)
-    .where((eb) => eb.or([eb('d.fingerprint', 'is', null), eb('d.fingerprint', '!=', fingerprint)]))
-    .orderBy('posts.id')
-    .limit(limit)
-    .execute();
-  return rows.map((row) => row.id);
+/** Published posts whose stored document is missing or of another fingerprint: events to render, venues and organizers. */
+export interface StalePosts {
+  events: number[];
+  linked: Array<{ id: number; type: 'venue' | 'organizer' }>;
 }
 
-/** {@link staleEventIds} for venues and organizers (published). */
-export async function staleLinkedIds(
+/** Posts of one range of ids (or one list of ids) that {@link stalePostsInRange} checks at a time. */
+export const STALE_CHECK_SPAN = 500;
+
+/** Which posts {@link stalePosts} checks: a range of ids (`afterId` excluded, `throughId` included), or a list. */
+type StaleCandidates = { afterId: number; throughId: number } | { ids: readonly number[] };
+
+/**
+ * The posts among `candidates` that should have a stored document and whose is missing or was rendered under another
+ * fingerprint: published events without a password, and published venues and organizers. Status and type are
+ * compared as `column || ''`, which no index serves: SQLite would otherwise walk the status or type index, every
+ * published post of the database, for a range of a few hundred ids (the start of a service holding a million events
+ * spent 13.9 s in one such statement); this way it reads that range of the primary key alone.
+ */
+async function stalePosts(db: Db, fingerprint: string, candidates: StaleCandidates): Promise<StalePosts> {
+  const text = (column: 'posts.status' | 'posts.type') => sql<string>`(${sql.ref(column)} || '')`;
+  let query = db
+    .selectFrom('posts')
+    .leftJoin('event_documents as ed', 'ed.event_id', 'posts.id')
+    .leftJoin('linked_documents as ld', 'ld.post_id', 'posts.id')
+    .select(['posts.id', 'posts.type'])
+    .where(text('posts.status'), '=', 'publish')
+    .where((eb) =>
+      eb.or([
+        eb.and([
+          eb(text('posts.type'), '=', 'event'),
+          eb('posts.password', '=', ''),
+          eb.or([eb('ed.fingerprint', 'is', null), eb('ed.fingerprint', '!=', fingerprint)]),
+        ]),
+        eb.and([
+          eb(text('posts.type'), 'in', ['venue', 'organizer']),
+          eb.or([eb('ld.fingerprint', 'is', null), eb('ld.fingerprint', '!=', fingerprint)]),
+        ]),
+      ]),
+    );
+  query =
+    'ids' in candidates
+      ? query.where('posts.id', 'in', candidates.ids)
+      : query.where('posts.id', '>', candidates.afterId).where('posts.id', '<=', candidates.throughId);
+  const stale: StalePosts = { events: [], linked: [] };
+  for (const row of await query.orderBy('posts.id').execute()) {
+    if (row.type === 'event') stale.events.push(row.id);
+    else if (row.type === 'venue' || row.type === 'organizer') stale.linked.push({ id: row.id, type: row.type });
+  }
+  return stale;
+}
+
+/** {@link stalePosts} with ids in (`afterId`, `throughId`]: one statement reading that range of the posts' key. */
+export function stalePostsInRange(
   db: Db,
   fingerprint: string,
   afterId: number,
-  limit: number,
-): Promise<Array<{ id: number; type: 'event' | 'venue' | 'organizer' | 'image' }>> {
-  return db
-    .selectFrom('posts')
-    .leftJoin('linked_documents as d', 'd.post_id', 'posts.id')
-    .select(['posts.id', 'posts.type'])
-    .where('posts.type', 'in', ['venue', 'organizer'])
-    .where('posts.status', '=', 'publish')
-    .where('posts.id', '>', afterId)
-    .where((eb) => eb.or([eb('d.fingerprint', 'is', null), eb('d.fingerprint', '!=', fingerprint)]))
-    .orderBy('posts.id')
-    .limit(limit)
-    .execute();
+  throughId: number,
+): Promise<StalePosts> {
+  return stalePosts(db, fingerprint, { afterId, throughId });
+}
+
+/** {@link stalePosts} among `ids` (at most {@link STALE_CHECK_SPAN}). */
+export async function stalePostsAmong(db: Db, fingerprint: string, ids: readonly number[]): Promise<StalePosts> {
+  return ids.length === 0 ? { events: [], linked: [] } : stalePosts(db, fingerprint, { ids });
 }

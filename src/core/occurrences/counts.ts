@@ -382,16 +382,29 @@ export async function countsComplete(store: Store): Promise<boolean> {
   return done;
 }
 
-/** Up to `limit` ids after `afterId` of events not counted yet. */
-export async function uncountedEventIds(db: Db, afterId: number, limit: number): Promise<number[]> {
+/** Event ids {@link uncountedEventIds} checks at a time. */
+export const UNCOUNTED_CHECK_SPAN = 2000;
+
+const largestEventId = preparedQuery((db) => db.selectFrom('events').select((eb) => eb.fn.max('id').as('id')));
+
+/** The largest event id there is, 0 when there are none: where a walk over every event's id ends. */
+export async function lastEventId(db: Db): Promise<number> {
+  return Number((await largestEventId.first(db))?.id ?? 0);
+}
+
+/**
+ * The ids in (`afterId`, `throughId`] of events not counted yet: one statement reading that range of the events' key
+ * (a walk over a million events in one statement held a SQLite service for 0.9 s at each start).
+ */
+export async function uncountedEventIds(db: Db, afterId: number, throughId: number): Promise<number[]> {
   const rows = await db
     .selectFrom('events')
     .leftJoin('counted_events', 'counted_events.event_id', 'events.id')
     .select('events.id')
     .where('counted_events.event_id', 'is', null)
     .where('events.id', '>', afterId)
+    .where('events.id', '<=', throughId)
     .orderBy('events.id')
-    .limit(limit)
     .execute();
   return rows.map((row) => row.id);
 }

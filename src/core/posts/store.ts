@@ -40,6 +40,13 @@ export function renderedText(row: PostRow): RenderedText {
   return text;
 }
 
+const largestId = preparedQuery((db) => db.selectFrom('posts').select((eb) => eb.fn.max('id').as('id')));
+
+/** The largest post id there is, 0 when there are none: where a walk over every post's id ends. */
+export async function largestPostId(db: Db): Promise<number> {
+  return Number((await largestId.first(db))?.id ?? 0);
+}
+
 /**
  * The posts of `type` among `ids` (any order), read {@link POSTS_PER_READ} at a time. Each row's content and excerpt
  * are rendered here (kept with the row for the serialisers, see {@link renderedText}), giving the event loop a turn

@@ -12,11 +12,38 @@ const settingValue = preparedQuery((db, name: string) =>
   db.selectFrom('settings').select('value').where('name', '=', name),
 );
 
-/**
- * Sets the setting to `value`, adding it when it is not there. The caller serialises writers of one name (a read,
- * then this, under a lock), so the row cannot appear between the check and the insert.
- */
+/** Sets the setting to `value`, adding it when it is not there (one statement: two writers cannot both insert it). */
 export async function writeSetting(trx: Trx, name: string, value: string): Promise<void> {
-  const updated = await trx.updateTable('settings').set({ value }).where('name', '=', name).executeTakeFirst();
-  if (Number(updated.numUpdatedRows) === 0) await trx.insertInto('settings').values({ name, value }).execute();
+  await trx
+    .insertInto('settings')
+    .values({ name, value })
+    .onConflict((conflict) => conflict.column('name').doUpdateSet({ value }))
+    .execute();
+}
+
+/**
+ * Sets the setting to `value` only if it still holds `expected` (undefined: it was never written); answers whether it
+ * did. One statement, so two writers that read the same value cannot both replace it.
+ */
+export async function replaceSetting(
+  trx: Trx,
+  name: string,
+  expected: string | undefined,
+  value: string,
+): Promise<boolean> {
+  if (expected === undefined) {
+    const inserted = await trx
+      .insertInto('settings')
+      .values({ name, value })
+      .onConflict((c) => c.doNothing())
+      .executeTakeFirst();
+    return Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0;
+  }
+  const updated = await trx
+    .updateTable('settings')
+    .set({ value })
+    .where('name', '=', name)
+    .where('value', '=', expected)
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) > 0;
 }
