@@ -77,18 +77,19 @@ export async function getWithStatements(h: Harness, path: string, query: Record<
 }
 
 /**
- * The SQL of every statement `store` sends to its database while `run` runs, those of its transactions included (the
- * connections are wrapped as they are handed out), in order. The SQLite row writer's prepared inserts run beside
- * Kysely and are not seen; PostgreSQL's go through it and are.
+ * Every statement `store` sends to its database while `run` runs, with its parameters, those of its transactions
+ * included (the connections are wrapped as they are handed out), in order. The SQLite row writer's prepared inserts
+ * run beside Kysely and are not seen; PostgreSQL's go through it and are.
  */
-export async function everyStatementDuring(store: Store, run: () => Promise<unknown>): Promise<string[]> {
+export async function everyQueryDuring(store: Store, run: () => Promise<unknown>): Promise<CompiledQuery[]> {
   const executor = store.db.getExecutor() as unknown as {
     provideConnection: (
       consumer: (connection: { executeQuery: (...args: unknown[]) => unknown }) => unknown,
     ) => unknown;
   };
   const provide = executor.provideConnection;
-  const texts: string[] = [];
+  const queries: CompiledQuery[] = [];
+  let recording = true;
   const wrapped = new WeakSet<object>();
   executor.provideConnection = function (this: unknown, consumer) {
     return provide.call(this, (connection) => {
@@ -96,7 +97,7 @@ export async function everyStatementDuring(store: Store, run: () => Promise<unkn
         wrapped.add(connection);
         const execute = connection.executeQuery;
         connection.executeQuery = function (this: unknown, ...args: unknown[]) {
-          texts.push((args[0] as { sql: string }).sql);
+          if (recording) queries.push(args[0] as CompiledQuery);
           return execute.apply(this, args);
         };
       }
@@ -106,9 +107,15 @@ export async function everyStatementDuring(store: Store, run: () => Promise<unkn
   try {
     await run();
   } finally {
+    recording = false;
     executor.provideConnection = provide;
   }
-  return texts;
+  return queries;
+}
+
+/** The SQL of {@link everyQueryDuring}. */
+export async function everyStatementDuring(store: Store, run: () => Promise<unknown>): Promise<string[]> {
+  return (await everyQueryDuring(store, run)).map((query) => query.sql);
 }
 
 /**

@@ -3,12 +3,16 @@
 // ledger every minute, so that a total sums about one row per key. Until the counts are complete, lists count rows.
 import type { Store } from '../../store/store.ts';
 import {
-  compactCounts,
+  COMPACTION_SPAN,
+  compactCountsOfRows,
   countEvents,
   lastEventId,
+  lastLedgerId,
   markCountsComplete,
+  readCompactionMark,
   UNCOUNTED_CHECK_SPAN,
   uncountedEventIds,
+  writeCompactionMark,
 } from '../occurrences/counts.ts';
 
 const EVENTS_PER_BATCH = 500;
@@ -40,14 +44,26 @@ export async function countUncountedEvents(
   return counted;
 }
 
-/** Compacts the whole ledger; answers how many rows went. */
-export async function compactAllCounts(store: Store): Promise<number> {
+/**
+ * Compacts the keys of the ledger rows appended since the last compaction (all of them, the first time), a few
+ * thousand ledger ids a transaction; answers how many rows went. `stopped` ends it between steps, leaving the mark where
+ * it was.
+ */
+export async function compactAllCounts(
+  store: Store,
+  stopped: () => boolean = () => false,
+  span = COMPACTION_SPAN,
+): Promise<number> {
+  const mark = await readCompactionMark(store.db);
+  const last = await lastLedgerId(store.db);
   let removed = 0;
-  for (;;) {
-    const step = await store.transaction((trx) => compactCounts(trx));
-    removed += step;
-    if (step === 0) return removed;
+  for (let after = mark.afterId; after < last; after += span) {
+    if (stopped()) return removed;
+    const through = Math.min(after + span, last);
+    removed += await store.transaction((trx) => compactCountsOfRows(trx, after, through));
   }
+  await store.transaction((trx) => writeCompactionMark(trx, mark, last));
+  return removed;
 }
 
 /** Starts the job in the background; the returned function stops it and waits for what is under way. */
@@ -58,7 +74,7 @@ export function keepOccurrenceCounts(
   let stopped = false;
   let running: Promise<unknown> = countUncountedEvents(store, () => stopped).catch(options.onError);
   const timer = setInterval(() => {
-    running = running.then(() => (stopped ? 0 : compactAllCounts(store))).catch(options.onError);
+    running = running.then(() => (stopped ? 0 : compactAllCounts(store, () => stopped))).catch(options.onError);
   }, COMPACT_EVERY_MS);
   timer.unref();
   return async () => {

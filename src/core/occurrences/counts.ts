@@ -22,7 +22,7 @@ import {
   type CountedLinks,
   type CountedOccurrence,
 } from '../../domain/occurrence-counts.ts';
-import { readSetting, writeSetting } from '../settings/store.ts';
+import { readSetting, replaceSetting, writeSetting } from '../settings/store.ts';
 import { countedRanges, type CountedRange } from '../../domain/counted-ranges.ts';
 
 const COMPLETE_SETTING = 'occurrence_counts';
@@ -413,17 +413,67 @@ export async function markCountsComplete(trx: Trx): Promise<void> {
   await writeSetting(trx, COMPLETE_SETTING, 'complete');
 }
 
-/** The lock that lets one compaction at a time read the ledger (see {@link compactCounts}). */
+/** The lock that lets one compaction at a time read the ledger (see {@link compactCountsOfRows}). */
 const COMPACTION_LOCK = 'occurrence-counts:compaction';
 
+/** Ledger ids whose keys one compaction step merges: a statement and a transaction each. */
+export const COMPACTION_SPAN = 2000;
+
 /**
- * Sums the rows of up to `limit` ledger rows' keys into one row per key; answers how many rows it removed. Every
+ * How far the ledger is compacted, `<done> <seen>` (ledger ids): every key with a row up to `done` was merged when
+ * that row was committed; `seen` is the largest id the last compaction read. Absent: nothing was ever compacted.
+ */
+const COMPACTED_SETTING = 'occurrence_counts:compacted';
+
+export interface CompactionMark {
+  /** The setting as read (undefined: never written), which the next mark replaces only if it still holds it. */
+  setting: string | undefined;
+  /** Ledger ids after this one may have keys to merge. */
+  afterId: number;
+  /** Ledger ids up to this one are merged for good once the compaction that reads it ends. */
+  seen: number;
+}
+
+const largestLedgerId = preparedQuery((db) =>
+  db.selectFrom('occurrence_counts').select((eb) => eb.fn.max('id').as('id')),
+);
+
+/** The largest ledger id there is, 0 when the ledger is empty (ids are never used again). */
+export async function lastLedgerId(db: Db): Promise<number> {
+  return Number((await largestLedgerId.first(db))?.id ?? 0);
+}
+
+/** Where the next compaction starts (see {@link COMPACTED_SETTING}). */
+export async function readCompactionMark(db: Db): Promise<CompactionMark> {
+  const setting = await readSetting(db, COMPACTED_SETTING);
+  const match = setting === undefined ? null : /^(\d+) (\d+)$/.exec(setting);
+  return { setting, afterId: match ? Number(match[1]) : 0, seen: match ? Number(match[2]) : 0 };
+}
+
+/**
+ * Records a compaction that read every row from `mark.afterId` through `throughId`. The next one starts after the
+ * largest id the one before read, not after `throughId`: on PostgreSQL a row gets its id when inserted and may commit
+ * after a compaction passed it, so each row is read by two compactions (a minute apart), and a writer would have to
+ * hold its transaction open longer than that for its rows to stay unmerged (harmless then: totals sum every row). The
+ * first compaction has no such mark and starts the next after itself. Written only if no other process's compaction
+ * wrote one since `mark` was read.
+ */
+export async function writeCompactionMark(trx: Trx, mark: CompactionMark, throughId: number): Promise<void> {
+  const done = mark.setting === undefined ? throughId : Math.max(mark.afterId, mark.seen);
+  await replaceSetting(trx, COMPACTED_SETTING, mark.setting, `${done} ${throughId}`);
+}
+
+/**
+ * Merges every key that has a ledger row with an id in (`afterId`, `throughId`] into one row (its sum; none when that is
+ * zero); answers how many rows it removed. One statement reads that range of the ledger's key and, through the key's
+ * index, every row of the keys found there, so its work follows the range, not the ledger (the whole ledger grouped in
+ * one statement held a SQLite service for 0.15 s every minute at 100,000 events, 0.6–1.8 s at a million). Every
  * process of the service compacts every minute: on PostgreSQL two compactions that read the same rows before either
  * replaced them would both insert their sums (the second one's delete finds the rows gone, and its insert doubles
  * every total it touches), so each takes the compaction's lock before it reads, and reads what the one before it
  * committed. Writers that append to the ledger meanwhile are not held up: a compaction replaces only the rows it read.
  */
-export async function compactCounts(trx: Trx, limit = 5000): Promise<number> {
+export async function compactCountsOfRows(trx: Trx, afterId: number, throughId: number): Promise<number> {
   await storeOf(trx).lock(trx, COMPACTION_LOCK);
   const rows = await trx
     .selectFrom('occurrence_counts')
@@ -435,25 +485,32 @@ export async function compactCounts(trx: Trx, limit = 5000): Promise<number> {
         eb
           .selectFrom('occurrence_counts')
           .select(['dimension', 'status', 'start_day', 'end_day', 'published_utc'])
-          .groupBy(['dimension', 'status', 'start_day', 'end_day', 'published_utc'])
-          .having((having) => having.fn.countAll(), '>', 1)
-          .limit(limit)
+          .where('id', '>', afterId)
+          .where('id', '<=', throughId)
           .$asTuple('dimension', 'status', 'start_day', 'end_day', 'published_utc'),
       ),
     )
     .execute();
-  if (rows.length === 0) return 0;
-  const sums = new Map<string, Omit<(typeof rows)[number], 'id'>>();
-  for (const { id: _id, ...row } of rows) {
+  const byKey = new Map<string, typeof rows>();
+  for (const row of rows) {
     const key = countKey(row.dimension, row.status, row.start_day, row.end_day, row.published_utc);
-    const sum = sums.get(key) ?? { ...row, count: 0 };
-    sum.count += Number(row.count);
-    sums.set(key, sum);
+    const same = byKey.get(key);
+    if (same) same.push(row);
+    else byKey.set(key, [row]);
+  }
+  const replaced: number[] = [];
+  const kept: Array<Omit<(typeof rows)[number], 'id'>> = [];
+  for (const same of byKey.values()) {
+    if (same.length < 2) continue;
+    const { id: _id, ...sum } = { ...same[0], count: 0 };
+    for (const row of same) {
+      replaced.push(row.id);
+      sum.count += Number(row.count);
+    }
+    if (sum.count !== 0) kept.push(sum);
   }
   // Only the rows read are replaced: a row another writer appends meanwhile stays as it is.
-  for (const part of chunks(rows.map((row) => row.id)))
-    await trx.deleteFrom('occurrence_counts').where('id', 'in', part).execute();
-  const kept = [...sums.values()].filter((sum) => sum.count !== 0);
+  for (const part of chunks(replaced)) await trx.deleteFrom('occurrence_counts').where('id', 'in', part).execute();
   for (const part of chunks(kept, 200)) await trx.insertInto('occurrence_counts').values(part).execute();
-  return rows.length - kept.length;
+  return replaced.length - kept.length;
 }
