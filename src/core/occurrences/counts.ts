@@ -5,7 +5,7 @@
 // compaction later sums each key's rows into one. Each change is appended under its day key and its month key
 // (domain/occurrence-counts.ts), in the same statement; a total adds up the days and months of its window
 // (domain/counted-ranges.ts).
-import { sql, type Insertable, type SelectQueryBuilder } from 'kysely';
+import { sql, type Insertable, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { Database, OccurrenceCountsTable } from '../../store/schema.ts';
 import { chunks } from '../../store/chunks.ts';
 import { preparedQuery, type PreparedQuery } from '../../store/prepared-query.ts';
@@ -451,31 +451,35 @@ export async function readCompactionMark(db: Db): Promise<CompactionMark> {
 }
 
 /**
- * Records a compaction that read every row from `mark.afterId` through `throughId`. The next one starts after the
+ * The mark of a compaction that read every row from `mark.afterId` through `throughId`. The next one starts after the
  * largest id the one before read, not after `throughId`: on PostgreSQL a row gets its id when inserted and may commit
- * after a compaction passed it, so each row is read by two compactions (a minute apart), and a writer would have to
- * hold its transaction open longer than that for its rows to stay unmerged (harmless then: totals sum every row). The
- * first compaction has no such mark and starts the next after itself. Written only if no other process's compaction
- * wrote one since `mark` was read.
+ * after a compaction passed it, so each row is read by two compactions, and a writer would have to hold its
+ * transaction open from one to the next for its rows to stay unmerged (harmless then: totals sum every row). The first
+ * compaction has no such mark and starts the next after itself.
  */
-export async function writeCompactionMark(trx: Trx, mark: CompactionMark, throughId: number): Promise<void> {
+export function compactionMarkAfter(mark: CompactionMark, throughId: number): string {
   const done = mark.setting === undefined ? throughId : Math.max(mark.afterId, mark.seen);
-  await replaceSetting(trx, COMPACTED_SETTING, mark.setting, `${done} ${throughId}`);
+  return `${done} ${throughId}`;
 }
 
+/** Records {@link compactionMarkAfter}, only if no other process's compaction wrote one since `mark` was read. */
+export async function writeCompactionMark(trx: Trx, mark: CompactionMark, throughId: number): Promise<void> {
+  await replaceSetting(trx, COMPACTED_SETTING, mark.setting, compactionMarkAfter(mark, throughId));
+}
+
+type LedgerRow = Pick<
+  Selectable<OccurrenceCountsTable>,
+  'id' | 'dimension' | 'status' | 'start_day' | 'end_day' | 'published_utc' | 'count'
+>;
+
 /**
- * Merges every key that has a ledger row with an id in (`afterId`, `throughId`] into one row (its sum; none when that is
- * zero); answers how many rows it removed. One statement reads that range of the ledger's key and, through the key's
- * index, every row of the keys found there, so its work follows the range, not the ledger (the whole ledger grouped in
- * one statement held a SQLite service for 0.15 s every minute at 100,000 events, 0.6–1.8 s at a million). Every
- * process of the service compacts every minute: on PostgreSQL two compactions that read the same rows before either
- * replaced them would both insert their sums (the second one's delete finds the rows gone, and its insert doubles
- * every total it touches), so each takes the compaction's lock before it reads, and reads what the one before it
- * committed. Writers that append to the ledger meanwhile are not held up: a compaction replaces only the rows it read.
+ * Every row of each key that has a row with an id in (`afterId`, `throughId`] and more than one row, grouped by key.
+ * One statement reads that range of the ledger's key and, through the key's index, every row of the keys found there,
+ * so its work follows the range, not the ledger (the whole ledger grouped in one statement held a SQLite service for
+ * 0.15 s every minute at 100,000 events, 0.6–1.8 s at a million).
  */
-export async function compactCountsOfRows(trx: Trx, afterId: number, throughId: number): Promise<number> {
-  await storeOf(trx).lock(trx, COMPACTION_LOCK);
-  const rows = await trx
+async function keysToMerge(db: Db, afterId: number, throughId: number): Promise<LedgerRow[][]> {
+  const rows = await db
     .selectFrom('occurrence_counts')
     .select(['id', 'dimension', 'status', 'start_day', 'end_day', 'published_utc', 'count'])
     .where((eb) =>
@@ -491,17 +495,37 @@ export async function compactCountsOfRows(trx: Trx, afterId: number, throughId: 
       ),
     )
     .execute();
-  const byKey = new Map<string, typeof rows>();
+  const byKey = new Map<string, LedgerRow[]>();
   for (const row of rows) {
     const key = countKey(row.dimension, row.status, row.start_day, row.end_day, row.published_utc);
     const same = byKey.get(key);
     if (same) same.push(row);
     else byKey.set(key, [row]);
   }
+  return [...byKey.values()].filter((same) => same.length > 1);
+}
+
+/**
+ * Whether any key with a row in (`afterId`, `throughId`] has several rows: read outside a transaction, so that a
+ * compaction finding nothing to merge commits nothing (a commit moves the data version every cache follows).
+ */
+export async function countsToMergeBetween(db: Db, afterId: number, throughId: number): Promise<boolean> {
+  return (await keysToMerge(db, afterId, throughId)).length > 0;
+}
+
+/**
+ * Merges every key that has a ledger row with an id in (`afterId`, `throughId`] into one row (its sum; none when that is
+ * zero); answers how many rows it removed. Every process of the service compacts: on PostgreSQL two compactions that
+ * read the same rows before either replaced them would both insert their sums (the second one's delete finds the
+ * rows gone, and its insert doubles every total it touches), so each takes the compaction's lock before it reads, and
+ * reads what the one before it committed. Writers that append to the ledger meanwhile are not held up: a compaction
+ * replaces only the rows it read.
+ */
+export async function compactCountsOfRows(trx: Trx, afterId: number, throughId: number): Promise<number> {
+  await storeOf(trx).lock(trx, COMPACTION_LOCK);
   const replaced: number[] = [];
-  const kept: Array<Omit<(typeof rows)[number], 'id'>> = [];
-  for (const same of byKey.values()) {
-    if (same.length < 2) continue;
+  const kept: Array<Omit<LedgerRow, 'id'>> = [];
+  for (const same of await keysToMerge(trx, afterId, throughId)) {
     const { id: _id, ...sum } = { ...same[0], count: 0 };
     for (const row of same) {
       replaced.push(row.id);
