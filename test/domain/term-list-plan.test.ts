@@ -27,4 +27,20 @@ describe('term lists: which way a page is found', () => {
           if (rowsNeeded >= matches) assert.equal(walk, false, `${matches}, ${windowRows}, ${rowsNeeded}`);
         }
   });
+
+  it("walks a short window of a term that has many more events outside it, where the term's events would all be read", () => {
+    // 30 of a category's 3,000 events in a window of 200: walking reads the window (66 rows for a first page), starting
+    // from the category reads its 3,000.
+    assert.equal(walkInListOrder({ matches: 30, windowRows: 200, rowsNeeded: 10 }), false, 'without the term in all');
+    assert.equal(walkInListOrder({ matches: 30, windowRows: 200, rowsNeeded: 10, termRows: 3_000 }), true);
+    // A page past the window's matches: the whole window (200 rows) against the term's 3,000.
+    assert.equal(walkInListOrder({ matches: 30, windowRows: 200, rowsNeeded: 40, termRows: 3_000 }), true);
+    // A long window of a rare term: its 40 events in all are fewer than the window walked.
+    assert.equal(walkInListOrder({ matches: 30, windowRows: 20_000, rowsNeeded: 10, termRows: 40 }), false);
+    // The term in all never counts for less than its matches.
+    assert.equal(
+      walkInListOrder({ matches: 30, windowRows: 200, rowsNeeded: 10, termRows: 5 }),
+      walkInListOrder({ matches: 30, windowRows: 200, rowsNeeded: 10 }),
+    );
+  });
 });
