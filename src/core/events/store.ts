@@ -825,9 +825,17 @@ async function countedListTotal(db: Db, actor: Actor, counted: CountedQuery): Pr
 }
 
 /**
+ * Windows of at most this many days take the term's rows in every window into the choice (a third sum): most of a
+ * term's events are outside such a window, and starting from them reads them all. A longer window holds much of them.
+ */
+const SHORT_WINDOW_DAYS = 92;
+
+const dayNumber = (day: string) => Date.parse(`${day}T00:00:00Z`) / 86_400_000;
+
+/**
  * For a list of one category or tag whose total the counts give: that total, and whether its page is found by walking
  * the list in order rather than from the term's events (domain/term-list-plan.ts), from the term's and the window's
- * counted totals (two sums of the ledger, sent together).
+ * counted totals, and for a short window the term's in every window (sums of the ledger, sent together).
  */
 async function termListShape(
   store: Store,
@@ -839,34 +847,32 @@ async function termListShape(
   const counted = countedQueryOf(plan, actor.viewer, formatWp(actor.now));
   // A list of a venue, an organizer or a place has no term to walk by: its total is summed as any other.
   if (counted === undefined || counted.dimension === ALL_EVENTS || counted.linked || counted.near) return undefined;
-  const share = await filterShare(store, counted);
-  if (share === undefined) return undefined;
-  const shape = { ...share, rowsNeeded };
-  let walkInOrder = walkInListOrder(shape);
-  if (!walkInOrder && (counted.fromDay !== undefined || counted.toDay !== undefined)) {
-    // Starting from the term's events reads all of them, not only the window's: a third sum, for a window of a few
-    // days of a term with thousands of events in all (reading those took 1–5 ms where walking the window read a few
-    // hundred rows).
-    const termRows = await countedTotal(store.db, { ...counted, fromDay: undefined, toDay: undefined });
-    walkInOrder = walkInListOrder({ ...shape, termRows });
-  }
-  return { total: share.matches, walkInOrder };
+  const { fromDay, toDay } = counted;
+  // Starting from the term's events reads all of them, not only the window's: for a few days of a term with thousands
+  // of events, reading those took 1–5 ms where walking the window read a few hundred rows.
+  const short =
+    fromDay !== undefined && toDay !== undefined && dayNumber(toDay) - dayNumber(fromDay) < SHORT_WINDOW_DAYS;
+  const share = await filterShare(store, counted, short);
+  return share && { total: share.matches, walkInOrder: walkInListOrder({ ...share, rowsNeeded }) };
 }
 
 /**
- * How many events of its window a list's one filter keeps, and how many the window holds: two sums of the ledger,
- * sent together; undefined while the counts are not complete.
+ * How many events of its window a list's one filter keeps, and how many the window holds (and with `termRows`, how
+ * many the filter keeps in every window): sums of the ledger, sent together; undefined while the counts are not
+ * complete.
  */
 async function filterShare(
   store: Store,
   counted: CountedQuery,
-): Promise<{ matches: number; windowRows: number } | undefined> {
+  termRows = false,
+): Promise<{ matches: number; windowRows: number; termRows?: number } | undefined> {
   if (!(await countsComplete(store))) return undefined;
-  const [matches, windowRows] = await Promise.all([
+  const [matches, windowRows, everyWindow] = await Promise.all([
     countedTotal(store.db, counted),
     countedTotal(store.db, { ...counted, dimension: ALL_EVENTS }),
+    termRows ? countedTotal(store.db, { ...counted, fromDay: undefined, toDay: undefined }) : undefined,
   ]);
-  return { matches, windowRows };
+  return { matches, windowRows, termRows: everyWindow };
 }
 
 /**
