@@ -1,4 +1,4 @@
-// The ledger of occurrence counts is compacted every ten seconds by every process of the service (core/background/
+// The ledger of occurrence counts is compacted every minute by every process of the service (core/background/
 // occurrence-counts.ts). Two processes compacting one database at once must not both replace the same rows with their
 // sums: on PostgreSQL each had read the rows before the other deleted them, and both inserted the sums, doubling every
 // total they touched (seen in a benchmark with two services on one database: months counted in the billions).
