@@ -133,6 +133,6 @@ function compactionRanges(statements: CompiledQuery[]) {
     .filter((query) => /from "occurrence_counts" where "id" > .* and "id" <= /.test(query.sql))
     .map((query) => {
       const values = query.parameters.map(Number);
-      return { query, after: values.at(-2)!, through: values.at(-1)! };
+      return { query, after: values[0], through: values[1] };
     });
 }
