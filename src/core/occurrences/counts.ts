@@ -475,8 +475,9 @@ type LedgerRow = Pick<
 /**
  * Every row of each key that has a row with an id in (`afterId`, `throughId`] and more than one row, grouped by key.
  * One statement reads that range of the ledger's key and, through the key's index, every row of the keys found there,
- * so its work follows the range, not the ledger (the whole ledger grouped in one statement held a SQLite service for
- * 0.15 s every minute at 100,000 events, 0.6–1.8 s at a million).
+ * so its work follows the range and the rows appended to its keys, not the ledger (the whole ledger grouped in one
+ * statement held a SQLite service for 0.15 s every minute at 100,000 events, 0.6–1.8 s a statement after a recount at
+ * a million). A burst of writes to the same keys is merged by the first step that finds them, whole.
  */
 async function keysToMerge(db: Db, afterId: number, throughId: number): Promise<LedgerRow[][]> {
   const rows = await db
