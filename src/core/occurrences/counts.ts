@@ -5,7 +5,7 @@
 // compaction later sums each key's rows into one. Each change is appended under its day key and its month key
 // (domain/occurrence-counts.ts), in the same statement; a total adds up the days and months of its window
 // (domain/counted-ranges.ts).
-import { sql, type Insertable, type Selectable, type SelectQueryBuilder } from 'kysely';
+import { sql, type ExpressionBuilder, type Insertable, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { Database, OccurrenceCountsTable } from '../../store/schema.ts';
 import { chunks } from '../../store/chunks.ts';
 import { preparedQuery, type PreparedQuery } from '../../store/prepared-query.ts';
@@ -472,6 +472,22 @@ type LedgerRow = Pick<
   'id' | 'dimension' | 'status' | 'start_day' | 'end_day' | 'published_utc' | 'count'
 >;
 
+const KEY = ['dimension', 'status', 'start_day', 'end_day', 'published_utc'] as const;
+
+/** The ledger rows whose key has a row with an id in (`afterId`, `throughId`]: a range of the ledger's own key. */
+const keyWithRowBetween =
+  (afterId: number, throughId: number) => (eb: ExpressionBuilder<Database, 'occurrence_counts'>) =>
+    eb(
+      eb.refTuple(...KEY),
+      'in',
+      eb
+        .selectFrom('occurrence_counts')
+        .select([...KEY])
+        .where('id', '>', afterId)
+        .where('id', '<=', throughId)
+        .$asTuple(...KEY),
+    );
+
 /**
  * Every row of each key that has a row with an id in (`afterId`, `throughId`] and more than one row, grouped by key.
  * One statement reads that range of the ledger's key and, through the key's index, every row of the keys found there,
@@ -483,18 +499,7 @@ async function keysToMerge(db: Db, afterId: number, throughId: number): Promise<
   const rows = await db
     .selectFrom('occurrence_counts')
     .select(['id', 'dimension', 'status', 'start_day', 'end_day', 'published_utc', 'count'])
-    .where((eb) =>
-      eb(
-        eb.refTuple('dimension', 'status', 'start_day', 'end_day', 'published_utc'),
-        'in',
-        eb
-          .selectFrom('occurrence_counts')
-          .select(['dimension', 'status', 'start_day', 'end_day', 'published_utc'])
-          .where('id', '>', afterId)
-          .where('id', '<=', throughId)
-          .$asTuple('dimension', 'status', 'start_day', 'end_day', 'published_utc'),
-      ),
-    )
+    .where(keyWithRowBetween(afterId, throughId))
     .execute();
   const byKey = new Map<string, LedgerRow[]>();
   for (const row of rows) {
@@ -516,19 +521,8 @@ export async function countsToMergeBetween(db: Db, afterId: number, throughId: n
   const duplicated = await db
     .selectFrom('occurrence_counts')
     .select('dimension')
-    .where((eb) =>
-      eb(
-        eb.refTuple('dimension', 'status', 'start_day', 'end_day', 'published_utc'),
-        'in',
-        eb
-          .selectFrom('occurrence_counts')
-          .select(['dimension', 'status', 'start_day', 'end_day', 'published_utc'])
-          .where('id', '>', afterId)
-          .where('id', '<=', throughId)
-          .$asTuple('dimension', 'status', 'start_day', 'end_day', 'published_utc'),
-      ),
-    )
-    .groupBy(['dimension', 'status', 'start_day', 'end_day', 'published_utc'])
+    .where(keyWithRowBetween(afterId, throughId))
+    .groupBy([...KEY])
     .having((eb) => eb.fn.countAll(), '>', 1)
     .limit(1)
     .executeTakeFirst();
